@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers (DESIGN §1): SessionKit (pure model) ← C modules ← RenderEngine ← Farm ← reel.
+let package = Package(
+    name: "ReelFarm",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "reel", targets: ["ReelCLI"]),
+        .library(name: "SessionKit", targets: ["SessionKit"]),
+        .library(name: "RenderEngine", targets: ["RenderEngine"]),
+        .library(name: "Farm", targets: ["Farm"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries from Debian, found with pkg-config; shims turn macros into functions.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
+                                         "libswscale-dev", "libavfilter-dev", "libswresample-dev"])]),
+        .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
+        .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
+
+        .target(name: "SessionKit"),
+        .target(name: "RenderEngine", dependencies: ["SessionKit", "CFFmpeg"]),
+        .target(name: "Farm", dependencies: ["SessionKit", "RenderEngine", "CZeroMQ", "CLZ4"]),
+        .executableTarget(
+            name: "ReelCLI",
+            dependencies: [
+                "SessionKit", "RenderEngine", "Farm",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "ReelTestSupport", dependencies: ["SessionKit"]),
+
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "ReelTestSupport"]),
+        .testTarget(name: "RenderEngineTests", dependencies: ["RenderEngine", "SessionKit", "ReelTestSupport"]),
+        .testTarget(name: "FarmTests", dependencies: ["Farm"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit"]),
+    ]
+)

@@ -1,0 +1,5 @@
+#ifndef REELFARM_CLZ4_SHIM_H
+#define REELFARM_CLZ4_SHIM_H
+#include <lz4.h>
+#include <lz4frame.h>
+#endif

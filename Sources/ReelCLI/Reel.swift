@@ -1,0 +1,50 @@
+import ArgumentParser
+import Farm
+import Foundation
+import RenderEngine
+
+struct Reel: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reel",
+        abstract: "ReelFarm: render video-editing sessions on a farm of machines.",
+        version: "reel \(EngineVersion.engine) (\(EngineVersion.libraries), libzmq \(TransportLibraries.zeroMQ), lz4 \(TransportLibraries.lz4))",
+        subcommands: [Validate.self, Inspect.self, Sample.self]
+    )
+}
+
+/// DESIGN §8: 0 success, 2 invalid input, 1 any other failure; one clear line on stderr.
+enum ExitStatus {
+    static let invalidInput = ExitCode(2)
+    static let failure = ExitCode(1)
+}
+
+/// An error that has already been reported and only needs its exit code.
+struct Reported: Error {
+    let code: ExitCode
+}
+
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try Reel.parseAsRoot()
+            try command.run()
+        } catch let reported as Reported {
+            Foundation.exit(reported.code.rawValue)
+        } catch {
+            let code = Reel.exitCode(for: error)
+            let message = Reel.fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { printError(message) }
+            // Usage errors are invalid input too: exit 2, not ArgumentParser's 64.
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+}

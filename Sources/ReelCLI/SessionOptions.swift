@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import RenderEngine
+import SessionKit
+
+/// The session file and where its media may live, shared by the commands that read one.
+struct SessionOptions: ParsableArguments {
+    @Argument(help: "The session document (JSON).")
+    var session: String
+
+    @Option(name: .customLong("media-root"), help: ArgumentHelp(
+        "A directory media may be read from (repeatable). Default: the session file's directory.",
+        valueName: "dir"))
+    var mediaRoots: [String] = []
+
+    /// Loads the session; an unreadable document is reported here (exit 2).
+    func load() throws -> LoadedSession {
+        do {
+            return try LoadedSession.load(path: session, mediaRoots: mediaRoots)
+        } catch let error as SessionDocumentError {
+            printError("\(session): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+    }
+}
+
+extension ValidationReport {
+    /// Warnings always, problems when there are any; true when the session is valid.
+    func printLines(file: String) {
+        for warning in warnings { printError("warning: \(warning)") }
+        for problem in problems { printError("error: \(problem)") }
+    }
+}
+
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

@@ -1,0 +1,45 @@
+import CFFmpeg
+
+/// An owned `AVFrame`, freed in `deinit`.
+final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init() throws {
+        guard let frame = av_frame_alloc() else { throw EngineError("av_frame_alloc: out of memory") }
+        pointer = frame
+    }
+
+    /// A frame with its own buffers for `format` at `width`×`height`.
+    convenience init(videoFormat format: AVPixelFormat, width: Int, height: Int) throws {
+        try self.init()
+        pointer.pointee.format = format.rawValue
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        try avCheck(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    /// Makes the buffers writable (copies them if an encoder still holds a reference).
+    func makeWritable() throws {
+        try avCheck(av_frame_make_writable(pointer), "av_frame_make_writable")
+    }
+}
+
+/// An owned `AVPacket`, freed in `deinit`.
+final class Packet {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init() throws {
+        guard let packet = av_packet_alloc() else { throw EngineError("av_packet_alloc: out of memory") }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+}

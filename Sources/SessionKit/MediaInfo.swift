@@ -1,0 +1,57 @@
+/// What the engine's probe learned about one media file. SessionKit never opens media
+/// (DESIGN §1): validation and the timeline take these values.
+public struct MediaInfo: Hashable, Sendable {
+    /// Seconds, on the source's own clock (first video frame at 0).
+    public var duration: Rational
+    /// Average frame duration in seconds; `nil` when the container does not know it.
+    public var frameDuration: Rational?
+    public var codedWidth: Int
+    public var codedHeight: Int
+    public var sampleAspect: Rational
+    /// The display matrix as an AVFoundation transform; `nil` when the file has none.
+    public var displayTransform: SessionTransform?
+    public var hasAudio: Bool
+    public var isStillImage: Bool
+    public var codec: String
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorMatrix: String?
+    public var colorRange: String?
+
+    public init(duration: Rational, frameDuration: Rational?, codedWidth: Int, codedHeight: Int,
+                sampleAspect: Rational = .one, displayTransform: SessionTransform? = nil, hasAudio: Bool = false,
+                isStillImage: Bool = false, codec: String = "h264", colorPrimaries: String? = nil,
+                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil) {
+        self.duration = duration
+        self.frameDuration = frameDuration
+        self.codedWidth = codedWidth
+        self.codedHeight = codedHeight
+        self.sampleAspect = sampleAspect
+        self.displayTransform = displayTransform
+        self.hasAudio = hasAudio
+        self.isStillImage = isStillImage
+        self.codec = codec
+        self.colorPrimaries = colorPrimaries
+        self.colorTransfer = colorTransfer
+        self.colorMatrix = colorMatrix
+        self.colorRange = colorRange
+    }
+
+    /// The coded picture with its sample aspect applied (DESIGN §4).
+    public var naturalSize: Size {
+        let sar = sampleAspect.isPositive ? sampleAspect.doubleValue : 1
+        return Size(width: (Double(codedWidth) * sar).rounded(), height: Double(codedHeight))
+    }
+
+    /// The orientation the file asks for; a display matrix that is not axis-aligned
+    /// (rare: a free rotation) is treated as upright.
+    public var orientation: Orientation {
+        displayTransform.flatMap(Orientation.init) ?? .up
+    }
+}
+
+/// A media reference after resolution and probing, as validation sees it.
+public enum MediaStatus: Hashable, Sendable {
+    case available(MediaInfo)
+    case unavailable(String)
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Resolves media references (DESIGN §2) and keeps them inside the configured roots.
+///
+/// A relative path is read against the session file's directory; absolute paths are
+/// taken as they are. Either way the real path (symlinks resolved) must lie inside one
+/// of the media roots, which default to the session file's directory.
+public struct MediaLocator: Sendable {
+    public let baseDirectory: URL
+    public let roots: [URL]
+
+    public init(sessionFile: URL, mediaRoots: [URL] = []) {
+        baseDirectory = sessionFile.deletingLastPathComponent().standardizedFileURL
+        let chosen = mediaRoots.isEmpty ? [baseDirectory] : mediaRoots
+        roots = chosen.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+    }
+
+    public enum Reference: Hashable, Sendable {
+        case file(URL)
+        case contentID(String)
+    }
+
+    /// `sha256:` followed by 64 lowercase hex digits.
+    public static func contentID(of reference: String) -> String? {
+        guard reference.hasPrefix("sha256:") else { return nil }
+        let hex = reference.dropFirst("sha256:".count)
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return String(hex)
+    }
+
+    /// The file or content id a reference names, or why it cannot be used.
+    public func resolve(_ reference: String) -> Result<Reference, MediaLocatorError> {
+        if reference.hasPrefix("sha256:") {
+            guard let id = Self.contentID(of: reference) else {
+                return .failure(.init("'\(reference)' is not a content id (sha256: and 64 lowercase hex digits)"))
+            }
+            return .success(.contentID(id))
+        }
+        guard !reference.isEmpty else { return .failure(.init("media reference is empty")) }
+        guard !reference.contains("\0") else { return .failure(.init("media reference contains a NUL byte")) }
+        let url = reference.hasPrefix("/")
+            ? URL(fileURLWithPath: reference)
+            : URL(fileURLWithPath: reference, relativeTo: baseDirectory)
+        let lexical = url.standardizedFileURL
+        let real = lexical.resolvingSymlinksInPath()
+        guard let root = roots.first(where: { Self.contains($0, real) }) else {
+            let rootList = roots.map(\.path).joined(separator: ", ")
+            return .failure(.init("'\(reference)' resolves to \(real.path), outside the media roots (\(rootList))"))
+        }
+        _ = root
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: real.path, isDirectory: &isDirectory) else {
+            return .failure(.init("'\(reference)' not found (\(real.path))"))
+        }
+        guard !isDirectory.boolValue else { return .failure(.init("'\(reference)' is a directory")) }
+        guard FileManager.default.isReadableFile(atPath: real.path) else {
+            return .failure(.init("'\(reference)' is not readable (\(real.path))"))
+        }
+        return .success(.file(real))
+    }
+
+    private static func contains(_ root: URL, _ url: URL) -> Bool {
+        let r = root.path.hasSuffix("/") ? String(root.path.dropLast()) : root.path
+        return url.path == r || url.path.hasPrefix(r + "/") || r.isEmpty
+    }
+}
+
+public struct MediaLocatorError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

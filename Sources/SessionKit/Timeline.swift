@@ -1,0 +1,122 @@
+/// The exact output timeline of a video session (DESIGN §3–§4): which source frame
+/// every output frame shows, and the geometry and filters of each segment.
+///
+/// Built from a session that passed validation and the probes of its media.
+public struct Timeline: Hashable, Sendable {
+    public let renderWidth: Int
+    public let renderHeight: Int
+    /// `1 / F` seconds.
+    public let frameDuration: Rational
+    public let segments: [SegmentTimeline]
+
+    public var frameRate: Rational { .one / frameDuration }
+    public var totalFrames: Int64 { segments.last.map { $0.outputStartFrame + $0.frameCount } ?? 0 }
+    public var duration: Rational { Rational(Int(totalFrames)) * frameDuration }
+
+    public init(session: Session, media: [String: MediaInfo]) throws(TimelineError) {
+        guard let video = session.video, let first = video.videoSegments.first else {
+            throw TimelineError("the session has no video segments")
+        }
+        guard let firstInfo = media[first.source] else { throw TimelineError("no probe for '\(first.source)'") }
+        frameDuration = try Timeline.outputFrameDuration(video: video, firstInfo: firstInfo)
+        let render = Timeline.renderSize(video: video, firstInfo: firstInfo)
+        guard render.width > 0, render.height > 0 else { throw TimelineError("renderSize rounds to \(render.width)×\(render.height)") }
+        (renderWidth, renderHeight) = (render.width, render.height)
+        let renderSize = Size(width: Double(render.width), height: Double(render.height))
+        guard let videoSpeed = Rational.approximating(video.speedMultiplier ?? 1), videoSpeed.isPositive else {
+            throw TimelineError("video.speedMultiplier is not a positive number")
+        }
+
+        var start: Int64 = 0
+        var built: [SegmentTimeline] = []
+        built.reserveCapacity(video.videoSegments.count)
+        for (index, segment) in video.videoSegments.enumerated() {
+            guard let info = media[segment.source] else { throw TimelineError("no probe for '\(segment.source)'") }
+            guard let speed = Rational.approximating(segment.speedMultiplier ?? 1), speed.isPositive else {
+                throw TimelineError("video.videoSegments[\(index)].speedMultiplier is not a positive number")
+            }
+            let trimStart = segment.trimStartTime?.rational ?? .zero
+            let trimDuration = segment.trimDuration?.rational ?? (info.duration - trimStart)
+            let totalSpeed = speed * videoSpeed
+            let count = Timeline.frameCount(trimDuration: trimDuration, speed: totalSpeed, frameDuration: frameDuration)
+            var orientation = info.orientation
+            if let transform = segment.preferredTransform {
+                guard let chosen = Orientation(transform) else {
+                    throw TimelineError("video.videoSegments[\(index)].preferredTransform is not axis-aligned")
+                }
+                orientation = chosen
+            }
+            let actual = orientation.actualSize(of: info.naturalSize)
+            let crop = segment.cropRect ?? suggestedCropRect(actualSize: actual, renderSize: renderSize)
+            var filters = segment.filters + video.filters
+            if let primary = video.primaryFilter { filters.append(primary) }
+            built.append(SegmentTimeline(
+                index: index, source: segment.source, frameCount: count, outputStartFrame: start,
+                trimStart: trimStart, trimDuration: trimDuration, speed: totalSpeed, frameDuration: frameDuration,
+                orientation: orientation, naturalSize: info.naturalSize, actualSize: actual, cropRect: crop,
+                filters: filters, hasAudio: info.hasAudio, location: segment.location))
+            start += count
+        }
+        segments = built
+    }
+
+    /// `n_s = floor(R_s × F + 1/2)` with `R_s = trimDuration / v_s`, exactly.
+    public static func frameCount(trimDuration: Rational, speed: Rational, frameDuration: Rational) -> Int64 {
+        guard speed.isPositive, frameDuration.isPositive, trimDuration.isPositive else { return 0 }
+        return (trimDuration / speed / frameDuration).roundedHalfUp
+    }
+
+    /// `video.frameDuration`, else the first segment's, else its source's average, else 1/30.
+    public static func outputFrameDuration(video: SessionVideo, firstInfo: MediaInfo) throws(TimelineError) -> Rational {
+        let chosen = video.frameDuration?.rational
+            ?? video.videoSegments.first?.frameDuration?.rational
+            ?? firstInfo.frameDuration
+            ?? Rational(1, 30)
+        guard let chosen, chosen.isPositive else { throw TimelineError("frame duration is not positive") }
+        return chosen
+    }
+
+    /// `video.renderSize`, else the first segment's `actualSize`, rounded down to even.
+    public static func renderSize(video: SessionVideo, firstInfo: MediaInfo) -> (width: Int, height: Int) {
+        if let size = video.renderSize { return evenRenderSize(size) }
+        let first = video.videoSegments.first
+        let orientation = first?.preferredTransform.flatMap(Orientation.init) ?? firstInfo.orientation
+        return evenRenderSize(orientation.actualSize(of: firstInfo.naturalSize))
+    }
+}
+
+/// One segment on the output timeline.
+public struct SegmentTimeline: Hashable, Sendable {
+    public let index: Int
+    public let source: String
+    /// `n_s`.
+    public let frameCount: Int64
+    public let outputStartFrame: Int64
+    public let trimStart: Rational
+    public let trimDuration: Rational
+    /// `v_s`: segment speed × video speed.
+    public let speed: Rational
+    public let frameDuration: Rational
+    public let orientation: Orientation
+    public let naturalSize: Size
+    public let actualSize: Size
+    /// Pixels of the oriented picture (explicit, or `suggestedCropRect()`).
+    public let cropRect: Rect
+    /// The chain in the order it is applied: segment, video, video primary.
+    public let filters: [SessionFilter]
+    public let hasAudio: Bool
+    public let location: Location?
+
+    /// `t = trimStart + k × v_s / F`, seconds on the source clock.
+    public func sourceTime(ofFrame k: Int64) -> Rational {
+        trimStart + Rational(Int(k)) * speed * frameDuration
+    }
+
+    /// `n_s / F`: the segment's exact length on the output, for video and audio alike.
+    public var outputDuration: Rational { Rational(Int(frameCount)) * frameDuration }
+}
+
+public struct TimelineError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
