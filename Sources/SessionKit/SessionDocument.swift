@@ -10,6 +10,9 @@ public enum SessionDocument {
         guard data.count <= maximumSize else {
             throw SessionDocumentError(path: "", message: "document is \(data.count) bytes, the limit is \(maximumSize)")
         }
+        if let syntax = JSONSyntax.firstError(in: [UInt8](data)) {
+            throw SessionDocumentError(path: "", message: "not valid JSON: \(syntax)")
+        }
         let header: Header
         do {
             header = try makeDecoder().decode(Header.self, from: data)
@@ -110,7 +113,11 @@ public struct SessionDocumentError: Error, Equatable, CustomStringConvertible {
         var text = context.debugDescription
         if let underlying = context.underlyingError {
             let nsError = underlying as NSError
-            if let detail = nsError.userInfo[NSDebugDescriptionErrorKey] as? String { text += " (\(detail))" }
+            if let detail = nsError.userInfo[NSDebugDescriptionErrorKey] as? String {
+                text += " (\(detail))"
+            } else {
+                text += " (\(underlying))"
+            }
         }
         return text
     }

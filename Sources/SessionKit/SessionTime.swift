@@ -43,21 +43,35 @@ public struct SessionTime: Hashable, Sendable, Codable, CustomStringConvertible 
     private enum CodingKeys: String, CodingKey { case value, timescale }
 
     public init(from decoder: any Decoder) throws {
-        if let single = try? decoder.singleValueContainer(), let seconds = try? single.decode(Double.self) {
-            guard let time = SessionTime(seconds: seconds) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                    debugDescription: "\(seconds) is not a representable time in seconds"))
+        if let c = try? decoder.container(keyedBy: CodingKeys.self) {
+            value = try Self.integer(Int64.self, .value, in: c)
+            timescale = try Self.integer(Int32.self, .timescale, in: c)
+            guard timescale > 0 else {
+                throw DecodingError.dataCorruptedError(forKey: .timescale, in: c,
+                    debugDescription: "timescale must be positive, got \(timescale)")
             }
-            self = time
             return
         }
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        value = try c.decode(Int64.self, forKey: .value)
-        timescale = try c.decode(Int32.self, forKey: .timescale)
-        guard timescale > 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .timescale, in: c,
-                debugDescription: "timescale must be positive, got \(timescale)")
+        let single = try decoder.singleValueContainer()
+        guard let seconds = try? single.decode(Double.self) else {
+            throw DecodingError.dataCorruptedError(in: single,
+                debugDescription: "expected seconds (a finite number) or {\"value\", \"timescale\"}")
         }
+        guard let time = SessionTime(seconds: seconds) else {
+            throw DecodingError.dataCorruptedError(in: single,
+                debugDescription: "\(seconds) s is not a representable time (use at most 1e12 s)")
+        }
+        self = time
+    }
+
+    /// Foundation reports an out-of-range integer as "not valid JSON" with no path; read
+    /// it as a number first so the error names the field and the value.
+    private static func integer<T: FixedWidthInteger & Decodable>(
+        _ type: T.Type, _ key: CodingKeys, in c: KeyedDecodingContainer<CodingKeys>) throws -> T {
+        if let value = try? c.decode(T.self, forKey: key) { return value }
+        let number = try c.decode(Double.self, forKey: key)
+        throw DecodingError.dataCorruptedError(forKey: key, in: c,
+            debugDescription: "\(formatNumber(number)) is not an integer in \(T.min) … \(T.max)")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -78,8 +92,10 @@ public func formatSeconds(_ s: Double) -> String {
 /// Numbers for messages: integers without a fraction, others with up to 4 decimals.
 public func formatNumber(_ x: Double) -> String {
     guard x.isFinite else { return "\(x)" }
-    if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
+    if abs(x) >= 1e15 { return String(format: "%g", x) }
+    if x == x.rounded() { return String(Int64(x)) }
     var text = String(format: "%.4f", x)
     while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
     return text
 }

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The result of running a command to completion.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var stdoutData: Data
+
+    public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+}
+
+/// Runs programs as users run them: real processes, captured output, exit status.
+public enum ProcessRunner {
+    /// Runs `executable` with `arguments`; `input` is written to its stdin.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], directory: URL? = nil,
+                           environment: [String: String]? = nil) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
+        let errBox = DataBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                             stderr: String(decoding: errBox.data, as: UTF8.self), stdoutData: outData)
+    }
+
+    /// Finds a program on PATH.
+    public static func which(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+private final class DataBox: @unchecked Sendable {
+    // Written by one thread before `group.leave()`, read after `group.wait()`.
+    var data = Data()
+}
