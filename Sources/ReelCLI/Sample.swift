@@ -7,7 +7,7 @@ struct Sample: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write synthetic test media: a moving pattern and a tone, H.264 + AAC.")
 
-    @Argument(help: "Output file (.mp4 or .mov).")
+    @Argument(help: "Output file: .mp4 or .mov for video, .jpg for one still frame.")
     var output: String
 
     @Option(help: "Length in seconds.")

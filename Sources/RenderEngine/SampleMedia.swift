@@ -46,12 +46,48 @@ public struct SampleMedia: Sendable {
         LibavLog.quiet()
         let temporary = TemporaryOutput(finalPath: path)
         do {
-            try writeFile(at: temporary.path, format: formatName(for: path))
+            if Self.isStillImagePath(path) {
+                try writeStill(at: temporary.path)
+            } else {
+                try writeFile(at: temporary.path, format: formatName(for: path))
+            }
             try temporary.commit()
         } catch {
             temporary.discard()
             throw error
         }
+    }
+
+    static func isStillImagePath(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")
+    }
+
+    /// One frame of the pattern as a JPEG (full-range YUV, as cameras write them).
+    private func writeStill(at path: String) throws {
+        if rotation != 0 {
+            // JPEG has no display matrix in libavformat's muxer; orientation comes from the session.
+            throw EngineError("--rotate is not supported for JPEG samples; set preferredTransform in the session")
+        }
+        let output = try OutputContainer(path: path, format: "image2")
+        output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
+        let encoder = try Encoder(codecName: "mjpeg", options: ["q:v": "2"]) { c in
+            c.pointee.width = Int32(width)
+            c.pointee.height = Int32(height)
+            c.pointee.pix_fmt = AV_PIX_FMT_YUVJ420P
+            c.pointee.time_base = AVRational(num: 1, den: 1)
+            c.pointee.color_range = AVCOL_RANGE_JPEG
+            c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+        }
+        let stream = try output.addStream(from: encoder)
+        try output.writeHeader(options: ["update": "1"])
+        let picture = try Frame(videoFormat: AV_PIX_FMT_YUVJ420P, width: width, height: height)
+        draw(frame: 0, into: picture)
+        picture.pointer.pointee.pts = 0
+        try encoder.send(picture)
+        try encoder.send(nil)
+        try encoder.receivePackets { try output.write($0, stream: stream, from: encoder.context.pointee.time_base) }
+        try output.close()
     }
 
     private func formatName(for path: String) -> String? {

@@ -1,0 +1,36 @@
+# ReelFarm — two commands on a fresh Debian/Ubuntu machine:
+#   make demo   installs missing system packages, builds, runs the main job on the bundled example
+#   make test   builds and runs the test suite
+SHELL := /bin/bash
+SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
+	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev ffmpeg
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+REEL := .build/debug/reel
+DEMO := .build/demo
+
+.PHONY: deps build demo test clean
+
+deps:
+	@missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@# The schema test reads docs/session.schema.json with python3's jsonschema.
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+
+build: deps
+	swift build
+
+demo: build
+	rm -rf $(DEMO) && mkdir -p $(DEMO)
+	cp -r examples/*.json examples/looks $(DEMO)/
+	REEL=$(REEL) examples/make-media.sh $(DEMO)
+	$(REEL) validate $(DEMO)/multi-segment.json
+	$(REEL) inspect $(DEMO)/multi-segment.json
+
+test: build
+	swift test
+
+clean:
+	rm -rf .build
