@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // SHA-256 of sources (sidecar, content ids) and of chunks on the wire.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // C libraries from Debian, found with pkg-config; shims turn macros into functions.
@@ -23,7 +25,12 @@ let package = Package(
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
 
         .target(name: "SessionKit"),
-        .target(name: "RenderEngine", dependencies: ["SessionKit", "CFFmpeg"]),
+        .target(
+            name: "RenderEngine",
+            dependencies: ["SessionKit", "CFFmpeg", .product(name: "Crypto", package: "swift-crypto")],
+            // Per-pixel loops run 20-50x slower unoptimised; tests render real video in debug builds.
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+        ),
         .target(name: "Farm", dependencies: ["SessionKit", "RenderEngine", "CZeroMQ", "CLZ4"]),
         .executableTarget(
             name: "ReelCLI",

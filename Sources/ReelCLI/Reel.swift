@@ -8,7 +8,7 @@ struct Reel: ParsableCommand {
         commandName: "reel",
         abstract: "ReelFarm: render video-editing sessions on a farm of machines.",
         version: "reel \(EngineVersion.engine) (\(EngineVersion.libraries), libzmq \(TransportLibraries.zeroMQ), lz4 \(TransportLibraries.lz4))",
-        subcommands: [Validate.self, Inspect.self, Sample.self]
+        subcommands: [Render.self, Validate.self, Inspect.self, Sample.self]
     )
 }
 

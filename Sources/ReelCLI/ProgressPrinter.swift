@@ -1,0 +1,40 @@
+import Foundation
+import RenderEngine
+import Synchronization
+
+/// Render progress on stderr: a redrawn bar on a terminal, a plain line every few
+/// seconds otherwise (logs, CI).
+final class ProgressPrinter: Sendable {
+    private let isTerminal = isatty(STDERR_FILENO) != 0
+    private let lastPrinted = Mutex<Double>(-10)
+
+    func update(_ p: LocalRender.Progress) {
+        let fps = p.elapsed > 0 ? Double(p.framesDone) / p.elapsed : 0
+        let remaining = fps > 0 ? Double(p.totalFrames - p.framesDone) / fps : 0
+        let fraction = p.totalFrames > 0 ? Double(p.framesDone) / Double(p.totalFrames) : 0
+        let stats = "\(p.framesDone)/\(p.totalFrames) frames  \(String(format: "%.1f", fps)) fps  "
+            + "shards \(p.shardsDone)/\(p.shardCount)  ETA \(Self.clock(remaining))"
+        if isTerminal {
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            FileHandle.standardError.write(Data("\r\(bar) \(String(format: "%3.0f", fraction * 100))%  \(stats)\u{1B}[K".utf8))
+        } else {
+            let due = lastPrinted.withLock { last -> Bool in
+                guard p.elapsed - last >= 2 || p.framesDone == p.totalFrames else { return false }
+                last = p.elapsed
+                return true
+            }
+            if due { printError("render: \(String(format: "%.0f", fraction * 100))% \(stats)") }
+        }
+    }
+
+    func finish() {
+        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return String(format: "%d:%02d", s / 60, s % 60)
+    }
+}

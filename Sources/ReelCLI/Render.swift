@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import RenderEngine
+import SessionKit
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a session to an MP4 (or an image session to a JPEG/PNG) on this machine.",
+        discussion: "Writes OUT and, for video, the adjustment sidecar OUT.reel.json. Exit status: 0 done, "
+            + "2 invalid input, 1 render failure (nothing is left at OUT).")
+
+    @OptionGroup var options: SessionOptions
+
+    @Option(name: .shortAndLong, help: "Output file.")
+    var output: String
+
+    @Option(help: "Parallel local workers (default: the number of cores).")
+    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "x264 constant rate factor, 0 … 51.")
+    var crf: Int = 20
+
+    @Option(help: "x264 preset.")
+    var preset: String = "veryfast"
+
+    @Option(name: .customLong("keyframe-interval"), help: "Seconds between keyframes.")
+    var keyframeInterval: Double = 2
+
+    @Option(help: "JPEG quality for image sessions, 0 … 1.")
+    var quality: Double = 0.95
+
+    @Flag(help: "Print a JSON summary on stdout when done.")
+    var json = false
+
+    func validate() throws {
+        guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
+        do { try settings.validate() } catch { throw ValidationError("\(error)") }
+        guard quality > 0, quality <= 1 else { throw ValidationError("--quality \(quality) is outside 0 … 1") }
+    }
+
+    var settings: EncoderSettings {
+        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
+    }
+
+    func run() throws {
+        let loaded = try options.load()
+        guard loaded.report.isValid else {
+            loaded.report.printLines(file: options.session)
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        for warning in loaded.report.warnings { printError("warning: \(warning)") }
+        if loaded.session.image != nil {
+            do {
+                try ImageRender(loaded: loaded, quality: quality).run(to: output)
+            } catch {
+                printError("error: \(error)")
+                throw Reported(code: ExitStatus.failure)
+            }
+            return
+        }
+        let printer = ProgressPrinter()
+        do {
+            let result = try LocalRender(loaded: loaded, settings: settings, workers: workers).run(to: output) { printer.update($0) }
+            printer.finish()
+            if json {
+                try printJSON(Summary(output: output, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
+                                      seconds: result.seconds, sourceFramesProcessed: result.sourceFramesProcessed))
+            }
+        } catch {
+            printer.finish()
+            printError("error: \(error)")
+            throw Reported(code: ExitStatus.failure)
+        }
+    }
+
+    struct Summary: Encodable {
+        var output: String
+        var sidecar: String
+        var frames: Int64
+        var shards: Int
+        var seconds: Double
+        var sourceFramesProcessed: Int
+    }
+}

@@ -1,0 +1,186 @@
+import CFFmpeg
+import Foundation
+import SessionKit
+
+/// Joins the video chunks (no re-encode) and the audio track into the final MP4
+/// (DESIGN §6): continuous timestamps, parameter sets checked, `moov` at the front,
+/// the session's creation date and location, written under a temporary name.
+public struct Assembler: Sendable {
+    public struct VideoChunk: Sendable {
+        public var path: String
+        /// Where the chunk's first frame lands on the output.
+        public var outputStartFrame: Int64
+        public var frameCount: Int64
+
+        public init(path: String, outputStartFrame: Int64, frameCount: Int64) {
+            self.path = path
+            self.outputStartFrame = outputStartFrame
+            self.frameCount = frameCount
+        }
+    }
+
+    public var frameDuration: Rational
+    public var creationDate: Date?
+    public var location: Location?
+
+    public init(frameDuration: Rational, creationDate: Date?, location: Location?) {
+        self.frameDuration = frameDuration
+        self.creationDate = creationDate
+        self.location = location
+    }
+
+    /// Writes `path` (complete, or not at all).
+    public func assemble(video chunks: [VideoChunk], audio: String?, to path: String) throws {
+        guard !chunks.isEmpty else { throw EngineError("nothing to assemble: no video chunks") }
+        let temporary = TemporaryOutput(finalPath: path)
+        do {
+            try write(chunks: chunks, audio: audio, to: temporary.path)
+            try temporary.commit()
+        } catch {
+            temporary.discard()
+            throw error
+        }
+    }
+
+    private func write(chunks: [VideoChunk], audio: String?, to path: String) throws {
+        LibavLog.quiet()
+        guard let fdNum = Int32(exactly: frameDuration.numerator), let fdDen = Int32(exactly: frameDuration.denominator) else {
+            throw EngineError("frame duration \(frameDuration) does not fit a time base")
+        }
+        let output = try OutputContainer(path: path, format: "mp4")
+        output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
+        let firstChunk = try ChunkReader(path: chunks[0].path, type: AVMEDIA_TYPE_VIDEO)
+        let videoOut = try output.addStream(copying: firstChunk.stream)
+        let audioReader = try audio.map { try ChunkReader(path: $0, type: AVMEDIA_TYPE_AUDIO) }
+        let audioOut = try audioReader.map { try output.addStream(copying: $0.stream) }
+        setMetadata(output)
+        try output.writeHeader(options: ["movflags": "+faststart"])
+
+        let video = ConcatenatedVideo(chunks: chunks, first: firstChunk, frameTimeBase: AVRational(num: fdNum, den: fdDen),
+                                      outputTimeBase: videoOut.pointee.time_base)
+        var nextVideo = try video.next()
+        var nextAudio = try audioReader?.next()
+        // Merge by decode time so the muxer's interleaving queue stays small.
+        while nextVideo != nil || nextAudio != nil {
+            var takeVideo = nextVideo != nil
+            if let v = nextVideo, let a = nextAudio, let reader = audioReader {
+                takeVideo = av_compare_ts(v.pointer.pointee.dts, videoOut.pointee.time_base,
+                                          a.pointer.pointee.dts, reader.stream.pointee.time_base) <= 0
+            }
+            if takeVideo, let packet = nextVideo {
+                packet.pointer.pointee.stream_index = videoOut.pointee.index
+                try avCheck(av_interleaved_write_frame(output.context, packet.pointer), "av_interleaved_write_frame(video)")
+                nextVideo = try video.next()
+            } else if let packet = nextAudio, let reader = audioReader, let stream = audioOut {
+                av_packet_rescale_ts(packet.pointer, reader.stream.pointee.time_base, stream.pointee.time_base)
+                packet.pointer.pointee.stream_index = stream.pointee.index
+                try avCheck(av_interleaved_write_frame(output.context, packet.pointer), "av_interleaved_write_frame(audio)")
+                nextAudio = try reader.next()
+            }
+        }
+        try output.close()
+    }
+
+    private func setMetadata(_ output: OutputContainer) {
+        if let date = creationDate {
+            let text = date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+            av_dict_set(&output.context.pointee.metadata, "creation_time", text, 0)
+        }
+        if let location {
+            av_dict_set(&output.context.pointee.metadata, "location", Self.iso6709(location), 0)
+        }
+    }
+
+    /// `+48.8584+002.2945/` (and altitude when known), as the mov muxer's ©xyz expects.
+    static func iso6709(_ l: Location) -> String {
+        func signed(_ v: Double, _ integerDigits: Int) -> String {
+            let text = String(format: "%0\(integerDigits + 5)" + ".4f", abs(v))
+            return (v < 0 ? "-" : "+") + text
+        }
+        var s = signed(l.latitude, 2) + signed(l.longitude, 3)
+        if let alt = l.altitude { s += (alt < 0 ? "-" : "+") + String(format: "%.3f", abs(alt)) }
+        return s + "/"
+    }
+}
+
+/// The video packets of every chunk in order, with timestamps moved onto the output's
+/// clock; each chunk's parameter sets must match the first chunk's.
+final class ConcatenatedVideo {
+    private let chunks: [Assembler.VideoChunk]
+    private let reference: [UInt8]
+    private let frameTimeBase: AVRational
+    private let outputTimeBase: AVRational
+    private var index = 0
+    private var reader: ChunkReader?
+
+    init(chunks: [Assembler.VideoChunk], first: ChunkReader, frameTimeBase: AVRational, outputTimeBase: AVRational) {
+        self.chunks = chunks
+        reference = first.extradata
+        reader = first
+        self.frameTimeBase = frameTimeBase
+        self.outputTimeBase = outputTimeBase
+    }
+
+    func next() throws -> Packet? {
+        while let current = reader {
+            if let packet = try current.next() {
+                let offset = av_rescale_q(chunks[index].outputStartFrame, frameTimeBase, outputTimeBase)
+                av_packet_rescale_ts(packet.pointer, current.stream.pointee.time_base, outputTimeBase)
+                if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
+                if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
+                return packet
+            }
+            index += 1
+            guard index < chunks.count else {
+                reader = nil
+                return nil
+            }
+            let opened = try ChunkReader(path: chunks[index].path, type: AVMEDIA_TYPE_VIDEO)
+            guard opened.extradata == reference else {
+                throw EngineError("chunk \(index) (\(chunks[index].path)) has different H.264 parameter sets from chunk 0; "
+                    + "chunks of one job must share encoder settings and engine version")
+            }
+            reader = opened
+        }
+        return nil
+    }
+}
+
+/// Packets of the one stream of a chunk file, in file order.
+struct ChunkReader {
+    let input: InputContainer
+    let stream: UnsafeMutablePointer<AVStream>
+
+    init(path: String, type: AVMediaType) throws {
+        input = try InputContainer(path: path)
+        guard let s = input.bestStream(type) else { throw EngineError("\(path): chunk has no \(type == AVMEDIA_TYPE_VIDEO ? "video" : "audio") stream") }
+        stream = s
+    }
+
+    var extradata: [UInt8] {
+        guard let par = stream.pointee.codecpar, let data = par.pointee.extradata else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(par.pointee.extradata_size)))
+    }
+
+    func next() throws -> Packet? {
+        let packet = try Packet()
+        while true {
+            let code = av_read_frame(input.context, packet.pointer)
+            if code == AVError.eof { return nil }
+            try avCheck(code, "av_read_frame(\(input.path))")
+            if packet.pointer.pointee.stream_index == stream.pointee.index { return packet }
+            av_packet_unref(packet.pointer)
+        }
+    }
+}
+
+extension OutputContainer {
+    /// A stream that carries `source`'s packets unchanged (remux, no re-encode).
+    func addStream(copying source: UnsafeMutablePointer<AVStream>) throws -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(context, nil) else { throw EngineError("avformat_new_stream: out of memory") }
+        try avCheck(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy")
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = source.pointee.time_base
+        return stream
+    }
+}

@@ -1,0 +1,79 @@
+import CFFmpeg
+
+/// One continuous AAC stream (48 kHz stereo) written from planar float blocks of any size.
+final class AudioChunkWriter {
+    private let output: OutputContainer
+    private let encoder: Encoder
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let frameSize: Int
+    private var left: [Float] = []
+    private var right: [Float] = []
+    private var samplesSent: Int64 = 0
+
+    init(path: String, sampleRate: Int) throws {
+        output = try OutputContainer(path: path, format: "mp4")
+        output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
+        let globalHeader = output.needsGlobalHeader
+        encoder = try Encoder(codecName: "aac") { c in
+            c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+            c.pointee.sample_rate = Int32(sampleRate)
+            av_channel_layout_default(&c.pointee.ch_layout, 2)
+            c.pointee.bit_rate = 160_000
+            c.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+            c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        }
+        frameSize = max(1, Int(encoder.context.pointee.frame_size))
+        stream = try output.addStream(from: encoder)
+        try output.writeHeader()
+    }
+
+    func append(left l: [Float], right r: [Float]) throws {
+        left.append(contentsOf: l)
+        right.append(contentsOf: r)
+        try encodeFullFrames()
+    }
+
+    func appendSilence(_ count: Int) throws {
+        try append(left: [Float](repeating: 0, count: count), right: [Float](repeating: 0, count: count))
+    }
+
+    func close() throws {
+        if !left.isEmpty { try encode(count: left.count) }
+        try encoder.send(nil)
+        try drain()
+        try output.close()
+    }
+
+    private func encodeFullFrames() throws {
+        while left.count >= frameSize { try encode(count: frameSize) }
+    }
+
+    private func encode(count: Int) throws {
+        let frame = try Frame()
+        let f = frame.pointer
+        f.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        f.pointee.sample_rate = encoder.context.pointee.sample_rate
+        f.pointee.nb_samples = Int32(count)
+        av_channel_layout_default(&f.pointee.ch_layout, 2)
+        try avCheck(av_frame_get_buffer(f, 0), "av_frame_get_buffer(audio)")
+        for (channel, samples) in [left, right].enumerated() {
+            guard let data = f.pointee.extended_data[channel] else { continue }
+            data.withMemoryRebound(to: Float.self, capacity: count) { dst in
+                samples.withUnsafeBufferPointer { src in dst.update(from: src.baseAddress!, count: count) }
+            }
+        }
+        left.removeFirst(count)
+        right.removeFirst(count)
+        f.pointee.pts = samplesSent
+        samplesSent += Int64(count)
+        try encoder.send(frame)
+        try drain()
+    }
+
+    private func drain() throws {
+        try encoder.receivePackets { packet in
+            try output.write(packet, stream: stream, from: encoder.context.pointee.time_base)
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import CFFmpeg
+import Foundation
+import SessionKit
+
+/// Renders the whole output audio track (DESIGN §3): per segment the source audio of the
+/// trimmed range, time-stretched by the total speed with pitch preserved (`atempo`),
+/// exactly `n_s / F` long (cut or padded with silence; silence without source audio),
+/// joined with short fades, and encoded as one continuous AAC stream (48 kHz stereo).
+public struct AudioTrackRenderer: Sendable {
+    public static let sampleRate = 48000
+    /// 2 ms fades at every segment edge: no click where two sounds meet.
+    static let fadeSamples = 96
+
+    public let timeline: Timeline
+
+    public init(timeline: Timeline) {
+        self.timeline = timeline
+    }
+
+    /// `sources` maps a segment index to its media file (segments without audio are silent).
+    public func render(sources: [Int: String], to path: String) throws {
+        // The AAC encoder and atempo use float DSP chosen by CPU features; pin them to the
+        // x86-64 baseline so every processor produces the same bytes.
+        AudioCPU.pinBaseline()
+        defer { AudioCPU.restore() }
+        let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate)
+        for segment in timeline.segments {
+            let first = outputSample(ofFrame: segment.outputStartFrame)
+            let count = outputSample(ofFrame: segment.outputStartFrame + segment.frameCount) - first
+            var placed = 0
+            var fader = Fader(total: count)
+            if segment.hasAudio, let path = sources[segment.index] {
+                try SegmentAudio(path: path, segment: segment, sampleRate: Self.sampleRate).read { left, right in
+                    let take = min(left.count, count - placed)
+                    guard take > 0 else { return false }
+                    try writer.append(left: fader.apply(left[..<take], at: placed), right: fader.apply(right[..<take], at: placed))
+                    placed += take
+                    return placed < count
+                }
+            }
+            if placed < count { try writer.appendSilence(count - placed) }
+        }
+        try writer.close()
+    }
+
+    /// Sample index of output frame `k`: rounded from the exact time, so segment lengths
+    /// add up with no drift.
+    func outputSample(ofFrame k: Int64) -> Int {
+        Int((Rational(Int(k)) * timeline.frameDuration * Rational(Self.sampleRate)).roundedHalfUp)
+    }
+}
+
+/// Fades in over the first and out over the last `AudioTrackRenderer.fadeSamples`.
+struct Fader {
+    let total: Int
+
+    func apply(_ samples: ArraySlice<Float>, at offset: Int) -> [Float] {
+        let n = AudioTrackRenderer.fadeSamples
+        var out = Array(samples)
+        for i in out.indices {
+            let position = offset + i
+            let edge = min(position, total - 1 - position)
+            if edge < n { out[i] *= Float(edge) / Float(n) }
+        }
+        return out
+    }
+}
+
+/// The decoded, trimmed, resampled and stretched audio of one segment.
+struct SegmentAudio {
+    let path: String
+    let segment: SegmentTimeline
+    let sampleRate: Int
+
+    /// Calls `body` with blocks of planar stereo samples until it returns false or the audio ends.
+    func read(_ body: ([Float], [Float]) throws -> Bool) throws {
+        let origin = try VideoSource(path: path).originSeconds
+        let input = try InputContainer(path: path)
+        guard let stream = input.bestStream(AVMEDIA_TYPE_AUDIO) else { return }
+        for other in input.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        let decoder = try Decoder(stream: stream, path: path)
+        let tb = stream.pointee.time_base
+        // Source-clock seconds → stream timestamps.
+        func streamTime(_ seconds: Rational) -> Int64 {
+            ((seconds + origin) * Rational(Int(tb.den)) / Rational(Int(tb.num))).floor
+        }
+        let start = segment.trimStart, end = segment.trimStart + segment.trimDuration
+        var description = "atrim=start=\(decimal(start)):end=\(decimal(end)),asetpts=PTS-STARTPTS,"
+            + "aresample=\(sampleRate),aformat=sample_fmts=fltp:channel_layouts=stereo"
+        for factor in Self.tempoChain(segment.speed.doubleValue) {
+            description += ",atempo=\(String(format: "%.12f", factor))"
+        }
+        let graph = try AudioFilterGraph(decoder: decoder.context, timeBase: tb, description: description)
+        try avCheck(av_seek_frame(input.context, stream.pointee.index, streamTime(start), AVSEEK_FLAG_BACKWARD), "av_seek_frame(audio)")
+        let packet = try Packet()
+        let frame = try Frame()
+        let originTS = streamTime(.zero)
+        var more = true
+        var ended = false
+        func drainGraph() throws {
+            try graph.pull { out in
+                guard more else { return }
+                let n = Int(out.pointer.pointee.nb_samples)
+                guard n > 0, let l = out.pointer.pointee.extended_data[0], let r = out.pointer.pointee.extended_data[1] else { return }
+                let left = l.withMemoryRebound(to: Float.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
+                let right = r.withMemoryRebound(to: Float.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
+                more = try body(left, right)
+            }
+        }
+        while more && !ended {
+            let code = av_read_frame(input.context, packet.pointer)
+            if code == AVError.eof {
+                try decoder.send(nil)
+                ended = true
+            } else {
+                try avCheck(code, "av_read_frame(\(path))")
+                defer { av_packet_unref(packet.pointer) }
+                guard packet.pointer.pointee.stream_index == stream.pointee.index else { continue }
+                do { try decoder.send(packet) } catch { throw EngineError("\(path): corrupt audio data (\(error))") }
+            }
+            while try decoder.receive(into: frame) {
+                // Put the frame on the source clock so atrim cuts at the trim points.
+                let ts = frame.pointer.pointee.best_effort_timestamp
+                frame.pointer.pointee.pts = ts == CFFmpeg_AV_NOPTS_VALUE() ? CFFmpeg_AV_NOPTS_VALUE() : ts - originTS
+                let past = frame.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE()
+                    && Rational(reducing: Int128(frame.pointer.pointee.pts) * Int128(tb.num), Int128(tb.den)).map { $0 > end + Rational(1) } == true
+                try graph.push(frame)
+                av_frame_unref(frame.pointer)
+                try drainGraph()
+                if past { ended = true }
+            }
+        }
+        try graph.push(nil)
+        try drainGraph()
+    }
+
+    private func decimal(_ r: Rational) -> String { String(format: "%.9f", r.doubleValue) }
+
+    /// `atempo` takes 0.5 … 100 per instance in FFmpeg 5.1; chain instances beyond that.
+    static func tempoChain(_ speed: Double) -> [Double] {
+        var factors: [Double] = []
+        var rest = speed
+        while rest < 0.5 { factors.append(0.5); rest /= 0.5 }
+        while rest > 100 { factors.append(100); rest /= 100 }
+        if abs(rest - 1) > 1e-12 { factors.append(rest) }
+        return factors
+    }
+}
+
+/// Serialises the CPU-feature pinning of concurrent audio renders.
+enum AudioCPU {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var depth = 0
+
+    static func pinBaseline() {
+        lock.lock(); defer { lock.unlock() }
+        if depth == 0 {
+            av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV)
+        }
+        depth += 1
+    }
+
+    static func restore() {
+        lock.lock(); defer { lock.unlock() }
+        depth -= 1
+        if depth == 0 { av_force_cpu_flags(-1) }
+    }
+}

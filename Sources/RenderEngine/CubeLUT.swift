@@ -1,0 +1,97 @@
+import Foundation
+
+/// A 3D colour lookup table read from an Adobe/Resolve `.cube` file.
+public struct CubeLUT: Sendable, Hashable {
+    public let size: Int
+    /// r varies fastest, then g, then b; `size³` RGB triples.
+    public let table: [Float]
+    public let domainMin: [Float]
+    public let domainMax: [Float]
+
+    public init(size: Int, table: [Float], domainMin: [Float] = [0, 0, 0], domainMax: [Float] = [1, 1, 1]) throws {
+        guard (2...256).contains(size) else { throw EngineError("LUT_3D_SIZE \(size) is outside 2 … 256") }
+        guard table.count == size * size * size * 3 else {
+            throw EngineError("LUT has \(table.count / 3) entries, LUT_3D_SIZE \(size) needs \(size * size * size)")
+        }
+        guard zip(domainMin, domainMax).allSatisfy({ $0 < $1 }) else { throw EngineError("LUT domain is empty") }
+        self.size = size
+        self.table = table
+        self.domainMin = domainMin
+        self.domainMax = domainMax
+    }
+
+    public init(contentsOf url: URL) throws {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw EngineError("\(url.path): cannot read the LUT (\((error as NSError).localizedDescription))")
+        }
+        do {
+            try self.init(parsing: text)
+        } catch let error as EngineError {
+            throw EngineError("\(url.path): \(error.description)")
+        }
+    }
+
+    public init(parsing text: String) throws {
+        var size: Int?
+        var values: [Float] = []
+        var domainMin: [Float] = [0, 0, 0], domainMax: [Float] = [1, 1, 1]
+        for (number, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            switch fields[0] {
+            case "TITLE", "LUT_1D_INPUT_RANGE", "LUT_3D_INPUT_RANGE":
+                continue
+            case "LUT_1D_SIZE":
+                throw EngineError("line \(number + 1): 1D LUTs are not supported")
+            case "LUT_3D_SIZE":
+                guard fields.count == 2, let n = Int(fields[1]) else { throw EngineError("line \(number + 1): bad LUT_3D_SIZE") }
+                size = n
+                values.reserveCapacity(min(n, 256) * min(n, 256) * min(n, 256) * 3)
+            case "DOMAIN_MIN", "DOMAIN_MAX":
+                let v = fields.dropFirst().compactMap { Float($0) }
+                guard v.count == 3 else { throw EngineError("line \(number + 1): \(fields[0]) needs 3 numbers") }
+                if fields[0] == "DOMAIN_MIN" { domainMin = v } else { domainMax = v }
+            default:
+                let v = fields.compactMap { Float($0) }
+                guard v.count == 3, fields.count == 3, v.allSatisfy(\.isFinite) else {
+                    throw EngineError("line \(number + 1): expected three numbers, found '\(line.prefix(40))'")
+                }
+                values.append(contentsOf: v)
+            }
+        }
+        guard let size else { throw EngineError("no LUT_3D_SIZE line") }
+        try self.init(size: size, table: values, domainMin: domainMin, domainMax: domainMax)
+    }
+
+    /// Trilinear interpolation at `rgb` (components in [0, 1]).
+    @inline(__always)
+    func sample(_ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
+        let n = size - 1
+        func coordinate(_ x: Float, _ c: Int) -> (Int, Int, Float) {
+            let t = min(max((x - domainMin[c]) / (domainMax[c] - domainMin[c]), 0), 1) * Float(n)
+            let i = min(Int(t), n - 1)
+            return (i, i + 1, t - Float(i))
+        }
+        let (r0, r1, fr) = coordinate(r, 0)
+        let (g0, g1, fg) = coordinate(g, 1)
+        let (b0, b1, fb) = coordinate(b, 2)
+        let s = size
+        return table.withUnsafeBufferPointer { t in
+            func at(_ ri: Int, _ gi: Int, _ bi: Int, _ c: Int) -> Float { t[((bi * s + gi) * s + ri) * 3 + c] }
+            func channel(_ c: Int) -> Float {
+                let c00 = at(r0, g0, b0, c) + (at(r1, g0, b0, c) - at(r0, g0, b0, c)) * fr
+                let c10 = at(r0, g1, b0, c) + (at(r1, g1, b0, c) - at(r0, g1, b0, c)) * fr
+                let c01 = at(r0, g0, b1, c) + (at(r1, g0, b1, c) - at(r0, g0, b1, c)) * fr
+                let c11 = at(r0, g1, b1, c) + (at(r1, g1, b1, c) - at(r0, g1, b1, c)) * fr
+                let c0 = c00 + (c10 - c00) * fg
+                let c1 = c01 + (c11 - c01) * fg
+                return c0 + (c1 - c0) * fb
+            }
+            return (channel(0), channel(1), channel(2))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import SessionKit
+
+/// Fixed encoder settings of a job (DESIGN §6). Every chunk of a job uses the same ones,
+/// so their parameter sets are identical and the chunks concatenate.
+public struct EncoderSettings: Hashable, Sendable, Codable {
+    public var crf: Int = 20
+    public var preset: String = "veryfast"
+    public var keyframeIntervalSeconds: Double = 2
+
+    public init(crf: Int = 20, preset: String = "veryfast", keyframeIntervalSeconds: Double = 2) {
+        self.crf = crf
+        self.preset = preset
+        self.keyframeIntervalSeconds = keyframeIntervalSeconds
+    }
+
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+
+    public var keyframeInterval: Rational { Rational.approximating(keyframeIntervalSeconds) ?? Rational(2) }
+
+    /// Frames between IDR frames at frame duration `frameDuration`.
+    public func gopFrames(frameDuration: Rational) -> Int64 {
+        max(1, (keyframeInterval / frameDuration).roundedHalfUp)
+    }
+
+    public func validate() throws {
+        guard (0...51).contains(crf) else { throw EngineError("--crf \(crf) is outside 0 … 51") }
+        guard Self.presets.contains(preset) else {
+            throw EngineError("--preset '\(preset)' is not one of \(Self.presets.joined(separator: ", "))")
+        }
+        guard keyframeIntervalSeconds.isFinite, keyframeIntervalSeconds >= 0.1, keyframeIntervalSeconds <= 60 else {
+            throw EngineError("--keyframe-interval \(keyframeIntervalSeconds) s is outside 0.1 … 60")
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import CFFmpeg
+import SessionKit
+
+/// Turns a decoded source frame into an output picture (DESIGN §4–§5):
+/// orient → crop → scale to renderSize → filters, done as crop (in source pixels) →
+/// scale → filters (per pixel, so order-free) → orient, which touches fewer pixels.
+final class FrameProcessor {
+    let segment: SegmentTimeline
+    let renderWidth: Int
+    let renderHeight: Int
+    let chain: ColorFilterChain
+    /// Picture size before orientation.
+    private let scaledWidth: Int
+    private let scaledHeight: Int
+    private var toScaled: Scaler?
+    private var toYUV: Scaler?
+    private let rgb: Frame
+    private let unoriented: Frame
+
+    init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: ColorFilterChain) throws {
+        self.segment = segment
+        self.renderWidth = renderWidth
+        self.renderHeight = renderHeight
+        self.chain = chain
+        (scaledWidth, scaledHeight) = segment.orientation.swapsAxes ? (renderHeight, renderWidth) : (renderWidth, renderHeight)
+        rgb = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: scaledWidth, height: scaledHeight)
+        unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
+    }
+
+    /// Writes the processed picture into `output` (yuv420p, renderWidth×renderHeight).
+    func process(_ source: Frame, into output: Frame) throws {
+        let f = source.pointer.pointee
+        let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
+        let matrix = Self.sourceMatrix(f)
+        let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
+        // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited.
+        let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange
+        let oriented = segment.orientation == .up
+        let target = oriented ? output : unoriented
+        try target.makeWritable()
+
+        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        if direct {
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_YUV420P, matrix: matrix, fullRange: fullRange)
+            try scaler.scale(source: sourcePlanes, sourceStrides: strides,
+                             destination: planes(target), destinationStrides: lineSizes(target))
+        } else {
+            try rgb.makeWritable()
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
+            try scaler.scale(source: sourcePlanes, sourceStrides: strides,
+                             destination: planes(rgb), destinationStrides: lineSizes(rgb))
+            if let pixels = rgb.pointer.pointee.data.0 {
+                chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: Int(rgb.pointer.pointee.linesize.0))
+            }
+            let key = Scaler.Key(sourceWidth: Int32(scaledWidth), sourceHeight: Int32(scaledHeight),
+                                 sourceFormat: AV_PIX_FMT_RGB24.rawValue, width: Int32(scaledWidth), height: Int32(scaledHeight),
+                                 format: AV_PIX_FMT_YUV420P.rawValue, sourceMatrix: SWS_CS_ITU709, sourceFullRange: true)
+            if toYUV?.key != key { toYUV = try Scaler(key) }
+            try toYUV?.scale(source: planes(rgb).map { UnsafePointer($0) }, sourceStrides: lineSizes(rgb),
+                             destination: planes(target), destinationStrides: lineSizes(target))
+        }
+        if !oriented {
+            try output.makeWritable()
+            let o = output.pointer.pointee, u = unoriented.pointer.pointee
+            let sources = [u.data.0, u.data.1, u.data.2], sourceStrides = [u.linesize.0, u.linesize.1, u.linesize.2]
+            let destinations = [o.data.0, o.data.1, o.data.2], destinationStrides = [o.linesize.0, o.linesize.1, o.linesize.2]
+            for plane in 0..<3 {
+                guard let s = sources[plane], let d = destinations[plane] else { continue }
+                let shift = plane == 0 ? 0 : 1
+                orientPlane(segment.orientation, source: s, sourceStride: Int(sourceStrides[plane]),
+                            width: scaledWidth >> shift, height: scaledHeight >> shift,
+                            destination: d, destinationStride: Int(destinationStrides[plane]))
+            }
+        }
+    }
+
+    struct Crop: Equatable { var x: Int, y: Int, width: Int, height: Int }
+
+    /// The segment's crop (pixels of the oriented picture) in the decoded frame's pixels,
+    /// rounded to whole pixels and, for subsampled formats, to whole chroma samples.
+    func sourceCrop(width: Int, height: Int, format: Int32) throws -> Crop {
+        let o = segment.orientation
+        let natural = segment.naturalSize
+        let t = o.transform(naturalSize: natural)
+        let r = segment.cropRect
+        // Inverse of x' = a·x + c·y + tx, y' = b·x + d·y + ty (the 2×2 part is orthogonal).
+        func unorient(_ x: Double, _ y: Double) -> (Double, Double) {
+            let (u, v) = (x - t.tx, y - t.ty)
+            return (Double(o.a) * u + Double(o.b) * v, Double(o.c) * u + Double(o.d) * v)
+        }
+        let p0 = unorient(r.minX, r.minY), p1 = unorient(r.maxX, r.maxY)
+        // Natural pixels to coded pixels (sample aspect).
+        let sx = Double(width) / natural.width, sy = Double(height) / natural.height
+        var x0 = Int((min(p0.0, p1.0) * sx).rounded()), x1 = Int((max(p0.0, p1.0) * sx).rounded())
+        var y0 = Int((min(p0.1, p1.1) * sy).rounded()), y1 = Int((max(p0.1, p1.1) * sy).rounded())
+        x0 = max(0, min(x0, width - 1)); y0 = max(0, min(y0, height - 1))
+        x1 = max(x0 + 1, min(x1, width)); y1 = max(y0 + 1, min(y1, height))
+        if let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) {
+            let mx = (1 << Int(desc.pointee.log2_chroma_w)) - 1, my = (1 << Int(desc.pointee.log2_chroma_h)) - 1
+            x0 &= ~mx
+            y0 &= ~my
+        }
+        return Crop(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    private func scaler(_ slot: inout Scaler?, crop: Crop, format: Int32, to output: AVPixelFormat,
+                        matrix: Int32, fullRange: Bool) throws -> Scaler {
+        let key = Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: format,
+                             width: Int32(scaledWidth), height: Int32(scaledHeight), format: output.rawValue,
+                             sourceMatrix: matrix, sourceFullRange: fullRange)
+        if let existing = slot, existing.key == key { return existing }
+        let made = try Scaler(key)
+        slot = made
+        return made
+    }
+
+    private func croppedPlanes(_ frame: Frame, _ crop: Crop) -> ([UnsafePointer<UInt8>?], [Int32]) {
+        let f = frame.pointer.pointee
+        let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: f.format))
+        let cw = Int(desc?.pointee.log2_chroma_w ?? 0), ch = Int(desc?.pointee.log2_chroma_h ?? 0)
+        let steps = [desc?.pointee.comp.0.step, desc?.pointee.comp.1.step, desc?.pointee.comp.2.step, 1].map { Int($0 ?? 1) }
+        let data = [f.data.0, f.data.1, f.data.2, f.data.3]
+        let lines = [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3]
+        var result: [UnsafePointer<UInt8>?] = []
+        for plane in 0..<4 {
+            guard let base = data[plane] else { result.append(nil); continue }
+            let isChroma = plane == 1 || plane == 2
+            let x = isChroma ? crop.x >> cw : crop.x
+            let y = isChroma ? crop.y >> ch : crop.y
+            result.append(UnsafePointer(base + y * Int(lines[plane]) + x * max(1, steps[plane])))
+        }
+        return (result, lines)
+    }
+
+    private func planes(_ frame: Frame) -> [UnsafeMutablePointer<UInt8>?] {
+        let f = frame.pointer.pointee
+        return [f.data.0, f.data.1, f.data.2, f.data.3]
+    }
+
+    private func lineSizes(_ frame: Frame) -> [Int32] {
+        let f = frame.pointer.pointee
+        return [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3]
+    }
+
+    /// The frame's tagged YUV matrix as a libswscale colourspace; untagged: BT.709 from
+    /// 720 lines up, else BT.601 (DESIGN §5).
+    static func sourceMatrix(_ f: AVFrame) -> Int32 {
+        let tagged = f.colorspace.rawValue
+        if tagged != AVCOL_SPC_UNSPECIFIED.rawValue, tagged != AVCOL_SPC_RGB.rawValue, (1...10).contains(Int(tagged)) {
+            return Int32(tagged)
+        }
+        return f.height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601
+    }
+
+    static func isFullRangeFormat(_ format: Int32) -> Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P].map(\.rawValue).contains(format)
+    }
+}

@@ -1,0 +1,49 @@
+import CFFmpeg
+
+/// An owned libswscale context with explicit colour matrices and ranges. Bit-exact flags
+/// keep the output independent of the processor's SIMD paths (DESIGN §6).
+final class Scaler {
+    private let context: OpaquePointer
+    let key: Key
+
+    struct Key: Hashable {
+        var sourceWidth: Int32, sourceHeight: Int32, sourceFormat: Int32
+        var width: Int32, height: Int32, format: Int32
+        var sourceMatrix: Int32, sourceFullRange: Bool
+    }
+
+    static let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INP
+
+    init(_ key: Key) throws {
+        guard let ctx = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
+                                       key.width, key.height, AVPixelFormat(rawValue: key.format),
+                                       Self.flags, nil, nil, nil) else {
+            throw EngineError("libswscale cannot convert \(key.sourceWidth)x\(key.sourceHeight) "
+                + "\(Self.name(key.sourceFormat)) to \(key.width)x\(key.height) \(Self.name(key.format))")
+        }
+        context = ctx
+        self.key = key
+        // Output is always BT.709 limited range when it is YUV (DESIGN §5).
+        let sourceTable = sws_getCoefficients(key.sourceMatrix)
+        let outputTable = sws_getCoefficients(SWS_CS_ITU709)
+        let outputFull: Int32 = Self.isYUV(key.format) ? 0 : 1
+        sws_setColorspaceDetails(ctx, sourceTable, key.sourceFullRange ? 1 : 0, outputTable, outputFull, 0, 1 << 16, 1 << 16)
+    }
+
+    deinit { sws_freeContext(context) }
+
+    func scale(source: [UnsafePointer<UInt8>?], sourceStrides: [Int32],
+               destination: [UnsafeMutablePointer<UInt8>?], destinationStrides: [Int32]) throws {
+        let rows = sws_scale(context, source, sourceStrides, 0, key.sourceHeight, destination, destinationStrides)
+        guard rows > 0 else { throw EngineError("sws_scale failed (\(rows))") }
+    }
+
+    static func isYUV(_ format: Int32) -> Bool {
+        guard let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else { return false }
+        return desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && desc.pointee.nb_components >= 3
+    }
+
+    static func name(_ format: Int32) -> String {
+        av_get_pix_fmt_name(AVPixelFormat(rawValue: format)).map { String(cString: $0) } ?? "format \(format)"
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import SessionKit
+
+/// The adjustment sidecar written next to a render (`OUT.reel.json`), in the spirit of
+/// Photos' adjustment data: the session as rendered, its format, and the content ids of
+/// its sources, so the edit can be reopened, altered or reverted later.
+public struct Sidecar: Codable, Sendable, Equatable {
+    public var formatIdentifier: String
+    public var formatVersion: String
+    public var engineVersion: String
+    public var encoder: EncoderSettings
+    /// Each media reference of the session → `sha256:<hex>` of the file rendered.
+    public var sources: [String: String]
+    public var output: Output
+    public var session: Session
+
+    public struct Output: Codable, Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var frameDuration: SessionTime
+        public var frames: Int64
+    }
+
+    public static func path(for output: String) -> String {
+        let url = URL(fileURLWithPath: output)
+        return url.deletingPathExtension().path + ".reel.json"
+    }
+
+    public func encoded() throws -> Data {
+        try SessionDocument.makeEncoder().encode(self)
+    }
+
+    public static func decode(_ data: Data) throws -> Sidecar {
+        try SessionDocument.makeDecoder().decode(Sidecar.self, from: data)
+    }
+}

@@ -1,0 +1,69 @@
+import CFFmpeg
+import SessionKit
+
+/// An H.264 chunk being written: libx264 with the job's fixed settings into a small MP4.
+/// Every chunk is an independent closed-GOP stream that starts with an IDR frame, with
+/// IDRs exactly every `gop` frames and one encoder thread, so its bytes depend only on
+/// its pictures and the settings (DESIGN §6).
+final class VideoChunkWriter {
+    private let output: OutputContainer
+    private let encoder: Encoder
+    private let stream: UnsafeMutablePointer<AVStream>
+    private var framesSent: Int64 = 0
+
+    init(path: String, width: Int, height: Int, frameDuration: Rational, settings: EncoderSettings) throws {
+        guard let num = Int32(exactly: frameDuration.numerator), let den = Int32(exactly: frameDuration.denominator) else {
+            throw EngineError("frame duration \(frameDuration) does not fit a time base")
+        }
+        let gop = settings.gopFrames(frameDuration: frameDuration)
+        output = try OutputContainer(path: path, format: "mp4")
+        output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
+        let globalHeader = output.needsGlobalHeader
+        encoder = try Encoder(codecName: "libx264", options: [
+            "preset": settings.preset,
+            "crf": String(settings.crf),
+            "profile": "high",
+            "threads": "1",
+            "forced-idr": "1",
+            "x264-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:sliced-threads=0",
+        ]) { c in
+            c.pointee.width = Int32(width)
+            c.pointee.height = Int32(height)
+            c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            c.pointee.time_base = AVRational(num: num, den: den)
+            c.pointee.framerate = AVRational(num: den, den: num)
+            c.pointee.gop_size = Int32(clamping: gop)
+            c.pointee.color_range = AVCOL_RANGE_MPEG
+            c.pointee.colorspace = AVCOL_SPC_BT709
+            c.pointee.color_primaries = AVCOL_PRI_BT709
+            c.pointee.color_trc = AVCOL_TRC_BT709
+            c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
+            if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        }
+        stream = try output.addStream(from: encoder)
+        try output.writeHeader()
+    }
+
+    /// Encodes `picture` as the chunk's next frame; the first is forced to an IDR.
+    func append(_ picture: Frame) throws {
+        picture.pointer.pointee.pts = framesSent
+        picture.pointer.pointee.pict_type = framesSent == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        framesSent += 1
+        try encoder.send(picture)
+        try drain()
+    }
+
+    /// Flushes the encoder and writes the trailer.
+    func close() throws {
+        try encoder.send(nil)
+        try drain()
+        try output.close()
+    }
+
+    private func drain() throws {
+        try encoder.receivePackets { packet in
+            packet.pointer.pointee.duration = 1
+            try output.write(packet, stream: stream, from: encoder.context.pointee.time_base)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import CFFmpeg
+import SessionKit
+
+/// Renders one video shard — output frames `[start, end)` of one segment — into a chunk.
+public struct VideoShardRenderer: Sendable {
+    public let timeline: Timeline
+    public let settings: EncoderSettings
+
+    public init(timeline: Timeline, settings: EncoderSettings) {
+        self.timeline = timeline
+        self.settings = settings
+    }
+
+    /// Counts what the render did, for tests and statistics.
+    public struct Statistics: Sendable {
+        public var framesEncoded = 0
+        public var sourceFramesProcessed = 0
+    }
+
+    /// `progress` is called after each encoded frame.
+    public func render(_ shard: Plan.VideoShard, sourcePath: String, chain: ColorFilterChain, to chunkPath: String,
+                       progress: (Int) -> Void = { _ in }) throws -> Statistics {
+        let segment = timeline.segments[shard.segment]
+        let source = try VideoSource(path: sourcePath)
+        let selector = try FrameSelector(source: source, startingAt: segment.sourceTime(ofFrame: shard.startFrame))
+        let processor = try FrameProcessor(segment: segment, renderWidth: timeline.renderWidth,
+                                           renderHeight: timeline.renderHeight, chain: chain)
+        let picture = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: timeline.renderWidth, height: timeline.renderHeight)
+        let writer = try VideoChunkWriter(path: chunkPath, width: timeline.renderWidth, height: timeline.renderHeight,
+                                          frameDuration: timeline.frameDuration, settings: settings)
+        var stats = Statistics()
+        for k in shard.startFrame..<shard.endFrame {
+            let (frame, isNew) = try selector.frame(at: segment.sourceTime(ofFrame: k))
+            // A repeated source frame (slow motion) is already in `picture`.
+            if isNew || k == shard.startFrame {
+                try processor.process(frame, into: picture)
+                stats.sourceFramesProcessed += 1
+            }
+            try writer.append(picture)
+            stats.framesEncoded += 1
+            progress(1)
+        }
+        try writer.close()
+        return stats
+    }
+}

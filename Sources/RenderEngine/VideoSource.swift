@@ -1,0 +1,98 @@
+import CFFmpeg
+import SessionKit
+
+/// Decoded video frames of one media file in presentation order, on the source's own
+/// clock: the first decoded frame is time 0 (DESIGN §3; edit lists and B-frame delay
+/// can put it elsewhere in the container).
+final class VideoSource {
+    let path: String
+    private let input: InputContainer
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let decoder: Decoder
+    private let packet: Packet
+    private var draining = false
+    private var finished = false
+    /// Stream timestamp of the source clock's zero.
+    private(set) var origin: Int64 = 0
+    let timeBase: AVRational
+
+    init(path: String) throws {
+        self.path = path
+        input = try InputContainer(path: path)
+        guard let s = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw EngineError("\(path): no video stream") }
+        stream = s
+        timeBase = s.pointee.time_base
+        guard timeBase.num > 0, timeBase.den > 0 else { throw EngineError("\(path): invalid time base") }
+        // Only the chosen stream is demuxed.
+        for other in input.streams where other != s { other.pointee.discard = AVDISCARD_ALL }
+        decoder = try Decoder(stream: s, path: path)
+        packet = try Packet()
+        let first = try Frame()
+        guard try next(into: first) else { throw EngineError("\(path): no decodable video frame") }
+        origin = Self.timestamp(of: first)
+        try seek(toStreamTime: origin)
+    }
+
+    /// The container time (seconds) of the source clock's zero.
+    var originSeconds: Rational {
+        Rational(reducing: Int128(origin) * Int128(timeBase.num), Int128(timeBase.den)) ?? .zero
+    }
+
+    /// Seconds on the source clock of a decoded frame.
+    func time(of frame: Frame) -> Rational {
+        let ts = Self.timestamp(of: frame) - origin
+        return Rational(reducing: Int128(ts) * Int128(timeBase.num), Int128(timeBase.den)) ?? .zero
+    }
+
+    /// Positions the decoder so the next frames include the one on screen at `seconds`:
+    /// the keyframe at or before it.
+    func seek(to seconds: Rational) throws {
+        let ts = (seconds * Rational(Int(timeBase.den)) / Rational(Int(timeBase.num))).floor + origin
+        try seek(toStreamTime: ts)
+    }
+
+    private func seek(toStreamTime ts: Int64) throws {
+        try avCheck(av_seek_frame(input.context, stream.pointee.index, ts, AVSEEK_FLAG_BACKWARD), "av_seek_frame(\(path))")
+        decoder.flush()
+        draining = false
+        finished = false
+    }
+
+    /// Restarts from the very first frame (when a seek landed past the target).
+    func rewind() throws {
+        try seek(toStreamTime: origin)
+    }
+
+    /// Decodes the next frame in presentation order; `false` at the end of the stream.
+    func next(into frame: Frame) throws -> Bool {
+        while true {
+            if try decoder.receive(into: frame) { return true }
+            if finished { return false }
+            if draining {
+                finished = true
+                continue
+            }
+            let code = av_read_frame(input.context, packet.pointer)
+            if code == AVError.eof {
+                try decoder.send(nil)
+                draining = true
+                continue
+            }
+            // A damaged file: report it rather than render what is left of it.
+            try avCheck(code, "av_read_frame(\(path))")
+            defer { av_packet_unref(packet.pointer) }
+            guard packet.pointer.pointee.stream_index == stream.pointee.index else { continue }
+            do {
+                try decoder.send(packet)
+            } catch let error as AVError {
+                throw EngineError("\(path): corrupt video data (\(error.message))")
+            }
+        }
+    }
+
+    private static func timestamp(of frame: Frame) -> Int64 {
+        let f = frame.pointer.pointee
+        if f.best_effort_timestamp != CFFmpeg_AV_NOPTS_VALUE() { return f.best_effort_timestamp }
+        return f.pts == CFFmpeg_AV_NOPTS_VALUE() ? 0 : f.pts
+    }
+}
