@@ -28,7 +28,7 @@ struct Sample: ParsableCommand {
     @Option(help: "Tone frequency in Hz.")
     var tone: Double = 440
 
-    @Option(help: "Picture: moving, frame-index (a flat colour per frame) or quadrants.")
+    @Option(help: "Picture: moving, frame-index (a flat colour per frame), quadrants or gradient.")
     var pattern: SampleMedia.Pattern = .moving
 
     func validate() throws {

@@ -83,7 +83,7 @@ public struct Assembler: Sendable {
 
     private func setMetadata(_ output: OutputContainer) {
         if let date = creationDate {
-            let text = date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+            let text = date.formatted(SessionDocument.iso8601)
             av_dict_set(&output.context.pointee.metadata, "creation_time", text, 0)
         }
         if let location {

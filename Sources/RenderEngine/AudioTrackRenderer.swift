@@ -85,11 +85,12 @@ struct SegmentAudio {
             ((seconds + origin) * Rational(Int(tb.den)) / Rational(Int(tb.num))).floor
         }
         let start = segment.trimStart, end = segment.trimStart + segment.trimDuration
-        var description = "atrim=start=\(decimal(start)):end=\(decimal(end)),asetpts=PTS-STARTPTS,"
-            + "aresample=\(sampleRate),aformat=sample_fmts=fltp:channel_layouts=stereo"
+        var description = "atrim=start=\(decimal(start)):end=\(decimal(end)),asetpts=PTS-STARTPTS,aresample=\(sampleRate)"
         for factor in Self.tempoChain(segment.speed.doubleValue) {
             description += ",atempo=\(String(format: "%.12f", factor))"
         }
+        // Last, so negotiation cannot pick another layout after it.
+        description += ",aformat=sample_fmts=fltp:channel_layouts=stereo"
         let graph = try AudioFilterGraph(decoder: decoder.context, timeBase: tb, description: description)
         try avCheck(av_seek_frame(input.context, stream.pointee.index, streamTime(start), AVSEEK_FLAG_BACKWARD), "av_seek_frame(audio)")
         let packet = try Packet()
@@ -101,7 +102,10 @@ struct SegmentAudio {
             try graph.pull { out in
                 guard more else { return }
                 let n = Int(out.pointer.pointee.nb_samples)
-                guard n > 0, let l = out.pointer.pointee.extended_data[0], let r = out.pointer.pointee.extended_data[1] else { return }
+                guard n > 0, out.pointer.pointee.format == AV_SAMPLE_FMT_FLTP.rawValue,
+                      let l = out.pointer.pointee.extended_data[0], let r = out.pointer.pointee.extended_data[1] else {
+                    throw EngineError("\(path): audio filter graph produced an unexpected sample format")
+                }
                 let left = l.withMemoryRebound(to: Float.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
                 let right = r.withMemoryRebound(to: Float.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
                 more = try body(left, right)

@@ -53,8 +53,11 @@ public struct ColorFilterChain: Sendable {
             guard let definition = registry[filter.type] else {
                 throw EngineError("unknown filter type '\(filter.type)'")
             }
-            guard filter.isActive(in: definition) else { continue }
+            // Skip filters that change nothing at their intensity. Not `isActive`: a LUT at its
+            // default intensity (100) is applied in full.
             let a = Float(filter.actualIntensity(in: definition))
+            let identity: Float = ["contrast", "saturation"].contains(filter.type) ? 1 : 0
+            guard a != identity else { continue }
             switch filter.type {
             case "brightness": stages.append(.brightness(a))
             case "contrast": stages.append(.contrast(a))

@@ -16,6 +16,8 @@ final class Decoder {
         try avCheck(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = 1
+        // Corrupt input is an error, not a concealed picture in someone's export.
+        ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM
         try avCheck(avcodec_open2(ctx, codec, nil), "avcodec_open2(decoder)")
     }
 

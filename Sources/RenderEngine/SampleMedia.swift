@@ -11,6 +11,8 @@ public struct SampleMedia: Sendable {
         case frameIndex = "frame-index"
         /// Four flat quadrants: red top-left, green top-right, blue bottom-left, white bottom-right.
         case quadrants
+        /// Smooth colour waves that drift every frame: no hard edges, for colour-accuracy tests.
+        case gradient
     }
 
     public var duration: Double = 3
@@ -228,6 +230,20 @@ public struct SampleMedia: Sendable {
                     let q = colors[quadrant(x, y, cw, ch)]
                     (uPlane + y * us + x).pointee = q.1
                     (vPlane + y * vs + x).pointee = q.2
+                }
+            }
+        case .gradient:
+            let phase = Double(index) / 30
+            for y in 0..<height {
+                let row = yPlane + y * ys
+                for x in 0..<width {
+                    row[x] = UInt8(126 + 100 * sin(2 * .pi * (Double(x) / Double(width) + phase)))
+                }
+            }
+            for y in 0..<ch {
+                for x in 0..<cw {
+                    (uPlane + y * us + x).pointee = UInt8(128 + 100 * sin(2 * .pi * (Double(y) / Double(ch) - phase)))
+                    (vPlane + y * vs + x).pointee = UInt8(128 + 100 * cos(2 * .pi * Double(x + y) / Double(cw + ch)))
                 }
             }
         case .moving:

@@ -12,7 +12,7 @@ final class Scaler {
         var sourceMatrix: Int32, sourceFullRange: Bool
     }
 
-    static let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INP
+    static let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INP | SWS_FULL_CHR_H_INT
 
     init(_ key: Key) throws {
         guard let ctx = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),

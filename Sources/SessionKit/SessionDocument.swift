@@ -50,10 +50,13 @@ public enum SessionDocument {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var c = encoder.singleValueContainer()
-            try c.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+            try c.encode(date.formatted(Self.iso8601))
         }
         return encoder
     }
+
+    /// `2026-11-01T09:30:00.250Z`: UTC with milliseconds.
+    public static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
@@ -62,9 +65,7 @@ public enum SessionDocument {
             // Apple's default JSONEncoder writes seconds since 2001-01-01.
             if let seconds = try? c.decode(Double.self) { return Date(timeIntervalSinceReferenceDate: seconds) }
             let text = try c.decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
-                return date
-            }
+            if let date = try? Date(text, strategy: Self.iso8601) { return date }
             if let date = try? Date(text, strategy: .iso8601) { return date }
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(text)' is not an ISO 8601 date")
         }

@@ -84,6 +84,7 @@ private func roundTrip<T: Codable & Equatable>(_ value: T) throws -> T {
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("\"timescale\" : 2"))   // 2.5 s became 5/2
         #expect(!text.contains("\"width\""))          // geometry in Apple's array form
+        #expect(text.contains("\"2026-11-01T10:20:30.250Z\""))  // dates in UTC, with the zone
     }
 
     @Test func everyTypeRoundTrips() throws {

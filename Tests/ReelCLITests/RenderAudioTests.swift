@@ -1,0 +1,43 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// The audio track (DESIGN §3): AAC 48 kHz stereo, pitch kept through speed changes,
+/// silence where a source has none, no click where segments meet.
+@Suite struct RenderAudioTests {
+    @Test(arguments: [2.0, 0.5])
+    func toneKeepsItsPitchAtAnySpeed(speed: Double) throws {
+        let fx = try RenderFixture("tone\(speed)")
+        try fx.sample("t.mp4", ["--duration", "3", "--size", "64x48", "--tone", "440"])
+        try fx.session(#"{"video": {"videoSegments": [{"source": "t.mp4", "trimStartTime": 0.5, "trimDuration": 2, "speedMultiplier": \#(speed)}]}}"#)
+        let out = try fx.rendered()
+        let samples = try DecodedMedia.monoSamples(out)
+        let seconds = 2 / speed
+        #expect(abs(Double(samples.count) / 48000 - seconds) <= 1.0 / 30 + 0.03)
+        let middle = Array(samples[(samples.count / 4)..<(samples.count / 4 + 24000)])
+        let peak = Measure.dominantFrequency(middle, sampleRate: 48000, low: 300, high: 600)
+        #expect(abs(peak - 440) <= 3, "dominant frequency \(peak) Hz")
+    }
+
+    @Test func silentSegmentsAndCleanJoins() throws {
+        let fx = try RenderFixture()
+        try fx.sample("a.mp4", ["--duration", "2", "--size", "64x48", "--tone", "440"])
+        try fx.sample("b.mp4", ["--duration", "2", "--size", "64x48", "--tone", "660"])
+        try fx.sample("quiet.mp4", ["--duration", "2", "--size", "64x48", "--no-audio"])
+        try fx.session(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 1}, {"source": "b.mp4", "trimDuration": 1}, {"source": "quiet.mp4", "trimDuration": 1}]}}"#)
+        let out = try fx.rendered()
+        let streams = try FFprobe.streams(out)
+        let audio = try #require(streams.first { $0.codecType == "audio" })
+        #expect(audio.codecName == "aac" && audio.sampleRate == 48000 && audio.channels == 2)
+        let samples = try DecodedMedia.monoSamples(out)
+        #expect(abs(Double(samples.count) / 48000 - 3) < 0.03)
+        // Second 1 is 660 Hz; second 2 is silence.
+        #expect(abs(Measure.dominantFrequency(Array(samples[54000..<78000]), sampleRate: 48000, low: 300, high: 800) - 660) <= 3)
+        let tail = samples[(2 * 48000 + 2400)..<(3 * 48000 - 2400)]
+        #expect(tail.map { abs($0) }.max() ?? 1 < 0.01)
+        // Around the join at 1 s, no step larger than the tones' own slope (a hard cut jumps up to 1.0).
+        let join = samples[(48000 - 480)..<(48000 + 480)]
+        let steps = zip(join.dropFirst(), join).map { abs($0 - $1) }
+        #expect(steps.max() ?? 1 < 0.12, "largest step \(steps.max() ?? -1)")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Frame counts, durations and frame selection read back from rendered files (DESIGN §3).
+@Suite struct RenderTimingTests {
+    struct Segment {
+        var source: String
+        var sourceFPS: Double
+        var trimStart: Double
+        var trimDuration: Double
+        var speed: Double
+    }
+
+    static let segments = [
+        Segment(source: "f30.mp4", sourceFPS: 30, trimStart: 0.5, trimDuration: 1, speed: 0.5),
+        Segment(source: "f30.mp4", sourceFPS: 30, trimStart: 1, trimDuration: 1, speed: 1),
+        Segment(source: "f30.mp4", sourceFPS: 30, trimStart: 0, trimDuration: 2, speed: 2),
+        Segment(source: "f30.mp4", sourceFPS: 30, trimStart: 0.2, trimDuration: 3, speed: 3),
+        Segment(source: "f24.mp4", sourceFPS: 24, trimStart: 0.25, trimDuration: 1, speed: 1),
+        Segment(source: "f60.mp4", sourceFPS: 60, trimStart: 1, trimDuration: 1, speed: 1),
+    ]
+
+    @Test(arguments: [(30.0, 1.0), (24.0, 1.0), (30.0, 1.5)])
+    func everyOutputFrameShowsTheSourceFrameOnScreen(outputFPS: Double, videoSpeed: Double) throws {
+        let fx = try RenderFixture("selection\(Int(outputFPS))-\(videoSpeed)")
+        for fps in [24, 30, 60] {
+            try fx.sample("f\(fps).mp4", ["--duration", "4", "--size", "96x64", "--fps", String(fps), "--pattern", "frame-index"])
+        }
+        let segmentJSON = Self.segments.map {
+            #"{"source": "\#($0.source)", "trimStartTime": \#($0.trimStart), "trimDuration": \#($0.trimDuration), "speedMultiplier": \#($0.speed)}"#
+        }.joined(separator: ",")
+        try fx.session(#"{"video": {"frameDuration": {"value": 1, "timescale": \#(Int(outputFPS))}, "speedMultiplier": \#(videoSpeed), "videoSegments": [\#(segmentJSON)]}}"#)
+        let out = try fx.rendered()
+
+        // Expected, from DESIGN §3 alone: n = floor(R·F + 1/2); frame k shows floor((t + 1 ms)·fps).
+        var expected: [Int] = []
+        for s in Self.segments {
+            let v = s.speed * videoSpeed
+            let n = Int((s.trimDuration / v * outputFPS + 0.5).rounded(.down))
+            for k in 0..<n {
+                let t = s.trimStart + Double(k) * v / outputFPS
+                expected.append(min(Int(((t + 0.001) * s.sourceFPS).rounded(.down)), Int(4 * s.sourceFPS) - 1))
+            }
+        }
+        let video = try #require(try FFprobe.streams(out).first { $0.codecType == "video" })
+        #expect(video.frameCount == expected.count)
+        #expect(abs((video.duration ?? 0) - Double(expected.count) / outputFPS) < 0.001)
+        let frames = try DecodedMedia.yuvFrames(out, width: 96, height: 64)
+        let seen = frames.map { frameIndex(ofYUV: $0, width: 96, height: 64) }
+        #expect(seen.count == expected.count)
+        let mismatches = zip(seen, expected).enumerated().filter { $0.element.0 != $0.element.1 }
+        #expect(mismatches.isEmpty, "first mismatches (output frame, seen, expected): \(mismatches.prefix(5).map { ($0.offset, $0.element.0, $0.element.1) })")
+    }
+
+    @Test func rendersAreByteIdenticalAcrossWorkerCountsAndRuns() throws {
+        let fx = try RenderFixture()
+        try fx.sample("a.mp4", ["--duration", "5", "--size", "160x96"])
+        try fx.sample("p.mp4", ["--duration", "3", "--size", "160x96", "--rotate", "90", "--tone", "660"])
+        try fx.session("""
+        {"video": {"renderSize": [160, 96], "filters": [{"type": "contrast", "normalizedIntensity": 0.3}], "videoSegments": [
+          {"source": "a.mp4", "trimStartTime": 0.2, "trimDuration": 4.5},
+          {"source": "p.mp4", "speedMultiplier": 0.5, "trimDuration": 2},
+          {"source": "a.mp4", "speedMultiplier": 2, "trimDuration": 3, "filters": [{"type": "saturation", "normalizedIntensity": 0.5}]}
+        ]}}
+        """)
+        let one = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "w1.mp4", ["--workers", "1"])))
+        let three = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "w3.mp4", ["--workers", "3"])))
+        let again = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "again.mp4", ["--workers", "2"])))
+        #expect(one == three)
+        #expect(one == again)
+        // 4.5 s + 4 s + 1.5 s at 30 fps, several shards of 2-second GOPs.
+        #expect(try FFprobe.streams(fx.path("w1.mp4")).first { $0.codecType == "video" }?.frameCount == 300)
+    }
+
+    @Test func outputPlaysCleanlyWithAudioOfTheRightLength() throws {
+        let fx = try RenderFixture()
+        try fx.sample("a.mp4", ["--duration", "3", "--size", "128x96"])
+        try fx.sample("silent.mp4", ["--duration", "2", "--size", "128x96", "--no-audio", "--fps", "25"])
+        try fx.session(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 1.3}, {"source": "silent.mp4", "trimStartTime": 0.5}, {"source": "a.mp4", "speedMultiplier": 4}]}}"#)
+        let out = try fx.rendered()
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let check = try ProcessRunner.run(ffmpeg, ["-v", "error", "-i", out, "-f", "null", "-"])
+        #expect(check.status == 0 && check.stderr.isEmpty, "\(check.stderr)")
+        let streams = try FFprobe.streams(out)
+        let video = try #require(streams.first { $0.codecType == "video" })
+        let audio = try #require(streams.first { $0.codecType == "audio" })
+        // 39 + 45 + floor(3/4·30 + 1/2) = 23 frames at the first clip's 30 fps.
+        #expect(video.frameCount == 107)
+        #expect(audio.codecName == "aac" && audio.sampleRate == 48000 && audio.channels == 2)
+        #expect(abs((audio.duration ?? 0) - (video.duration ?? 0)) <= 1.0 / 30)
+    }
+}
