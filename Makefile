@@ -1,5 +1,5 @@
 # ReelFarm — two commands on a fresh Debian/Ubuntu machine:
-#   make demo   installs missing system packages, builds, runs the main job on the bundled example
+#   make demo   installs missing system packages, builds, renders the bundled example
 #   make test   builds and runs the test suite
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
@@ -28,6 +28,9 @@ demo: build
 	REEL=$(REEL) examples/make-media.sh $(DEMO)
 	$(REEL) validate $(DEMO)/multi-segment.json
 	$(REEL) inspect $(DEMO)/multi-segment.json
+	$(REEL) render $(DEMO)/multi-segment.json -o $(DEMO)/multi-segment.mp4
+	$(REEL) render $(DEMO)/image.json -o $(DEMO)/image.jpg
+	@echo "rendered $(DEMO)/multi-segment.mp4 (+ .reel.json sidecar) and $(DEMO)/image.jpg"
 
 test: build
 	swift test

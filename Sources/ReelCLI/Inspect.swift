@@ -99,15 +99,12 @@ struct ImageSummary: Encodable {
     var filters: [String]
 
     init(image: SessionImage, info: MediaInfo) {
-        let orientation = image.preferredTransform.flatMap(Orientation.init) ?? info.orientation
-        let actual = orientation.actualSize(of: info.naturalSize)
-        let crop = image.cropRect ?? Rect(x: 0, y: 0, width: actual.width, height: actual.height)
-        let render = evenRenderSize(image.renderSize ?? crop.size)
-        renderSize = [render.width, render.height]
-        self.orientation = orientation.description
-        actualSize = actual
-        cropRect = image.cropRect ?? (image.renderSize.map { suggestedCropRect(actualSize: actual, renderSize: $0) } ?? crop)
-        filters = (image.filters + (image.primaryFilter.map { [$0] } ?? [])).map(\.type)
+        let g = ImageGeometry(image: image, info: info)
+        renderSize = [g.renderWidth, g.renderHeight]
+        orientation = g.orientation.description
+        actualSize = g.actualSize
+        cropRect = g.cropRect
+        filters = g.filters.map(\.type)
     }
 
     var text: String {

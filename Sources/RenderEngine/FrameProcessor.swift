@@ -5,7 +5,14 @@ import SessionKit
 /// orient → crop → scale to renderSize → filters, done as crop (in source pixels) →
 /// scale → filters (per pixel, so order-free) → orient, which touches fewer pixels.
 final class FrameProcessor {
-    let segment: SegmentTimeline
+    /// What the processor needs of a segment or an image.
+    struct Geometry {
+        var orientation: Orientation
+        var naturalSize: Size
+        var cropRect: Rect
+    }
+
+    let geometry: Geometry
     let renderWidth: Int
     let renderHeight: Int
     let chain: ColorFilterChain
@@ -17,12 +24,17 @@ final class FrameProcessor {
     private let rgb: Frame
     private let unoriented: Frame
 
-    init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: ColorFilterChain) throws {
-        self.segment = segment
+    convenience init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: ColorFilterChain) throws {
+        try self.init(geometry: Geometry(orientation: segment.orientation, naturalSize: segment.naturalSize, cropRect: segment.cropRect),
+                      renderWidth: renderWidth, renderHeight: renderHeight, chain: chain)
+    }
+
+    init(geometry: Geometry, renderWidth: Int, renderHeight: Int, chain: ColorFilterChain) throws {
+        self.geometry = geometry
         self.renderWidth = renderWidth
         self.renderHeight = renderHeight
         self.chain = chain
-        (scaledWidth, scaledHeight) = segment.orientation.swapsAxes ? (renderHeight, renderWidth) : (renderWidth, renderHeight)
+        (scaledWidth, scaledHeight) = geometry.orientation.swapsAxes ? (renderHeight, renderWidth) : (renderWidth, renderHeight)
         rgb = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: scaledWidth, height: scaledHeight)
         unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
     }
@@ -35,7 +47,7 @@ final class FrameProcessor {
         let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
         // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited.
         let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange
-        let oriented = segment.orientation == .up
+        let oriented = geometry.orientation == .up
         let target = oriented ? output : unoriented
         try target.makeWritable()
 
@@ -67,11 +79,31 @@ final class FrameProcessor {
             for plane in 0..<3 {
                 guard let s = sources[plane], let d = destinations[plane] else { continue }
                 let shift = plane == 0 ? 0 : 1
-                orientPlane(segment.orientation, source: s, sourceStride: Int(sourceStrides[plane]),
+                orientPlane(geometry.orientation, source: s, sourceStride: Int(sourceStrides[plane]),
                             width: scaledWidth >> shift, height: scaledHeight >> shift,
                             destination: d, destinationStride: Int(destinationStrides[plane]))
             }
         }
+    }
+
+    /// The processed picture as packed RGB24, oriented (for still images).
+    func processRGB(_ source: Frame) throws -> Frame {
+        let f = source.pointer.pointee
+        let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
+        let matrix = Self.sourceMatrix(f)
+        let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
+        try rgb.makeWritable()
+        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
+        try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
+        guard let pixels = rgb.pointer.pointee.data.0 else { throw EngineError("RGB frame has no data") }
+        let stride = Int(rgb.pointer.pointee.linesize.0)
+        chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: stride)
+        let result = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight)
+        guard let out = result.pointer.pointee.data.0 else { throw EngineError("RGB frame has no data") }
+        orientPlane(geometry.orientation, source: pixels, sourceStride: stride, width: scaledWidth, height: scaledHeight,
+                    destination: out, destinationStride: Int(result.pointer.pointee.linesize.0), bytesPerPixel: 3)
+        return result
     }
 
     struct Crop: Equatable { var x: Int, y: Int, width: Int, height: Int }
@@ -79,10 +111,10 @@ final class FrameProcessor {
     /// The segment's crop (pixels of the oriented picture) in the decoded frame's pixels,
     /// rounded to whole pixels and, for subsampled formats, to whole chroma samples.
     func sourceCrop(width: Int, height: Int, format: Int32) throws -> Crop {
-        let o = segment.orientation
-        let natural = segment.naturalSize
+        let o = geometry.orientation
+        let natural = geometry.naturalSize
         let t = o.transform(naturalSize: natural)
-        let r = segment.cropRect
+        let r = geometry.cropRect
         // Inverse of x' = a·x + c·y + tx, y' = b·x + d·y + ty (the 2×2 part is orthogonal).
         func unorient(_ x: Double, _ y: Double) -> (Double, Double) {
             let (u, v) = (x - t.tx, y - t.ty)

@@ -4,7 +4,8 @@ import SessionKit
 /// pixels, so exact. `source` is the plane before orientation (`width`×`height`);
 /// `destination` receives the oriented plane (width and height swapped at 90°/270°).
 func orientPlane(_ orientation: Orientation, source: UnsafePointer<UInt8>, sourceStride: Int,
-                 width: Int, height: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int) {
+                 width: Int, height: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
+                 bytesPerPixel: Int = 1) {
     // Oriented pixel (dx, dy) shows source pixel (sx, sy) with
     // sx = a·dx + b·dy + x0 and sy = c·dx + d·dy + y0: the transpose of the 2×2 part
     // (its inverse) plus the offsets that keep both inside the picture.
@@ -12,13 +13,21 @@ func orientPlane(_ orientation: Orientation, source: UnsafePointer<UInt8>, sourc
     let (outWidth, outHeight) = orientation.swapsAxes ? (height, width) : (width, height)
     let x0 = (a < 0 || b < 0) ? width - 1 : 0
     let y0 = (c < 0 || d < 0) ? height - 1 : 0
-    let step = a + c * sourceStride
+    let n = bytesPerPixel
+    let step = a * n + c * sourceStride
     for dy in 0..<outHeight {
         let row = destination + dy * destinationStride
-        var p = source + (b * dy + x0) + (d * dy + y0) * sourceStride
-        for dx in 0..<outWidth {
-            row[dx] = p.pointee
-            p += step
+        var p = source + (b * dy + x0) * n + (d * dy + y0) * sourceStride
+        if n == 1 {
+            for dx in 0..<outWidth {
+                row[dx] = p.pointee
+                p += step
+            }
+        } else {
+            for dx in 0..<outWidth {
+                for k in 0..<n { row[dx * n + k] = p[k] }
+                p += step
+            }
         }
     }
 }

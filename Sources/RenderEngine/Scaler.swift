@@ -14,7 +14,8 @@ final class Scaler {
 
     static let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INP | SWS_FULL_CHR_H_INT
 
-    init(_ key: Key) throws {
+    /// Output is BT.709 limited range when it is YUV (DESIGN §5) unless told otherwise (JPEG).
+    init(_ key: Key, outputMatrix: Int32 = SWS_CS_ITU709, outputFullRange: Bool? = nil) throws {
         guard let ctx = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
                                        key.width, key.height, AVPixelFormat(rawValue: key.format),
                                        Self.flags, nil, nil, nil) else {
@@ -23,10 +24,9 @@ final class Scaler {
         }
         context = ctx
         self.key = key
-        // Output is always BT.709 limited range when it is YUV (DESIGN §5).
         let sourceTable = sws_getCoefficients(key.sourceMatrix)
-        let outputTable = sws_getCoefficients(SWS_CS_ITU709)
-        let outputFull: Int32 = Self.isYUV(key.format) ? 0 : 1
+        let outputTable = sws_getCoefficients(outputMatrix)
+        let outputFull: Int32 = (outputFullRange ?? !Self.isYUV(key.format)) ? 1 : 0
         sws_setColorspaceDetails(ctx, sourceTable, key.sourceFullRange ? 1 : 0, outputTable, outputFull, 0, 1 << 16, 1 << 16)
     }
 

@@ -16,7 +16,17 @@ final class VideoSource {
     private(set) var origin: Int64 = 0
     let timeBase: AVRational
 
-    init(path: String) throws {
+    /// The first frame of a file (a still image's only one), without seeking.
+    static func firstFrame(path: String) throws -> Frame {
+        let source = try VideoSource(path: path, rewind: false)
+        let frame = try Frame()
+        try avCheck(av_frame_ref(frame.pointer, source.first.pointer), "av_frame_ref")
+        return frame
+    }
+
+    private let first: Frame
+
+    init(path: String, rewind: Bool = true) throws {
         self.path = path
         input = try InputContainer(path: path)
         guard let s = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw EngineError("\(path): no video stream") }
@@ -27,10 +37,10 @@ final class VideoSource {
         for other in input.streams where other != s { other.pointee.discard = AVDISCARD_ALL }
         decoder = try Decoder(stream: s, path: path)
         packet = try Packet()
-        let first = try Frame()
+        first = try Frame()
         guard try next(into: first) else { throw EngineError("\(path): no decodable video frame") }
         origin = Self.timestamp(of: first)
-        try seek(toStreamTime: origin)
+        if rewind { try seek(toStreamTime: origin) }
     }
 
     /// The container time (seconds) of the source clock's zero.

@@ -1,0 +1,26 @@
+/// Orientation, crop and output size of an image session (DESIGN §4 applied to a still).
+public struct ImageGeometry: Hashable, Sendable {
+    public let orientation: Orientation
+    public let naturalSize: Size
+    public let actualSize: Size
+    public let cropRect: Rect
+    public let renderWidth: Int
+    public let renderHeight: Int
+    /// The chain in order: `image.filters`, then `image.primaryFilter`.
+    public let filters: [SessionFilter]
+
+    /// Defaults: orientation from the file, crop = `suggestedCropRect()` for an explicit
+    /// `renderSize` (else the whole picture), `renderSize` = the crop's size, rounded to even.
+    public init(image: SessionImage, info: MediaInfo) {
+        let orientation = image.preferredTransform.flatMap(Orientation.init) ?? info.orientation
+        let actual = orientation.actualSize(of: info.naturalSize)
+        let whole = Rect(x: 0, y: 0, width: actual.width, height: actual.height)
+        let crop = image.cropRect ?? image.renderSize.map { suggestedCropRect(actualSize: actual, renderSize: $0) } ?? whole
+        self.orientation = orientation
+        naturalSize = info.naturalSize
+        actualSize = actual
+        cropRect = crop
+        (renderWidth, renderHeight) = evenRenderSize(image.renderSize ?? crop.size)
+        filters = image.filters + (image.primaryFilter.map { [$0] } ?? [])
+    }
+}

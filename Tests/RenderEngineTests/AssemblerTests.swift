@@ -1,0 +1,75 @@
+import Foundation
+import ReelTestSupport
+import Testing
+@testable import RenderEngine
+@testable import SessionKit
+
+@Suite struct AssemblerTests {
+    private func shardSetup() throws -> (URL, Timeline, String) {
+        let dir = try TestEnvironment.scratchDirectory()
+        var sample = SampleMedia()
+        sample.width = 96
+        sample.height = 64
+        sample.duration = 2
+        sample.audio = false
+        let path = dir.appendingPathComponent("a.mp4").path
+        try sample.write(to: path)
+        let info = try MediaProbe.probe(path: path)
+        let session = Session(video: SessionVideo(videoSegments: [SessionVideoSegment(source: "a.mp4")]))
+        return (dir, try Timeline(session: session, media: ["a.mp4": info]), path)
+    }
+
+    @Test func chunksWithDifferentParameterSetsAreRefused() throws {
+        let (dir, timeline, source) = try shardSetup()
+        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: Rational(1), shardKeyframeIntervals: 1)
+        #expect(plan.videoShards.count == 2)
+        let chain = try ColorFilterChain(filters: []) { _ in throw EngineError("no files") }
+        var chunks: [Assembler.VideoChunk] = []
+        for (shard, preset) in zip(plan.videoShards, ["veryfast", "ultrafast"]) {
+            let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
+            _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(preset: preset, keyframeIntervalSeconds: 1))
+                .render(shard, sourcePath: source, chain: chain, to: path)
+            chunks.append(.init(path: path, outputStartFrame: shard.outputStartFrame, frameCount: shard.frameCount))
+        }
+        let output = dir.appendingPathComponent("out.mp4").path
+        do {
+            try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: nil, to: output)
+            Issue.record("chunks with different parameter sets were joined")
+        } catch {
+            #expect("\(error)".contains("parameter sets"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.hasSuffix(".tmp.mp4") })
+    }
+
+    @Test func chunksStartWithAnIDRAndConcatenateWithoutReencoding() throws {
+        let (dir, timeline, source) = try shardSetup()
+        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: try #require(Rational(1, 2)), shardKeyframeIntervals: 1)
+        #expect(plan.videoShards.map(\.frameCount) == [15, 15, 15, 15])
+        let chain = try ColorFilterChain(filters: []) { _ in throw EngineError("no files") }
+        var chunks: [Assembler.VideoChunk] = []
+        var packetsInChunks = 0
+        for shard in plan.videoShards {
+            let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
+            _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(keyframeIntervalSeconds: 0.5))
+                .render(shard, sourcePath: source, chain: chain, to: path)
+            let ffprobe = try #require(ProcessRunner.which("ffprobe"))
+            let frames = try ProcessRunner.run(ffprobe, ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type,key_frame",
+                                                         "-of", "csv=p=0", path]).stdout.split(separator: "\n")
+            #expect(frames.first?.hasPrefix("1,I") == true)
+            packetsInChunks += frames.count
+            chunks.append(.init(path: path, outputStartFrame: shard.outputStartFrame, frameCount: shard.frameCount))
+        }
+        let output = dir.appendingPathComponent("out.mp4").path
+        try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: nil, to: output)
+        let video = try #require(try FFprobe.streams(output).first)
+        #expect(video.frameCount == packetsInChunks)
+        #expect(abs((video.duration ?? 0) - 2) < 0.001)
+        // The joined stream's bytes are the chunks' bytes: no re-encode.
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let joined = try ProcessRunner.run(ffmpeg, ["-v", "error", "-i", output, "-map", "0:v", "-c", "copy", "-f", "framemd5", "-"]).stdout
+        let parts = try chunks.map { try ProcessRunner.run(ffmpeg, ["-v", "error", "-i", $0.path, "-map", "0:v", "-c", "copy", "-f", "framemd5", "-"]).stdout }
+        let hashes = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last.map(String.init) ?? "" } }
+        #expect(hashes(joined) == parts.flatMap(hashes))
+    }
+}
