@@ -23,6 +23,7 @@ let package = Package(
                                          "libswscale-dev", "libavfilter-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "SessionKit"),
         .target(
@@ -31,7 +32,11 @@ let package = Package(
             // Per-pixel loops run 20-50x slower unoptimised; tests render real video in debug builds.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        .target(name: "Farm", dependencies: ["SessionKit", "RenderEngine", "CZeroMQ", "CLZ4"]),
+        .target(
+            name: "Farm",
+            dependencies: ["SessionKit", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
+                           .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .executableTarget(
             name: "ReelCLI",
             dependencies: [
@@ -43,7 +48,7 @@ let package = Package(
 
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "ReelTestSupport"]),
         .testTarget(name: "RenderEngineTests", dependencies: ["RenderEngine", "SessionKit", "ReelTestSupport"]),
-        .testTarget(name: "FarmTests", dependencies: ["Farm"]),
+        .testTarget(name: "FarmTests", dependencies: ["Farm", "ReelTestSupport"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit"]),
     ]
 )

@@ -18,11 +18,7 @@ public struct ImageRender: Sendable {
             throw EngineError("not an image session with a readable local source")
         }
         let geometry = ImageGeometry(image: image, info: info)
-        let locator = loaded.locator
-        let chain = try ColorFilterChain(filters: geometry.filters) { name in
-            guard case .success(.file(let url)) = locator.resolve(name) else { throw EngineError("filter file '\(name)' cannot be read") }
-            return url
-        }
+        let chain = try ColorFilterChain(filters: geometry.filters, resolveFile: loaded.file)
         let frame = try VideoSource.firstFrame(path: file.path)
         let processor = try FrameProcessor(
             geometry: .init(orientation: geometry.orientation, naturalSize: geometry.naturalSize, cropRect: geometry.cropRect),

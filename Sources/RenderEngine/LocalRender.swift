@@ -114,14 +114,8 @@ struct RenderJob: Sendable {
         self.timeline = timeline
         self.plan = plan
         self.settings = settings
-        let locator = loaded.locator
         chains = try timeline.segments.map { segment in
-            try ColorFilterChain(filters: segment.filters) { file in
-                guard case .success(.file(let url)) = locator.resolve(file) else {
-                    throw EngineError("filter file '\(file)' cannot be read")
-                }
-                return url
-            }
+            try ColorFilterChain(filters: segment.filters, resolveFile: loaded.file)
         }
         sourcePaths = try timeline.segments.map { segment in
             guard let url = loaded.files[segment.source] else {

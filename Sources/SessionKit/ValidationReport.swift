@@ -4,6 +4,11 @@ public struct ValidationReport: Hashable, Sendable, Codable {
         public var path: String
         public var message: String
         public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+
+        public init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
     }
 
     public var problems: [Issue] = []

@@ -1,0 +1,260 @@
+import Foundation
+import RenderEngine
+
+/// The farm's wire protocol (docs/protocol.md): every message is a JSON header frame
+/// `{"v": 1, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
+public enum WireProtocol {
+    public static let version = 1
+    /// Media and results travel in blocks well under libzmq's message limits.
+    public static let blockSize = 4 << 20
+}
+
+/// One decoded message: its type, its body and its payload frames.
+public struct WireMessage: Sendable {
+    public var type: MessageType
+    public var body: Data
+    public var payload: [Data]
+
+    public init<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = []) throws {
+        self.type = type
+        self.body = try JSONEncoder().encode(body)
+        self.payload = payload
+    }
+
+    public func decode<Body: Decodable>(_ type: Body.Type) throws -> Body {
+        do {
+            return try JSONDecoder().decode(Body.self, from: body)
+        } catch {
+            throw ProtocolError("malformed \(self.type.rawValue) message: \(error)")
+        }
+    }
+
+    /// The header frame.
+    public func header() throws -> Data {
+        var object = try JSONSerialization.jsonObject(with: body)
+        if body.isEmpty { object = [String: Any]() }
+        return try JSONSerialization.data(withJSONObject: ["v": WireProtocol.version, "type": type.rawValue, "body": object],
+                                          options: [.sortedKeys])
+    }
+
+    /// Parses `[header, payload...]`; a peer speaking another version gets a clear error.
+    public static func parse(_ frames: [Data]) throws -> WireMessage {
+        guard let first = frames.first,
+              let object = try? JSONSerialization.jsonObject(with: first) as? [String: Any] else {
+            throw ProtocolError("not a ReelFarm message (no JSON header)")
+        }
+        guard let version = object["v"] as? Int else { throw ProtocolError("not a ReelFarm message (no protocol version)") }
+        guard version == WireProtocol.version else {
+            throw VersionMismatch(theirs: version)
+        }
+        guard let typeName = object["type"] as? String, let type = MessageType(rawValue: typeName) else {
+            throw ProtocolError("unknown message type \(object["type"] ?? "nil")")
+        }
+        let body = try JSONSerialization.data(withJSONObject: object["body"] ?? [String: Any]())
+        var message = try WireMessage(type, Empty())
+        message.body = body
+        message.payload = Array(frames.dropFirst())
+        return message
+    }
+
+    public var frames: [ZMQSocket.Frame] {
+        get throws { [.bytes(try header())] + payload.map { .bytes($0) } }
+    }
+}
+
+public struct ProtocolError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public struct VersionMismatch: Error, CustomStringConvertible, Sendable {
+    public var theirs: Int
+    public var description: String {
+        "protocol version mismatch: peer speaks version \(theirs), this reel speaks version \(WireProtocol.version); "
+            + "run the same reel release on the coordinator and its workers and clients"
+    }
+}
+
+public enum MessageType: String, Codable, Sendable {
+    // worker ⇄ coordinator
+    case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
+    // client ⇄ coordinator
+    case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
+         workers, workersReply
+    // either way
+    case refused, error
+}
+
+public struct Empty: Codable, Sendable {
+    public init() {}
+}
+
+public struct Hello: Codable, Sendable {
+    public var workerID: String
+    public var host: String
+    public var slots: Int
+    public var capabilities: [String]
+    public var engineVersion: String
+}
+
+public struct Welcome: Codable, Sendable {
+    public var heartbeatMillis: Int
+}
+
+public struct Heartbeat: Codable, Sendable {
+    public var busy: Int
+}
+
+public struct Refusal: Codable, Sendable {
+    public var message: String
+}
+
+/// What a worker renders: one video shard or the audio track of a job.
+public struct ShardTask: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable { case video, audio }
+    public var kind: Kind
+    public var segment: Int
+    public var startFrame: Int64
+    public var endFrame: Int64
+    public var outputStartFrame: Int64
+
+    public var frameCount: Int64 { kind == .audio ? 0 : endFrame - startFrame }
+}
+
+public struct ShardAssignment: Codable, Sendable {
+    public var jobID: String
+    public var shard: Int
+    public var attempt: Int
+    public var task: ShardTask
+    /// The session as submitted (canonical JSON).
+    public var session: String
+    /// Each reference of the session (media and filter files) → content id.
+    public var files: [String: String]
+    /// Where the coordinator reads each file: a worker on a shared filesystem may read it
+    /// there when the content id matches, instead of fetching it.
+    public var paths: [String: String]
+    public var settings: EncoderSettings
+}
+
+public struct ChunkReady: Codable, Sendable {
+    public var jobID: String
+    public var shard: Int
+    public var attempt: Int
+    /// SHA-256 (hex) of the chunk's bytes before compression.
+    public var sha256: String
+    public var size: Int
+    public var millis: Int
+}
+
+public struct ShardFailed: Codable, Sendable {
+    public var jobID: String
+    public var shard: Int
+    public var attempt: Int
+    public var reason: String
+}
+
+public struct MediaRequest: Codable, Sendable {
+    public var contentID: String
+    public var offset: Int
+    public var length: Int
+}
+
+public struct MediaBlock: Codable, Sendable {
+    public var contentID: String
+    public var offset: Int
+    public var total: Int
+    public var missing: Bool
+}
+
+public struct CancelShard: Codable, Sendable {
+    public var jobID: String
+    public var shard: Int
+}
+
+public struct Submit: Codable, Sendable {
+    public var session: String
+    public var files: [String: String]
+    /// Paths the submitting client can read: used when the coordinator can read them too.
+    public var paths: [String: String]
+    public var settings: EncoderSettings
+    public var priority: Int
+}
+
+public struct Submitted: Codable, Sendable {
+    public var jobID: String?
+    /// Content ids the coordinator does not have: upload them and submit again.
+    public var missing: [String]
+    /// Validation problems (`path: message`); the job was not created.
+    public var problems: [String]
+}
+
+public struct Upload: Codable, Sendable {
+    public var contentID: String
+    public var offset: Int
+    public var total: Int
+}
+
+public struct Uploaded: Codable, Sendable {
+    public var contentID: String
+    public var received: Int
+    public var complete: Bool
+}
+
+public struct StatusRequest: Codable, Sendable {
+    public var jobID: String?
+}
+
+public struct JobStatus: Codable, Sendable, Equatable {
+    public var jobID: String
+    public var state: String
+    public var priority: Int
+    public var framesDone: Int64
+    public var totalFrames: Int64
+    public var shards: [String: Int]
+    public var error: String?
+    public var created: Double
+    public var finished: Double?
+    /// Shards rendered per worker id.
+    public var workers: [String: Int]
+
+    public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
+}
+
+public struct StatusReply: Codable, Sendable {
+    public var jobs: [JobStatus]
+}
+
+public struct JobRequest: Codable, Sendable {
+    public var jobID: String
+}
+
+public struct FetchRequest: Codable, Sendable {
+    public var jobID: String
+    public var offset: Int
+    public var length: Int
+    /// `output` or `sidecar`.
+    public var part: String
+}
+
+public struct ResultBlock: Codable, Sendable {
+    public var offset: Int
+    public var total: Int
+}
+
+public struct WorkerStatus: Codable, Sendable {
+    public var workerID: String
+    public var host: String
+    public var slots: Int
+    public var busy: Int
+    public var shardsDone: Int
+    public var lastHeartbeat: Double
+    public var alive: Bool
+}
+
+public struct WorkersReply: Codable, Sendable {
+    public var workers: [WorkerStatus]
+}
+
+public struct ErrorReply: Codable, Sendable {
+    public var message: String
+}

@@ -1,0 +1,107 @@
+import CSQLite
+import Foundation
+
+/// A thin owning wrapper over the SQLite C API: WAL, `synchronous=FULL` (a committed
+/// state change survives a power cut), one connection, used from one thread.
+public final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(path: String) throws {
+        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "code \(code)"
+            sqlite3_close(handle)
+            throw Failure(description: "cannot open \(path): \(message)")
+        }
+        sqlite3_busy_timeout(handle, 5000)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=FULL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    public func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(error)
+            throw Failure(description: "\(message) in: \(sql.prefix(80))")
+        }
+    }
+
+    /// Runs `body` in one transaction: every state change is all or nothing.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    public enum Value: Equatable, Sendable {
+        case null, integer(Int64), real(Double), text(String), blob(Data)
+    }
+
+    /// Executes `sql` with `arguments` bound to `?` in order; returns the rows.
+    @discardableResult
+    public func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw Failure(description: "\(String(cString: sqlite3_errmsg(handle))) in: \(sql.prefix(80))")
+        }
+        defer { sqlite3_finalize(statement) }
+        for (i, value) in arguments.enumerated() {
+            let index = Int32(i + 1)
+            switch value {
+            case .null: sqlite3_bind_null(statement, index)
+            case .integer(let v): sqlite3_bind_int64(statement, index, v)
+            case .real(let v): sqlite3_bind_double(statement, index, v)
+            case .text(let v): sqlite3_bind_text(statement, index, v, -1, CSQLite_TRANSIENT())
+            case .blob(let v): _ = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), CSQLite_TRANSIENT()) }
+            }
+        }
+        var rows: [[Value]] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw Failure(description: "\(String(cString: sqlite3_errmsg(handle))) in: \(sql.prefix(80))")
+            }
+            var row: [Value] = []
+            for column in 0..<sqlite3_column_count(statement) {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
+                case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, column)))
+                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(statement, column))))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    row.append(.blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(statement, column), count: count)))
+                default: row.append(.null)
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+}
+
+extension SQLiteDatabase.Value {
+    public var int: Int64? { if case .integer(let v) = self { return v } else { return nil } }
+    public var string: String? { if case .text(let v) = self { return v } else { return nil } }
+    public var double: Double? {
+        switch self {
+        case .real(let v): return v
+        case .integer(let v): return Double(v)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import CZeroMQ
+import Foundation
+
+/// One libzmq socket, used from one thread only. Every socket gets a bounded linger,
+/// a receive size limit and, for ROUTER, `ZMQ_ROUTER_MANDATORY` with a send timeout, so
+/// that nothing is dropped silently and nothing blocks forever (NOTES: libzmq).
+public final class ZMQSocket {
+    public enum Kind {
+        case router, dealer, pair
+
+        var raw: Int32 {
+            switch self {
+            case .router: return ZMQ_ROUTER
+            case .dealer: return ZMQ_DEALER
+            case .pair: return ZMQ_PAIR
+            }
+        }
+    }
+
+    let handle: UnsafeMutableRawPointer
+    private let context: ZMQContext
+    private var closed = false
+
+    /// Messages bigger than this disconnect the peer (64 MiB: payloads travel in blocks).
+    public static let maximumMessageSize: Int64 = 64 << 20
+
+    public init(_ context: ZMQContext, _ kind: Kind, sendTimeoutMillis: Int32 = 5000) throws {
+        guard let socket = zmq_socket(context.handle, kind.raw) else {
+            throw ZMQError(code: zmq_errno(), function: "zmq_socket")
+        }
+        handle = socket
+        self.context = context
+        try set(ZMQ_LINGER, Int32(1000))
+        try set(ZMQ_MAXMSGSIZE, Self.maximumMessageSize)
+        try set(ZMQ_SNDTIMEO, sendTimeoutMillis)
+        if kind == .router { try set(ZMQ_ROUTER_MANDATORY, Int32(1)) }
+    }
+
+    deinit {
+        if !closed { zmq_close(handle) }
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        zmq_close(handle)
+    }
+
+    public func set(_ option: Int32, _ value: Int32) throws {
+        var v = value
+        try zmqCheck(zmq_setsockopt(handle, option, &v, MemoryLayout<Int32>.size), "zmq_setsockopt(\(option))")
+    }
+
+    public func set(_ option: Int32, _ value: Int64) throws {
+        var v = value
+        try zmqCheck(zmq_setsockopt(handle, option, &v, MemoryLayout<Int64>.size), "zmq_setsockopt(\(option))")
+    }
+
+    public func set(_ option: Int32, bytes: [UInt8]) throws {
+        try zmqCheck(zmq_setsockopt(handle, option, bytes, bytes.count), "zmq_setsockopt(\(option))")
+    }
+
+    public func bind(_ endpoint: String) throws {
+        try zmqCheck(zmq_bind(handle, endpoint), "zmq_bind(\(endpoint))")
+    }
+
+    public func connect(_ endpoint: String) throws {
+        try zmqCheck(zmq_connect(handle, endpoint), "zmq_connect(\(endpoint))")
+    }
+
+    /// The endpoint actually bound (resolves `tcp://127.0.0.1:*`).
+    public var lastEndpoint: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var size = buffer.count
+        zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
+        return String(cString: buffer)
+    }
+
+    /// Sends a multipart message. Small frames are copied; `OwnedBuffer` frames go out
+    /// without a copy and are released by libzmq when sent.
+    public func send(_ frames: [Frame]) throws {
+        for (i, frame) in frames.enumerated() {
+            let flags: Int32 = i < frames.count - 1 ? ZMQ_SNDMORE : 0
+            var message = zmq_msg_t()
+            switch frame {
+            case .bytes(let data):
+                try zmqCheck(zmq_msg_init_size(&message, data.count), "zmq_msg_init_size")
+                if !data.isEmpty {
+                    data.withUnsafeBytes { src in
+                        zmq_msg_data(&message).copyMemory(from: src.baseAddress!, byteCount: data.count)
+                    }
+                }
+            case .owned(let buffer):
+                let retained = Unmanaged.passRetained(buffer).toOpaque()
+                let code = zmq_msg_init_data(&message, buffer.pointer.baseAddress, buffer.count, { _, hint in
+                    if let hint { Unmanaged<OwnedBuffer>.fromOpaque(hint).release() }
+                }, retained)
+                if code != 0 { Unmanaged<OwnedBuffer>.fromOpaque(retained).release() }
+                try zmqCheck(code, "zmq_msg_init_data")
+            }
+            let sent = zmq_msg_send(&message, handle, flags)
+            if sent < 0 {
+                let error = ZMQError(code: zmq_errno(), function: "zmq_msg_send")
+                zmq_msg_close(&message)
+                throw error
+            }
+        }
+    }
+
+    /// Receives one multipart message; `nil` when nothing is waiting (non-blocking).
+    public func receive() throws -> [Data]? {
+        var frames: [Data] = []
+        while true {
+            var message = zmq_msg_t()
+            zmq_msg_init(&message)
+            defer { zmq_msg_close(&message) }
+            let flags: Int32 = frames.isEmpty ? ZMQ_DONTWAIT : 0
+            let size = zmq_msg_recv(&message, handle, flags)
+            if size < 0 {
+                let code = zmq_errno()
+                if code == EAGAIN && frames.isEmpty { return nil }
+                throw ZMQError(code: code, function: "zmq_msg_recv")
+            }
+            frames.append(Data(bytes: zmq_msg_data(&message), count: Int(size)))
+            if zmq_msg_more(&message) == 0 { return frames }
+        }
+    }
+
+    /// Waits up to `timeoutMillis` for a message on any of `sockets`; returns the readable ones.
+    public static func poll(_ sockets: [ZMQSocket], timeoutMillis: Int) throws -> [Bool] {
+        var items = sockets.map { zmq_pollitem_t(socket: $0.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0) }
+        let count = zmq_poll(&items, Int32(items.count), timeoutMillis)
+        if count < 0 {
+            if zmq_errno() == EINTR { return sockets.map { _ in false } }
+            throw ZMQError(code: zmq_errno(), function: "zmq_poll")
+        }
+        return items.map { $0.revents & Int16(ZMQ_POLLIN) != 0 }
+    }
+
+    public enum Frame {
+        case bytes(Data)
+        case owned(OwnedBuffer)
+    }
+}
