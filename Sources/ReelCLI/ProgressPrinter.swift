@@ -1,4 +1,5 @@
 import Foundation
+import Farm
 import RenderEngine
 import Synchronization
 
@@ -27,6 +28,14 @@ final class ProgressPrinter: Sendable {
             }
             if due { printError("render: \(String(format: "%.0f", fraction * 100))% \(stats)") }
         }
+    }
+
+    /// A farm job's progress (from `watch`).
+    func update(_ s: JobStatus, elapsed: Double? = nil) {
+        let done = s.shards["done"] ?? 0
+        let total = s.shards.values.reduce(0, +)
+        update(LocalRender.Progress(framesDone: Int(s.framesDone), totalFrames: Int(s.totalFrames), shardsDone: done,
+                                    shardCount: total, elapsed: elapsed ?? max(0.001, Date().timeIntervalSince1970 - s.created)))
     }
 
     func finish() {

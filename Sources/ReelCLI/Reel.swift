@@ -8,7 +8,8 @@ struct Reel: ParsableCommand {
         commandName: "reel",
         abstract: "ReelFarm: render video-editing sessions on a farm of machines.",
         version: "reel \(EngineVersion.engine) (\(EngineVersion.libraries), libzmq \(TransportLibraries.zeroMQ), lz4 \(TransportLibraries.lz4))",
-        subcommands: [Render.self, Validate.self, Inspect.self, Sample.self]
+        subcommands: [Render.self, CoordinatorCommand.self, WorkerCommand.self, SubmitCommand.self, Status.self, Watch.self,
+                      Cancel.self, Fetch.self, Workers.self, Validate.self, Inspect.self, Sample.self]
     )
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Farm
 import Foundation
 import RenderEngine
 import SessionKit
@@ -32,6 +33,9 @@ struct Render: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout when done.")
     var json = false
 
+    @Flag(name: .customLong("in-process"), help: "Render on threads of this process instead of the embedded farm.")
+    var inProcess = false
+
     func validate() throws {
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         do { try settings.validate() } catch { throw ValidationError("\(error)") }
@@ -59,6 +63,22 @@ struct Render: ParsableCommand {
             return
         }
         let printer = ProgressPrinter()
+        if !inProcess {
+            do {
+                try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
+                    .render(loaded, settings: settings, to: output) { printer.update($0, elapsed: $1) }
+                printer.finish()
+            } catch let failure as EmbeddedFarm.Failure {
+                printer.finish()
+                for line in failure.description.split(separator: "\n") { printError("error: \(line)") }
+                throw Reported(code: failure.invalid ? ExitStatus.invalidInput : ExitStatus.failure)
+            } catch {
+                printer.finish()
+                printError("error: \(error)")
+                throw Reported(code: ExitStatus.failure)
+            }
+            return
+        }
         do {
             let result = try LocalRender(loaded: loaded, settings: settings, workers: workers).run(to: output) { printer.update($0) }
             printer.finish()

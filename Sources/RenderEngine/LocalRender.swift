@@ -21,6 +21,14 @@ public struct LocalRender: Sendable {
         public var shardsDone: Int
         public var shardCount: Int
         public var elapsed: Double
+
+        public init(framesDone: Int, totalFrames: Int, shardsDone: Int, shardCount: Int, elapsed: Double) {
+            self.framesDone = framesDone
+            self.totalFrames = totalFrames
+            self.shardsDone = shardsDone
+            self.shardCount = shardCount
+            self.elapsed = elapsed
+        }
     }
 
     public struct Result: Sendable {
@@ -93,12 +101,26 @@ public struct LocalRender: Sendable {
     }
 }
 
+/// One unit of work of a render: the audio track or a video shard.
+public enum RenderTask: Sendable, Hashable {
+    case audio
+    case video(Plan.VideoShard)
+}
+
+extension LocalRender {
+    /// Renders one task of a job into `path` (a farm worker's entry point); returns the
+    /// number of source frames processed.
+    public static func renderShard(loaded: LoadedSession, settings: EncoderSettings, task: RenderTask, to path: String) throws -> Int {
+        let timeline = try loaded.timeline()
+        let job = try RenderJob(loaded: loaded, timeline: timeline,
+                                plan: Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval), settings: settings)
+        return try job.run(task, to: path) { _ in }
+    }
+}
+
 /// Everything the shards of one render need, resolved once and shared by the threads.
 struct RenderJob: Sendable {
-    enum Task: Sendable {
-        case audio
-        case video(Plan.VideoShard)
-    }
+    typealias Task = RenderTask
 
     let loaded: LoadedSession
     let timeline: Timeline
@@ -128,16 +150,24 @@ struct RenderJob: Sendable {
 
     /// Runs task `index`; returns how many source frames it processed.
     func run(task index: Int, in directory: URL, progress: (Int) -> Void) throws -> Int {
-        switch tasks[index] {
+        let task = tasks[index]
+        switch task {
+        case .audio: return try run(task, to: audioChunk(in: directory), progress: progress)
+        case .video(let shard): return try run(task, to: chunkPath(shard, in: directory), progress: progress)
+        }
+    }
+
+    func run(_ task: Task, to path: String, progress: (Int) -> Void) throws -> Int {
+        switch task {
         case .audio:
             var sources: [Int: String] = [:]
             for segment in timeline.segments where segment.hasAudio { sources[segment.index] = sourcePaths[segment.index] }
-            try AudioTrackRenderer(timeline: timeline).render(sources: sources, to: audioChunk(in: directory))
+            try AudioTrackRenderer(timeline: timeline).render(sources: sources, to: path)
             return 0
         case .video(let shard):
             let renderer = VideoShardRenderer(timeline: timeline, settings: settings)
             let stats = try renderer.render(shard, sourcePath: sourcePaths[shard.segment], chain: chains[shard.segment],
-                                            to: chunkPath(shard, in: directory), progress: progress)
+                                            to: path, progress: progress)
             return stats.sourceFramesProcessed
         }
     }

@@ -19,6 +19,29 @@ public struct Sidecar: Codable, Sendable, Equatable {
         public var height: Int
         public var frameDuration: SessionTime
         public var frames: Int64
+
+        public init(width: Int, height: Int, frameDuration: SessionTime, frames: Int64) {
+            self.width = width
+            self.height = height
+            self.frameDuration = frameDuration
+            self.frames = frames
+        }
+
+        public init(_ timeline: Timeline) {
+            self.init(width: timeline.renderWidth, height: timeline.renderHeight,
+                      frameDuration: SessionTime(timeline.frameDuration), frames: timeline.totalFrames)
+        }
+    }
+
+    public init(formatIdentifier: String, formatVersion: String, engineVersion: String, encoder: EncoderSettings,
+                sources: [String: String], output: Output, session: Session) {
+        self.formatIdentifier = formatIdentifier
+        self.formatVersion = formatVersion
+        self.engineVersion = engineVersion
+        self.encoder = encoder
+        self.sources = sources
+        self.output = output
+        self.session = session
     }
 
     public static func path(for output: String) -> String {

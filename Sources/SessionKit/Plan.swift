@@ -13,6 +13,14 @@ public struct Plan: Hashable, Sendable, Codable {
         public var outputStartFrame: Int64
 
         public var frameCount: Int64 { endFrame - startFrame }
+
+        public init(index: Int, segment: Int, startFrame: Int64, endFrame: Int64, outputStartFrame: Int64) {
+            self.index = index
+            self.segment = segment
+            self.startFrame = startFrame
+            self.endFrame = endFrame
+            self.outputStartFrame = outputStartFrame
+        }
     }
 
     public var videoShards: [VideoShard]

@@ -4,7 +4,8 @@ import RenderEngine
 /// The farm's wire protocol (docs/protocol.md): every message is a JSON header frame
 /// `{"v": 1, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
 public enum WireProtocol {
-    public static let version = 1
+    /// `REEL_TEST_PROTOCOL_VERSION` overrides it, only so tests can play a peer of another version.
+    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 1
     /// Media and results travel in blocks well under libzmq's message limits.
     public static let blockSize = 4 << 20
 }
@@ -134,6 +135,8 @@ public struct ShardAssignment: Codable, Sendable {
     /// there when the content id matches, instead of fetching it.
     public var paths: [String: String]
     public var settings: EncoderSettings
+    /// The job's output (size, frame duration, frames), for assembly and the sidecar.
+    public var output: Sidecar.Output
 }
 
 public struct ChunkReady: Codable, Sendable {

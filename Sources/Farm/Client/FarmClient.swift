@@ -1,0 +1,153 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+/// A client of a coordinator (`reel submit`, `status`, `watch`, …): a DEALER socket,
+/// one request at a time, every wait bounded.
+public final class FarmClient {
+    private let context: ZMQContext
+    private let socket: ZMQSocket
+    public let endpoint: String
+    public var timeoutSeconds: Double = 30
+
+    public init(endpoint: String) throws {
+        self.endpoint = endpoint
+        context = try ZMQContext()
+        socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000)
+        try socket.connect(endpoint)
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    func request<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = []) throws -> WireMessage {
+        try socket.send(try WireMessage(type, body, payload: payload).frames)
+        return try receive()
+    }
+
+    func receive(timeout: Double? = nil) throws -> WireMessage {
+        let deadline = Date().addingTimeInterval(timeout ?? timeoutSeconds)
+        while Date() < deadline {
+            if try ZMQSocket.poll([socket], timeoutMillis: 100)[0], let frames = try socket.receive() {
+                let message = try WireMessage.parse(frames)
+                switch message.type {
+                case .error: throw Failure(description: try message.decode(ErrorReply.self).message)
+                case .refused: throw Failure(description: "coordinator refused: \(try message.decode(Refusal.self).message)")
+                default: return message
+                }
+            }
+        }
+        throw Failure(description: "no answer from the coordinator at \(endpoint) within \(Int(timeout ?? timeoutSeconds)) s")
+    }
+
+    // MARK: Submit
+
+    public enum SubmitResult {
+        case submitted(String)
+        case invalid([String])
+    }
+
+    /// Sends the session; uploads media the coordinator lacks (by content id) and resubmits.
+    public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int) throws -> SubmitResult {
+        var files: [String: String] = [:]
+        var paths: [String: String] = [:]
+        for (reference, url) in loaded.files {
+            files[reference] = try ContentID.of(file: url.path)
+            paths[reference] = url.path
+        }
+        let session = String(decoding: try SessionDocument.encode(loaded.session), as: UTF8.self)
+        let submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority)
+        for _ in 0..<2 {
+            let reply = try request(.submit, submit).decode(Submitted.self)
+            if let id = reply.jobID { return .submitted(id) }
+            if !reply.problems.isEmpty { return .invalid(reply.problems) }
+            for contentID in reply.missing {
+                guard let reference = files.first(where: { $0.value == contentID })?.key, let url = loaded.files[reference] else { continue }
+                try upload(url, contentID: contentID)
+            }
+        }
+        throw Failure(description: "the coordinator still lacks media after upload")
+    }
+
+    private func upload(_ url: URL, contentID: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Failure(description: "cannot read \(url.path)") }
+        defer { try? handle.close() }
+        let total = Int(try handle.seekToEnd())
+        try handle.seek(toOffset: 0)
+        var offset = 0
+        repeat {
+            let block = try handle.read(upToCount: WireProtocol.blockSize) ?? Data()
+            let reply = try request(.upload, Upload(contentID: contentID, offset: offset, total: total), payload: [block]).decode(Uploaded.self)
+            offset += block.count
+            if reply.complete { return }
+            if block.isEmpty { break }
+        } while offset < total
+        throw Failure(description: "upload of \(url.path) did not complete")
+    }
+
+    // MARK: Jobs
+
+    public func status(_ jobID: String? = nil) throws -> [JobStatus] {
+        try request(.status, StatusRequest(jobID: jobID)).decode(StatusReply.self).jobs
+    }
+
+    /// Calls `progress` with each update until the job ends; returns its final status.
+    public func watch(_ jobID: String, progress: (JobStatus) -> Void) throws -> JobStatus {
+        var status = try request(.watch, JobRequest(jobID: jobID)).decode(JobStatus.self)
+        progress(status)
+        var lastPoll = Date()
+        while !status.isFinal {
+            do {
+                status = try receive(timeout: 2).decode(JobStatus.self)
+            } catch let failure as Failure where failure.description.hasPrefix("no answer") {
+                // Quiet job (or a restarted coordinator): ask again.
+                status = try request(.watch, JobRequest(jobID: jobID)).decode(JobStatus.self)
+            }
+            if Date().timeIntervalSince(lastPoll) > 5 {
+                lastPoll = Date()
+            }
+            progress(status)
+        }
+        return status
+    }
+
+    public func cancel(_ jobID: String) throws -> JobStatus? {
+        try request(.cancel, JobRequest(jobID: jobID)).decode(StatusReply.self).jobs.first
+    }
+
+    public func workers() throws -> [WorkerStatus] {
+        try request(.workers, Empty()).decode(WorkersReply.self).workers
+    }
+
+    /// Downloads a finished job's MP4 and sidecar to `output` (temporary names, then renamed).
+    public func fetch(_ jobID: String, to output: String) throws {
+        let sidecar = Sidecar.path(for: output)
+        let outputTemp = TemporaryOutput(finalPath: output), sidecarTemp = TemporaryOutput(finalPath: sidecar)
+        do {
+            try download(jobID, part: "output", to: outputTemp.path)
+            try download(jobID, part: "sidecar", to: sidecarTemp.path)
+            try sidecarTemp.commit()
+            try outputTemp.commit()
+        } catch {
+            outputTemp.discard()
+            sidecarTemp.discard()
+            throw error
+        }
+    }
+
+    private func download(_ jobID: String, part: String, to path: String) throws {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw Failure(description: "cannot write \(path)") }
+        defer { try? handle.close() }
+        var offset = 0
+        while true {
+            let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: offset, length: WireProtocol.blockSize, part: part))
+            let block = try reply.decode(ResultBlock.self)
+            let data = reply.payload.first ?? Data()
+            try handle.write(contentsOf: data)
+            offset += data.count
+            if offset >= block.total || data.isEmpty { break }
+        }
+    }
+}

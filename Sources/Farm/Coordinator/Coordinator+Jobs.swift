@@ -1,0 +1,155 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+extension Coordinator {
+    /// Loads every unfinished job after a (re)start: finished shards are kept when their
+    /// chunk still verifies; running ones go back to the queue.
+    func resume() throws {
+        for record in try store.jobs(states: ["queued", "rendering", "assembling"]) {
+            let shards = try store.shards(of: record.id)
+            var states: [String] = []
+            for shard in shards {
+                if shard.state == "done", let sha = shard.sha256,
+                   let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
+                    states.append("done")
+                } else {
+                    if shard.state != "queued" { try store.requeueShard(job: record.id, shard: shard.index) }
+                    states.append("queued")
+                }
+            }
+            let assignment = try makeAssignment(record)
+            let job = ActiveJob(id: record.id, priority: record.priority, created: record.created, assignment: assignment,
+                                tasks: shards.map(\.task), state: states, phase: "rendering")
+            for shard in shards.indices { job.nextAttempt[shard] = try store.attemptCount(job: record.id, shard: shard) }
+            jobs[record.id] = job
+            log("resumed job \(record.id): \(states.filter { $0 == "done" }.count)/\(states.count) shards kept")
+            if job.allDone { startAssemblyOnResume(job) }
+        }
+    }
+
+    private func makeAssignment(_ record: JobStore.JobRecord) throws -> ShardAssignment {
+        let session = try SessionDocument.decode(Data(record.session.utf8))
+        let loaded = try load(session: session, files: record.files, paths: record.paths)
+        let timeline = try loaded.timeline()
+        return ShardAssignment(jobID: record.id, shard: 0, attempt: 0,
+                               task: ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
+                               session: record.session, files: record.files, paths: record.paths, settings: record.settings,
+                               output: Sidecar.Output(timeline))
+    }
+
+    /// The session with its references resolved to files this coordinator can read.
+    func load(session: Session, files: [String: String], paths: [String: String]) throws -> LoadedSession {
+        var resolved: [String: URL] = [:]
+        var unavailable: [String: String] = [:]
+        for (reference, contentID) in files {
+            if let url = media.file(for: contentID, candidate: paths[reference]) {
+                resolved[reference] = url
+            } else {
+                unavailable[reference] = "\(contentID) is not on the coordinator"
+            }
+        }
+        let url = options.stateDirectory.appendingPathComponent("session.json")
+        return LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable)
+    }
+
+    func submit(_ request: Submit, from identity: Data) throws {
+        let session: Session
+        do {
+            session = try SessionDocument.decode(Data(request.session.utf8))
+        } catch {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["\(error)"]))
+            return
+        }
+        let references = Set(LoadedSession.mediaReferences(of: session) + LoadedSession.filterFiles(of: session))
+        var problems: [String] = []
+        for reference in references where request.files[reference] == nil {
+            problems.append("'\(reference)' has no content id in the submission")
+        }
+        for (reference, contentID) in request.files where MediaLocatorContentID.hex(contentID) == nil {
+            problems.append("'\(reference)': '\(contentID)' is not a content id")
+        }
+        guard problems.isEmpty else {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
+            return
+        }
+        let missing = Set(request.files.compactMap { reference, contentID in
+            media.file(for: contentID, candidate: request.paths[reference]) == nil ? contentID : nil
+        })
+        guard missing.isEmpty else {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: missing.sorted(), problems: []))
+            return
+        }
+        let loaded = try load(session: session, files: request.files, paths: request.paths)
+        guard loaded.report.isValid else {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: loaded.report.problems.map(\.description)))
+            return
+        }
+        guard session.video != nil else {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]))
+            return
+        }
+        let timeline = try loaded.timeline()
+        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: request.settings.keyframeInterval)
+        let tasks = [ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0)] + plan.videoShards.map {
+            ShardTask(kind: .video, segment: $0.segment, startFrame: $0.startFrame, endFrame: $0.endFrame, outputStartFrame: $0.outputStartFrame)
+        }
+        let id = Self.newJobID()
+        let record = JobStore.JobRecord(id: id, state: "queued", priority: request.priority, created: Self.now, finished: nil,
+                                        session: request.session, files: request.files, paths: request.paths, settings: request.settings,
+                                        totalFrames: timeline.totalFrames, error: nil)
+        try store.createJob(record, shards: tasks)
+        let assignment = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: request.session,
+                                         files: request.files, paths: request.paths, settings: request.settings,
+                                         output: Sidecar.Output(timeline))
+        jobs[id] = ActiveJob(id: id, priority: request.priority, created: record.created, assignment: assignment, tasks: tasks,
+                             state: tasks.map { _ in "queued" }, phase: "queued")
+        log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
+        send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: []))
+    }
+
+    static func newJobID() -> String {
+        let stamp = String(Int(Date().timeIntervalSince1970), radix: 36)
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        return "j\(stamp)\(random)"
+    }
+
+    func statuses(_ only: String?) throws -> [JobStatus] {
+        try store.jobs().filter { only == nil || $0.id == only }.map { record in
+            let shards = try store.shards(of: record.id)
+            var counts: [String: Int] = [:]
+            var perWorker: [String: Int] = [:]
+            var framesDone: Int64 = 0
+            for shard in shards {
+                var state = shard.state
+                if let job = jobs[record.id], shard.index < job.state.count { state = job.state[shard.index] }
+                counts[state, default: 0] += 1
+                if state == "done" {
+                    framesDone += shard.task.frameCount
+                    if let worker = shard.worker { perWorker[worker, default: 0] += 1 }
+                }
+            }
+            let state = jobs[record.id]?.phase ?? record.state
+            return JobStatus(jobID: record.id, state: state, priority: record.priority, framesDone: framesDone,
+                             totalFrames: record.totalFrames, shards: counts, error: record.error, created: record.created,
+                             finished: record.finished, workers: perWorker)
+        }
+    }
+
+    func fetch(_ request: FetchRequest, from identity: Data) throws {
+        guard let record = try store.jobs().first(where: { $0.id == request.jobID }) else {
+            throw ProtocolError("no job \(request.jobID)")
+        }
+        guard record.state == "done" else {
+            throw ProtocolError("job \(request.jobID) is \(jobs[request.jobID]?.phase ?? record.state), not done")
+        }
+        let output = resultPath(job: request.jobID).path
+        let path = request.part == "sidecar" ? Sidecar.path(for: output) : output
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ProtocolError("the result of \(request.jobID) is missing") }
+        defer { try? handle.close() }
+        let total = Int(try handle.seekToEnd())
+        try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
+        let data = try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data()
+        send(to: identity, .resultBlock, ResultBlock(offset: request.offset, total: total), payload: [data])
+    }
+}

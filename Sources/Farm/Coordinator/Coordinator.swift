@@ -1,0 +1,432 @@
+import Foundation
+import RenderEngine
+import SessionKit
+import Synchronization
+
+/// The farm's coordinator (DESIGN §7): one ROUTER socket for workers and clients, a
+/// single-threaded event loop, SQLite for every state change, credit-based dispatch.
+public final class Coordinator {
+    public struct Options: Sendable {
+        public var endpoint: String
+        public var stateDirectory: URL
+        public var heartbeatMillis = 1000
+        /// Missed heartbeats before a worker is dead.
+        public var liveness = 3
+        public var maxFailuresPerShard = 3
+        public var backupAfterSeconds = 2.0
+        /// Directories whose files submitted by path may be read in place.
+        public var mediaRoots: [URL] = []
+        /// Ends `run()` when raised (from any thread).
+        public var stop = StopSignal()
+
+        public init(endpoint: String, stateDirectory: URL) {
+            self.endpoint = endpoint
+            self.stateDirectory = stateDirectory
+        }
+    }
+
+    let options: Options
+    let store: JobStore
+    let media: MediaStore
+    private let context: ZMQContext
+    private let socket: ZMQSocket
+    var workers: [Data: WorkerState] = [:]
+    var jobs: [String: ActiveJob] = [:]
+    private let finishedAssemblies = AssemblyResults()
+    private var lastWatchUpdate: [String: Double] = [:]
+    /// Where the coordinator is listening (after binding `*` ports).
+    public let endpoint: String
+    let log: @Sendable (String) -> Void
+
+    public init(options: Options, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.options = options
+        self.log = log
+        let fm = FileManager.default
+        for sub in ["chunks", "results", "media"] {
+            try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+        media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store, roots: options.mediaRoots)
+        context = try ZMQContext()
+        socket = try ZMQSocket(context, .router, sendTimeoutMillis: 2000)
+        try socket.bind(options.endpoint)
+        endpoint = socket.lastEndpoint
+        try resume()
+    }
+
+    public func stop() { options.stop.raise() }
+
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    // MARK: Loop
+
+    public func run() throws {
+        log("coordinator listening on \(endpoint)")
+        while !options.stop.isRaised {
+            if try ZMQSocket.poll([socket], timeoutMillis: 100)[0] {
+                while let frames = try socket.receive() { handle(frames) }
+            }
+            reapDeadWorkers()
+            collectAssemblies()
+            dispatch()
+        }
+        socket.close()
+    }
+
+    private func handle(_ frames: [Data]) {
+        guard frames.count >= 2 else { return }
+        let identity = frames[0]
+        let message: WireMessage
+        do {
+            message = try WireMessage.parse(Array(frames.dropFirst()))
+        } catch let mismatch as VersionMismatch {
+            log("refused a peer: \(mismatch)")
+            send(to: identity, .refused, Refusal(message: mismatch.description))
+            return
+        } catch {
+            log("dropped a malformed message: \(error)")
+            send(to: identity, .error, ErrorReply(message: "\(error)"))
+            return
+        }
+        workers[identity]?.lastSeen = Self.now   // any message is a heartbeat
+        do {
+            try route(message, from: identity)
+        } catch {
+            log("\(message.type.rawValue) from a peer failed: \(error)")
+            send(to: identity, .error, ErrorReply(message: "\(error)"))
+        }
+    }
+
+    private func route(_ message: WireMessage, from identity: Data) throws {
+        switch message.type {
+        case .hello: try hello(message.decode(Hello.self), from: identity)
+        case .heartbeat:
+            if workers[identity] == nil {
+                send(to: identity, .refused, Refusal(message: "unknown worker: say hello"))
+            } else {
+                send(to: identity, .heartbeat, Heartbeat(busy: workers[identity]?.running.count ?? 0))
+            }
+        case .chunk: try chunk(message.decode(ChunkReady.self), payload: message.payload.first ?? Data(), from: identity)
+        case .failed: try failed(message.decode(ShardFailed.self), from: identity)
+        case .mediaRequest:
+            let request = try message.decode(MediaRequest.self)
+            let candidate = jobs.values.lazy.compactMap { job in
+                job.assignment.files.first { $0.value == request.contentID }.flatMap { job.assignment.paths[$0.key] }
+            }.first
+            let (block, data) = media.block(request, candidate: candidate)
+            send(to: identity, .mediaBlock, block, payload: [data])
+        case .submit: try submit(message.decode(Submit.self), from: identity)
+        case .upload:
+            let upload = try message.decode(Upload.self)
+            let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data())
+            send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
+        case .status:
+            let request = try message.decode(StatusRequest.self)
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
+        case .watch:
+            let request = try message.decode(JobRequest.self)
+            guard let status = try statuses(request.jobID).first else { throw ProtocolError("no job \(request.jobID)") }
+            if let job = jobs[request.jobID] { job.watchers.insert(identity) }
+            send(to: identity, .progress, status)
+        case .cancel: try cancel(message.decode(JobRequest.self).jobID, from: identity)
+        case .fetch: try fetch(message.decode(FetchRequest.self), from: identity)
+        case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
+        default:
+            throw ProtocolError("unexpected \(message.type.rawValue) message")
+        }
+    }
+
+    func send<Body: Encodable>(to identity: Data, _ type: MessageType, _ body: Body, payload: [Data] = []) {
+        do {
+            let message = try WireMessage(type, body, payload: payload)
+            try socket.send([.bytes(identity)] + message.frames)
+        } catch {
+            // ROUTER_MANDATORY: an unroutable peer is gone; a worker's shards go back to the queue.
+            log("send \(type.rawValue) failed: \(error)")
+            if workers[identity] != nil { dropWorker(identity, reason: "unreachable") }
+        }
+    }
+
+    // MARK: Workers
+
+    private func hello(_ hello: Hello, from identity: Data) throws {
+        guard hello.engineVersion == EngineVersion.engine else {
+            send(to: identity, .refused, Refusal(message: "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
+            return
+        }
+        if let previous = workers.first(where: { $0.value.workerID == hello.workerID && $0.key != identity })?.key {
+            dropWorker(previous, reason: "reconnected")
+        }
+        let slots = max(1, min(hello.slots, 64))
+        var state = workers[identity] ?? WorkerState(identity: identity, workerID: hello.workerID, host: hello.host, slots: slots, lastSeen: Self.now)
+        state.slots = slots
+        state.lastSeen = Self.now
+        workers[identity] = state
+        try store.recordWorker(id: hello.workerID, host: hello.host, slots: slots, at: Self.now)
+        log("worker \(hello.workerID) on \(hello.host) joined with \(slots) slot(s)")
+        send(to: identity, .welcome, Welcome(heartbeatMillis: options.heartbeatMillis))
+    }
+
+    private func reapDeadWorkers() {
+        let limit = Double(options.heartbeatMillis * options.liveness) / 1000
+        let now = Self.now
+        for (identity, worker) in workers where now - worker.lastSeen > limit {
+            dropWorker(identity, reason: "missed \(options.liveness) heartbeats")
+        }
+    }
+
+    private func dropWorker(_ identity: Data, reason: String) {
+        guard let worker = workers.removeValue(forKey: identity) else { return }
+        log("worker \(worker.workerID) is gone (\(reason)); \(worker.running.count) shard(s) back to the queue")
+        for key in worker.running {
+            guard let job = jobs[key.job] else { continue }
+            job.running[key.shard]?[key.attempt] = nil
+            try? store.endAttempt(job: key.job, shard: key.shard, attempt: key.attempt, outcome: "lost", message: reason,
+                                  at: Self.now, requeue: false)
+            if job.state[key.shard] == "running", job.running[key.shard]?.isEmpty ?? true {
+                job.state[key.shard] = "queued"
+                try? store.requeueShard(job: key.job, shard: key.shard)
+            }
+        }
+    }
+
+    func workerStatuses() -> [WorkerStatus] {
+        workers.values.sorted { $0.workerID < $1.workerID }.map {
+            WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
+                         shardsDone: (try? store.shardsDone(byWorker: $0.workerID)) ?? 0, lastHeartbeat: $0.lastSeen, alive: true)
+        }
+    }
+
+    // MARK: Dispatch
+
+    /// Credit-based: a worker holds at most `slots` shards. Higher priority first; jobs of
+    /// equal priority share workers (the one with fewer running shards goes next).
+    private func dispatch() {
+        while let (identity, _) = workers.filter({ $0.value.free > 0 }).max(by: { $0.value.free < $1.value.free }) {
+            guard let (job, shard) = nextShard(for: identity) else { return }
+            assign(job: job, shard: shard, to: identity)
+        }
+    }
+
+    private func nextShard(for identity: Data) -> (ActiveJob, Int)? {
+        guard let worker = workers[identity] else { return nil }
+        let candidates = jobs.values.filter { $0.phase == "rendering" || $0.phase == "queued" }
+            .sorted { ($0.priority, -$0.runningCount, -$0.created) > ($1.priority, -$1.runningCount, -$1.created) }
+        for job in candidates {
+            // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
+            let liveIDs = Set(workers.values.map(\.workerID))
+            if let shard = job.queued.first(where: { shard in
+                let failed = job.failedOn[shard] ?? []
+                return !failed.contains(worker.workerID) || liveIDs.isSubset(of: failed)
+            }) {
+                return (job, shard)
+            }
+        }
+        // Nothing queued: back up the slowest running shard near the end of a job (first valid chunk wins).
+        let now = Self.now
+        for job in candidates where job.queued.isEmpty {
+            let slow = job.running.filter { shard, attempts in
+                attempts.count == 1 && attempts.values.allSatisfy { $0.worker != identity && now - $0.started > options.backupAfterSeconds }
+            }.min { ($0.value.values.first?.started ?? 0) < ($1.value.values.first?.started ?? 0) }
+            if let shard = slow?.key { return (job, shard) }
+        }
+        return nil
+    }
+
+    private func assign(job: ActiveJob, shard: Int, to identity: Data) {
+        guard var worker = workers[identity] else { return }
+        let attempt = (job.nextAttempt[shard] ?? 0) + 1
+        job.nextAttempt[shard] = attempt
+        var assignment = job.assignment
+        assignment.shard = shard
+        assignment.attempt = attempt
+        assignment.task = job.tasks[shard]
+        job.state[shard] = "running"
+        job.running[shard, default: [:]][attempt] = (identity, Self.now)
+        if job.phase == "queued" {
+            job.phase = "rendering"
+            try? store.setJobState(job.id, "rendering")
+        }
+        worker.running.insert(AttemptKey(job: job.id, shard: shard, attempt: attempt))
+        workers[identity] = worker
+        try? store.startAttempt(job: job.id, shard: shard, attempt: attempt, worker: worker.workerID, at: Self.now)
+        send(to: identity, .shard, assignment)
+    }
+
+    // MARK: Results
+
+    private func chunk(_ ready: ChunkReady, payload: Data, from identity: Data) throws {
+        let key = AttemptKey(job: ready.jobID, shard: ready.shard, attempt: ready.attempt)
+        workers[identity]?.running.remove(key)
+        guard let job = jobs[ready.jobID], job.running[ready.shard]?[ready.attempt] != nil else { return }   // late or cancelled
+        job.running[ready.shard]?[ready.attempt] = nil
+        let workerID = workers[identity]?.workerID ?? "?"
+        if job.state[ready.shard] == "done" { return }   // a backup copy already won
+        // Verify before accepting: the LZ4 checksum, then SHA-256 of the bytes.
+        let bytes: Data
+        do {
+            bytes = try LZ4Frame.decompress(payload, limit: 1 << 30)
+            guard bytes.count == ready.size, Digest.sha256(bytes) == ready.sha256 else {
+                throw ProtocolError("chunk does not match its SHA-256")
+            }
+        } catch {
+            log("rejected chunk \(ready.shard) of job \(ready.jobID) from \(workerID): \(error)")
+            try failed(ShardFailed(jobID: ready.jobID, shard: ready.shard, attempt: ready.attempt, reason: "corrupt chunk: \(error)"),
+                       from: identity, alreadyRemoved: true)
+            return
+        }
+        let path = chunkPath(job: job.id, shard: ready.shard)
+        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try bytes.write(to: path, options: .atomic)
+        try store.finishShard(job: job.id, shard: ready.shard, attempt: ready.attempt, sha256: ready.sha256, worker: workerID, at: Self.now)
+        job.state[ready.shard] = "done"
+        // Other copies of this shard are no longer needed.
+        for (attempt, other) in job.running[ready.shard] ?? [:] {
+            workers[other.worker]?.running.remove(AttemptKey(job: job.id, shard: ready.shard, attempt: attempt))
+            send(to: other.worker, .cancelShard, CancelShard(jobID: job.id, shard: ready.shard))
+        }
+        job.running[ready.shard] = nil
+        notifyWatchers(job, force: job.allDone)
+        if job.allDone { startAssembly(job) }
+    }
+
+    private func failed(_ failure: ShardFailed, from identity: Data, alreadyRemoved: Bool = false) throws {
+        let key = AttemptKey(job: failure.jobID, shard: failure.shard, attempt: failure.attempt)
+        let workerID = workers[identity]?.workerID ?? "?"
+        workers[identity]?.running.remove(key)
+        guard let job = jobs[failure.jobID], alreadyRemoved || job.running[failure.shard]?[failure.attempt] != nil else { return }
+        job.running[failure.shard]?[failure.attempt] = nil
+        try store.endAttempt(job: job.id, shard: failure.shard, attempt: failure.attempt, outcome: "failed",
+                             message: "\(workerID): \(failure.reason)", at: Self.now, requeue: false)
+        job.failedOn[failure.shard, default: []].insert(workerID)
+        log("shard \(failure.shard) of job \(job.id) failed on \(workerID): \(failure.reason)")
+        guard job.state[failure.shard] != "done" else { return }
+        let failures = try store.failures(job: job.id, shard: failure.shard)
+        if (job.failedOn[failure.shard]?.count ?? 0) >= options.maxFailuresPerShard || failures.count >= options.maxFailuresPerShard + 2 {
+            let messages = failures.map(\.message).joined(separator: "; ")
+            finish(job, state: "failed", error: "shard \(failure.shard) failed \(failures.count) times: \(messages)")
+            return
+        }
+        if job.running[failure.shard]?.isEmpty ?? true {
+            job.state[failure.shard] = "queued"
+            try store.requeueShard(job: job.id, shard: failure.shard)
+        }
+    }
+
+    func chunkPath(job: String, shard: Int) -> URL {
+        options.stateDirectory.appendingPathComponent("chunks/\(job)/\(String(format: "%06d", shard)).mp4")
+    }
+
+    func resultPath(job: String) -> URL {
+        options.stateDirectory.appendingPathComponent("results/\(job).mp4")
+    }
+
+    private func cancel(_ jobID: String, from identity: Data) throws {
+        guard let job = jobs[jobID] else {
+            let known = try store.jobs().contains { $0.id == jobID }
+            send(to: identity, .error, ErrorReply(message: known ? "job \(jobID) has already ended" : "no job \(jobID)"))
+            return
+        }
+        for (shard, attempts) in job.running {
+            for (attempt, run) in attempts {
+                workers[run.worker]?.running.remove(AttemptKey(job: jobID, shard: shard, attempt: attempt))
+                send(to: run.worker, .cancelShard, CancelShard(jobID: jobID, shard: shard))
+            }
+        }
+        job.running = [:]
+        finish(job, state: "cancelled", error: nil)
+        send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID)))
+    }
+
+    /// Ends a job; its watchers get the final status.
+    func finish(_ job: ActiveJob, state: String, error: String?) {
+        try? store.setJobState(job.id, state, error: error, finished: Self.now)
+        job.phase = state
+        notifyWatchers(job, force: true)
+        jobs[job.id] = nil
+        log("job \(job.id) \(state)\(error.map { ": \($0)" } ?? "")")
+    }
+
+    func notifyWatchers(_ job: ActiveJob, force: Bool = false) {
+        guard !job.watchers.isEmpty else { return }
+        let now = Self.now
+        if !force, let last = lastWatchUpdate[job.id], now - last < 0.2 { return }
+        lastWatchUpdate[job.id] = now
+        guard let status = try? statuses(job.id).first else { return }
+        for watcher in job.watchers { send(to: watcher, .progress, status) }
+    }
+
+    // MARK: Assembly
+
+    func startAssemblyOnResume(_ job: ActiveJob) { startAssembly(job) }
+
+    private func startAssembly(_ job: ActiveJob) {
+        job.phase = "assembling"
+        try? store.setJobState(job.id, "assembling")
+        let chunks = job.tasks.enumerated().filter { $0.element.kind == .video }.map {
+            Assembler.VideoChunk(path: chunkPath(job: job.id, shard: $0.offset).path, outputStartFrame: $0.element.outputStartFrame,
+                                 frameCount: $0.element.frameCount)
+        }
+        let audio = job.tasks.firstIndex { $0.kind == .audio }.map { chunkPath(job: job.id, shard: $0).path }
+        let output = resultPath(job: job.id).path
+        let assignment = job.assignment
+        let id = job.id
+        let finished = finishedAssemblies
+        let thread = Thread {
+            do {
+                let session = try SessionDocument.decode(Data(assignment.session.utf8))
+                let frameDuration = try Self.frameDuration(of: assignment)
+                let location = session.video?.videoSegments.lazy.compactMap(\.location).first ?? session.location
+                try Assembler(frameDuration: frameDuration, creationDate: session.dateCreated, location: location)
+                    .assemble(video: chunks, audio: audio, to: output)
+                try Self.sidecar(for: assignment, session: session, output: output)
+                finished.post(id, nil)
+            } catch {
+                finished.post(id, "assembly failed: \(error)")
+            }
+        }
+        thread.start()
+    }
+
+    private func collectAssemblies() {
+        let done = finishedAssemblies.take()
+        for (id, error) in done {
+            guard let job = jobs[id] else { continue }
+            finish(job, state: error == nil ? "done" : "failed", error: error)
+        }
+    }
+
+    static func frameDuration(of assignment: ShardAssignment) throws -> Rational {
+        guard let fd = assignment.output.frameDuration.rational else { throw ProtocolError("job has no frame duration") }
+        return fd
+    }
+
+    static func sidecar(for assignment: ShardAssignment, session: Session, output: String) throws {
+        let sidecar = Sidecar(formatIdentifier: session.formatIdentifier, formatVersion: session.formatVersion,
+                              engineVersion: EngineVersion.engine, encoder: assignment.settings, sources: assignment.files,
+                              output: assignment.output, session: session)
+        try sidecar.encoded().write(to: URL(fileURLWithPath: Sidecar.path(for: output)), options: .atomic)
+    }
+}
+
+/// Results of assemblies running on their own threads, collected by the event loop.
+final class AssemblyResults: Sendable {
+    private let list = Mutex<[(String, String?)]>([])
+
+    func post(_ job: String, _ error: String?) { list.withLock { $0.append((job, error)) } }
+
+    func take() -> [(String, String?)] {
+        list.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
+    }
+}
+
+/// A flag one thread raises and a loop on another checks.
+public final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func raise() { flag.store(true, ordering: .relaxed) }
+    public var isRaised: Bool { flag.load(ordering: .relaxed) }
+}

@@ -1,0 +1,107 @@
+import Crypto
+import Foundation
+import RenderEngine
+
+/// Content-addressed media on the coordinator: uploads land in `media/<hex>`; files the
+/// coordinator can read in place are remembered by path, size and mtime, so each is
+/// hashed once.
+final class MediaStore {
+    let directory: URL
+    private let store: JobStore
+    private var uploads: [String: FileHandle] = [:]
+    /// Directories whose files may be read in place; anything else must be uploaded.
+    let roots: [URL]
+
+    init(directory: URL, store: JobStore, roots: [URL]) throws {
+        self.directory = directory
+        self.store = store
+        self.roots = roots.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    static func hex(_ contentID: String) -> String? {
+        MediaLocatorContentID.hex(contentID)
+    }
+
+    /// A readable local file whose bytes have content id `contentID`, if there is one.
+    func file(for contentID: String, candidate: String?) -> URL? {
+        guard let hex = Self.hex(contentID) else { return nil }
+        let stored = directory.appendingPathComponent(hex)
+        if FileManager.default.fileExists(atPath: stored.path) { return stored }
+        guard let candidate, Self.isInside(candidate, roots), let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
+              let size = (attributes[.size] as? NSNumber)?.int64Value,
+              let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
+        if let known = try? store.knownMedia(path: candidate, size: size, mtime: mtime), known == contentID {
+            return URL(fileURLWithPath: candidate)
+        }
+        guard let actual = try? ContentID.of(file: candidate), actual == contentID else { return nil }
+        try? store.rememberMedia(contentID: contentID, path: candidate, size: size, mtime: mtime)
+        return URL(fileURLWithPath: candidate)
+    }
+
+    /// Appends an uploaded block; returns the bytes received and whether the file is complete and verified.
+    func receive(_ upload: Upload, data: Data) throws -> (Int, Bool) {
+        guard let hex = Self.hex(upload.contentID) else { throw ProtocolError("'\(upload.contentID)' is not a content id") }
+        let final = directory.appendingPathComponent(hex)
+        if FileManager.default.fileExists(atPath: final.path) { return (upload.total, true) }
+        let partial = directory.appendingPathComponent(hex + ".part")
+        if upload.offset == 0 {
+            uploads[hex]?.closeFile()
+            FileManager.default.createFile(atPath: partial.path, contents: nil)
+            uploads[hex] = try FileHandle(forWritingTo: partial)
+        }
+        guard let handle = uploads[hex] else { throw ProtocolError("upload of \(upload.contentID) did not start at offset 0") }
+        let position = Int(try handle.seekToEnd())
+        guard position == upload.offset else { throw ProtocolError("upload block at \(upload.offset), expected \(position)") }
+        try handle.write(contentsOf: data)
+        let received = position + data.count
+        guard received >= upload.total else { return (received, false) }
+        try handle.close()
+        uploads[hex] = nil
+        guard try ContentID.of(file: partial.path) == upload.contentID else {
+            try? FileManager.default.removeItem(at: partial)
+            throw ProtocolError("upload of \(upload.contentID) does not match its content id")
+        }
+        try FileManager.default.moveItem(at: partial, to: final)
+        return (received, true)
+    }
+
+    /// A block of a stored file for a worker.
+    func block(_ request: MediaRequest, candidate: String?) -> (MediaBlock, Data) {
+        guard let url = file(for: request.contentID, candidate: candidate),
+              let handle = try? FileHandle(forReadingFrom: url) else {
+            return (MediaBlock(contentID: request.contentID, offset: request.offset, total: 0, missing: true), Data())
+        }
+        defer { try? handle.close() }
+        let total = Int((try? handle.seekToEnd()) ?? 0)
+        try? handle.seek(toOffset: UInt64(max(0, request.offset)))
+        let data = (try? handle.read(upToCount: min(request.length, WireProtocol.blockSize))) ?? Data()
+        return (MediaBlock(contentID: request.contentID, offset: request.offset, total: total, missing: false), data ?? Data())
+    }
+}
+
+extension MediaStore {
+    static func isInside(_ path: String, _ roots: [URL]) -> Bool {
+        let real = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        return roots.contains { root in
+            let r = root.path.hasSuffix("/") ? String(root.path.dropLast()) : root.path
+            return r.isEmpty || real == r || real.hasPrefix(r + "/")
+        }
+    }
+}
+
+enum MediaLocatorContentID {
+    /// `sha256:<64 hex>` → the hex.
+    static func hex(_ contentID: String) -> String? {
+        guard contentID.hasPrefix("sha256:") else { return nil }
+        let hex = contentID.dropFirst(7)
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return String(hex)
+    }
+}
+
+enum Digest {
+    static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}

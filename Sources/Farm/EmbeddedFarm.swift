@@ -1,0 +1,91 @@
+import Foundation
+import RenderEngine
+import SessionKit
+import Synchronization
+
+/// `reel render`'s default (DESIGN §8): a coordinator in this process on a private
+/// endpoint plus `workers` local `reel worker` processes — the farm's real path, on one machine.
+public struct EmbeddedFarm: Sendable {
+    public let executable: String
+    public let workers: Int
+    public var log: @Sendable (String) -> Void = { _ in }
+
+    public init(executable: String, workers: Int) {
+        self.executable = executable
+        self.workers = max(1, workers)
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        /// True when the coordinator refused the session as invalid.
+        public var invalid: Bool
+    }
+
+    public func render(_ loaded: LoadedSession, settings: EncoderSettings, to output: String,
+                       progress: @escaping (JobStatus, Double) -> Void) throws {
+        let begin = Date()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: state) }
+        let endpoint = "ipc://\(state.path)/coordinator.ipc"
+        let roots = Array(Set(loaded.files.values.map { $0.deletingLastPathComponent() }))
+        var options = Coordinator.Options(endpoint: endpoint, stateDirectory: state.appendingPathComponent("state"))
+        options.mediaRoots = roots
+        let stop = options.stop
+        let coordinatorOptions = options
+        let finished = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let startError = Mutex<String?>(nil)
+        let log = self.log
+        let coordinatorThread = Thread {
+            defer { finished.signal() }
+            do {
+                let coordinator = try Coordinator(options: coordinatorOptions, log: log)
+                started.signal()
+                try coordinator.run()
+            } catch {
+                startError.withLock { $0 = "\(error)" }
+                started.signal()
+            }
+        }
+        coordinatorThread.start()
+        started.wait()
+        defer {
+            stop.raise()
+            finished.wait()
+        }
+        if let error = startError.withLock({ $0 }) { throw Failure(description: "coordinator: \(error)", invalid: false) }
+        var processes: [Process] = []
+        defer {
+            for process in processes where process.isRunning { process.terminate() }
+            for process in processes { process.waitUntilExit() }
+        }
+        for index in 0..<workers {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["worker", "--connect", endpoint, "--slots", "1", "--quiet",
+                                 "--cache-dir", state.appendingPathComponent("cache-\(index)").path]
+                + roots.flatMap { ["--media-root", $0.path] }
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            processes.append(process)
+        }
+        let client = try FarmClient(endpoint: endpoint)
+        let jobID: String
+        switch try client.submit(loaded, settings: settings, priority: 0) {
+        case .submitted(let id): jobID = id
+        case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
+        }
+        let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }
+        guard status.state == "done" else {
+            throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
+        }
+        try client.fetch(jobID, to: output)
+    }
+
+    /// This program, for spawning workers.
+    public static var currentExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}

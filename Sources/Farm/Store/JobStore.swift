@@ -1,0 +1,164 @@
+import Foundation
+import RenderEngine
+
+/// The coordinator's durable state (DESIGN §7): jobs, shards, attempts and workers in
+/// SQLite. Every state change is one transaction, so a restart finds each job exactly as
+/// the last committed change left it.
+public final class JobStore {
+    let db: SQLiteDatabase
+
+    public init(path: String) throws {
+        db = try SQLiteDatabase(path: path)
+        try db.execute("""
+        CREATE TABLE IF NOT EXISTS jobs(
+          id TEXT PRIMARY KEY, state TEXT NOT NULL, priority INTEGER NOT NULL, created REAL NOT NULL, finished REAL,
+          session TEXT NOT NULL, files TEXT NOT NULL, paths TEXT NOT NULL, settings TEXT NOT NULL,
+          total_frames INTEGER NOT NULL, error TEXT);
+        CREATE TABLE IF NOT EXISTS shards(
+          job_id TEXT NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL, task TEXT NOT NULL, frames INTEGER NOT NULL,
+          state TEXT NOT NULL, sha256 TEXT, worker TEXT, PRIMARY KEY(job_id, idx));
+        CREATE TABLE IF NOT EXISTS attempts(
+          job_id TEXT NOT NULL, idx INTEGER NOT NULL, attempt INTEGER NOT NULL, worker TEXT NOT NULL,
+          started REAL NOT NULL, ended REAL, outcome TEXT, message TEXT, PRIMARY KEY(job_id, idx, attempt));
+        CREATE TABLE IF NOT EXISTS workers(
+          id TEXT PRIMARY KEY, host TEXT NOT NULL, slots INTEGER NOT NULL, last_seen REAL NOT NULL, shards_done INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS media(content_id TEXT PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL);
+        """)
+    }
+
+    public struct JobRecord {
+        public var id: String
+        public var state: String
+        public var priority: Int
+        public var created: Double
+        public var finished: Double?
+        public var session: String
+        public var files: [String: String]
+        public var paths: [String: String]
+        public var settings: EncoderSettings
+        public var totalFrames: Int64
+        public var error: String?
+    }
+
+    public struct ShardRecord {
+        public var index: Int
+        public var task: ShardTask
+        public var state: String
+        public var sha256: String?
+        public var worker: String?
+    }
+
+    private static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    private static func parse<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data((text ?? "").utf8))
+    }
+
+    public func createJob(_ job: JobRecord, shards: [ShardTask]) throws {
+        try db.transaction {
+            try db.query("INSERT INTO jobs VALUES(?,?,?,?,?,?,?,?,?,?,?)", [
+                .text(job.id), .text(job.state), .integer(Int64(job.priority)), .real(job.created), .null,
+                .text(job.session), .text(try Self.json(job.files)), .text(try Self.json(job.paths)),
+                .text(try Self.json(job.settings)), .integer(job.totalFrames), .null,
+            ])
+            for (index, task) in shards.enumerated() {
+                try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
+                    .text(job.id), .integer(Int64(index)), .text(try Self.json(task)), .integer(task.frameCount), .text("queued"),
+                ])
+            }
+        }
+    }
+
+    public func jobs(states: [String]? = nil) throws -> [JobRecord] {
+        let rows = try db.query("SELECT id, state, priority, created, finished, session, files, paths, settings, total_frames, error FROM jobs ORDER BY created")
+        return try rows.compactMap { r in
+            guard let id = r[0].string, let state = r[1].string else { return nil }
+            if let states, !states.contains(state) { return nil }
+            return JobRecord(id: id, state: state, priority: Int(r[2].int ?? 0), created: r[3].double ?? 0, finished: r[4].double,
+                             session: r[5].string ?? "", files: try Self.parse([String: String].self, r[6].string),
+                             paths: try Self.parse([String: String].self, r[7].string),
+                             settings: try Self.parse(EncoderSettings.self, r[8].string), totalFrames: r[9].int ?? 0, error: r[10].string)
+        }
+    }
+
+    public func shards(of job: String) throws -> [ShardRecord] {
+        try db.query("SELECT idx, task, state, sha256, worker FROM shards WHERE job_id=? ORDER BY idx", [.text(job)]).map { r in
+            ShardRecord(index: Int(r[0].int ?? 0), task: try Self.parse(ShardTask.self, r[1].string), state: r[2].string ?? "queued",
+                        sha256: r[3].string, worker: r[4].string)
+        }
+    }
+
+    public func setJobState(_ job: String, _ state: String, error: String? = nil, finished: Double? = nil) throws {
+        try db.transaction {
+            try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), finished=COALESCE(?, finished) WHERE id=?",
+                         [.text(state), error.map { .text($0) } ?? .null, finished.map { .real($0) } ?? .null, .text(job)])
+        }
+    }
+
+    public func startAttempt(job: String, shard: Int, attempt: Int, worker: String, at time: Double) throws {
+        try db.transaction {
+            try db.query("UPDATE shards SET state='running' WHERE job_id=? AND idx=? AND state!='done'", [.text(job), .integer(Int64(shard))])
+            try db.query("INSERT OR REPLACE INTO attempts VALUES(?,?,?,?,?,NULL,NULL,NULL)",
+                         [.text(job), .integer(Int64(shard)), .integer(Int64(attempt)), .text(worker), .real(time)])
+        }
+    }
+
+    public func endAttempt(job: String, shard: Int, attempt: Int, outcome: String, message: String?, at time: Double,
+                           requeue: Bool) throws {
+        try db.transaction {
+            try db.query("UPDATE attempts SET ended=?, outcome=?, message=? WHERE job_id=? AND idx=? AND attempt=?",
+                         [.real(time), .text(outcome), message.map { .text($0) } ?? .null, .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
+            if requeue {
+                try db.query("UPDATE shards SET state='queued' WHERE job_id=? AND idx=? AND state='running'", [.text(job), .integer(Int64(shard))])
+            }
+        }
+    }
+
+    public func finishShard(job: String, shard: Int, attempt: Int, sha256: String, worker: String, at time: Double) throws {
+        try db.transaction {
+            try db.query("UPDATE shards SET state='done', sha256=?, worker=? WHERE job_id=? AND idx=?",
+                         [.text(sha256), .text(worker), .text(job), .integer(Int64(shard))])
+            try db.query("UPDATE attempts SET ended=?, outcome='done' WHERE job_id=? AND idx=? AND attempt=?",
+                         [.real(time), .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
+            try db.query("UPDATE workers SET shards_done = shards_done + 1 WHERE id=?", [.text(worker)])
+        }
+    }
+
+    public func requeueShard(job: String, shard: Int) throws {
+        try db.transaction {
+            try db.query("UPDATE shards SET state='queued', sha256=NULL, worker=NULL WHERE job_id=? AND idx=?", [.text(job), .integer(Int64(shard))])
+        }
+    }
+
+    /// Attempts of a shard that failed, with the worker and the message.
+    public func failures(job: String, shard: Int) throws -> [(worker: String, message: String)] {
+        try db.query("SELECT worker, message FROM attempts WHERE job_id=? AND idx=? AND outcome='failed' ORDER BY attempt",
+                     [.text(job), .integer(Int64(shard))]).map { ($0[0].string ?? "?", $0[1].string ?? "") }
+    }
+
+    public func attemptCount(job: String, shard: Int) throws -> Int {
+        Int(try db.query("SELECT COUNT(*) FROM attempts WHERE job_id=? AND idx=?", [.text(job), .integer(Int64(shard))]).first?.first?.int ?? 0)
+    }
+
+    public func recordWorker(id: String, host: String, slots: Int, at time: Double) throws {
+        try db.transaction {
+            try db.query("INSERT INTO workers VALUES(?,?,?,?,0) ON CONFLICT(id) DO UPDATE SET host=excluded.host, slots=excluded.slots, last_seen=excluded.last_seen",
+                         [.text(id), .text(host), .integer(Int64(slots)), .real(time)])
+        }
+    }
+
+    public func shardsDone(byWorker id: String) throws -> Int {
+        Int(try db.query("SELECT shards_done FROM workers WHERE id=?", [.text(id)]).first?.first?.int ?? 0)
+    }
+
+    /// A content id the coordinator can read at `path` (verified when recorded).
+    public func rememberMedia(contentID: String, path: String, size: Int64, mtime: Double) throws {
+        try db.query("INSERT OR REPLACE INTO media VALUES(?,?,?,?)", [.text(contentID), .text(path), .integer(size), .real(mtime)])
+    }
+
+    public func knownMedia(path: String, size: Int64, mtime: Double) throws -> String? {
+        try db.query("SELECT content_id FROM media WHERE path=? AND size=? AND mtime=?", [.text(path), .integer(size), .real(mtime)]).first?.first?.string
+    }
+}

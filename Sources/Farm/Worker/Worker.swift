@@ -1,0 +1,298 @@
+import CZeroMQ
+import Foundation
+import RenderEngine
+import SessionKit
+import Synchronization
+
+/// A farm worker (DESIGN §7): a DEALER that announces itself, heartbeats, renders up to
+/// `slots` shards at once on its own threads, sends LZ4 chunks, fetches media it cannot
+/// read, and reconnects with backoff when the coordinator goes away.
+public final class Worker {
+    public struct Options: Sendable {
+        public var endpoint: String
+        public var slots: Int
+        public var cacheDirectory: URL
+        public var cacheLimit: Int64 = 10 << 30
+        public var workerID = "w-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        public var heartbeatMillis = 1000
+        public var liveness = 3
+        /// Test hooks: a hostile worker that corrupts its chunks, one that always fails,
+        /// and a file that gets one line per render.
+        public var corruptChunks = false
+        public var failAlways = false
+        public var renderLog: String?
+        /// Directories whose files may be read in place (a shared filesystem).
+        public var mediaRoots: [URL] = []
+        public var stop = StopSignal()
+
+        public init(endpoint: String, slots: Int, cacheDirectory: URL) {
+            self.endpoint = endpoint
+            self.slots = slots
+            self.cacheDirectory = cacheDirectory
+        }
+    }
+
+    let options: Options
+    private let context: ZMQContext
+    private var socket: ZMQSocket
+    private let cache: WorkerMediaCache
+    private let results = RenderResults()
+    private var running: [String: Date] = [:]          // "job/shard/attempt"
+    private var waiting: [ShardAssignment] = []          // for media
+    private var fetches: [String: (handle: FileHandle, received: Int)] = [:]
+    private var lastHeard = Date()
+    private var lastSent = Date.distantPast
+    private var welcomed = false
+    private var backoff = 1.0
+    let log: @Sendable (String) -> Void
+    private let scratch: URL
+
+    public init(options: Options, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.options = options
+        self.log = log
+        context = try ZMQContext()
+        socket = try Self.connect(context, options.endpoint)
+        cache = try WorkerMediaCache(directory: options.cacheDirectory, limit: options.cacheLimit)
+        scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    private static func connect(_ context: ZMQContext, _ endpoint: String) throws -> ZMQSocket {
+        let socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 1000)
+        try socket.set(ZMQ_RECONNECT_IVL, Int32(200))
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    public func stop() { options.stop.raise() }
+
+    public func run() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        sendHello()
+        while !options.stop.isRaised {
+            if try ZMQSocket.poll([socket], timeoutMillis: 100)[0] {
+                while let frames = try socket.receive() { try handle(frames) }
+            }
+            for result in results.take() { deliver(result) }
+            if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
+                send(.heartbeat, Heartbeat(busy: running.count))
+            }
+            if Date().timeIntervalSince(lastHeard) * 1000 > Double(options.heartbeatMillis * options.liveness) {
+                try reconnect()
+            }
+        }
+        socket.close()
+    }
+
+    /// Paranoid Pirate: a silent coordinator means a new socket and a new hello, after a
+    /// growing pause (1 s … 16 s).
+    private func reconnect() throws {
+        log("coordinator silent; reconnecting in \(Int(backoff)) s")
+        socket.close()
+        Thread.sleep(forTimeInterval: backoff)
+        backoff = min(backoff * 2, 16)
+        socket = try Self.connect(context, options.endpoint)
+        welcomed = false
+        lastHeard = Date()
+        for (_, fetch) in fetches { try? fetch.handle.close() }
+        fetches = [:]
+        sendHello()
+    }
+
+    private func sendHello() {
+        send(.hello, Hello(workerID: options.workerID, host: ProcessInfo.processInfo.hostName, slots: options.slots,
+                           capabilities: ["video", "audio"], engineVersion: EngineVersion.engine))
+    }
+
+    private func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {
+        do {
+            let message = try WireMessage(type, body)
+            try socket.send([.bytes(try message.header())] + payload)
+            lastSent = Date()
+        } catch {
+            log("send \(type.rawValue) failed: \(error)")
+        }
+    }
+
+    private func handle(_ frames: [Data]) throws {
+        lastHeard = Date()
+        let message: WireMessage
+        do {
+            message = try WireMessage.parse(frames)
+        } catch {
+            log("coordinator message refused: \(error)")
+            throw error
+        }
+        switch message.type {
+        case .welcome:
+            welcomed = true
+            backoff = 1
+            log("joined the farm at \(options.endpoint) as \(options.workerID)")
+        case .heartbeat: break
+        case .refused:
+            let refusal = try message.decode(Refusal.self)
+            if refusal.message.hasPrefix("unknown worker") {
+                sendHello()
+            } else {
+                throw ProtocolError("coordinator refused this worker: \(refusal.message)")
+            }
+        case .shard: try accept(message.decode(ShardAssignment.self))
+        case .mediaBlock: try received(message.decode(MediaBlock.self), data: message.payload.first ?? Data())
+        case .cancelShard:
+            let cancel = try message.decode(CancelShard.self)
+            waiting.removeAll { $0.jobID == cancel.jobID && $0.shard == cancel.shard }
+        case .error:
+            log("coordinator error: \((try? message.decode(ErrorReply.self).message) ?? "?")")
+        default:
+            log("ignored \(message.type.rawValue)")
+        }
+    }
+
+    // MARK: Media
+
+    private func accept(_ assignment: ShardAssignment) throws {
+        waiting.append(assignment)
+        startReady()
+    }
+
+    /// Starts every waiting shard whose files are all here; requests the first missing block otherwise.
+    private func startReady() {
+        var still: [ShardAssignment] = []
+        for assignment in waiting {
+            var files: [String: URL] = [:]
+            var missing: String?
+            for (reference, contentID) in assignment.files {
+                let path = assignment.paths[reference].flatMap { MediaStore.isInside($0, options.mediaRoots) ? $0 : nil }
+                if let url = cache.cached(contentID) ?? cache.inPlace(path, contentID: contentID) {
+                    files[reference] = url
+                } else {
+                    missing = contentID
+                }
+            }
+            if let missing {
+                still.append(assignment)
+                if fetches[missing] == nil { startFetch(missing) }
+            } else {
+                start(assignment, files: files)
+            }
+        }
+        waiting = still
+    }
+
+    private func startFetch(_ contentID: String) {
+        guard let partial = cache.partialURL(contentID) else { return }
+        FileManager.default.createFile(atPath: partial.path, contents: nil)
+        guard let handle = try? FileHandle(forWritingTo: partial) else { return }
+        fetches[contentID] = (handle, 0)
+        log("fetching \(contentID.prefix(19))… from the coordinator")
+        send(.mediaRequest, MediaRequest(contentID: contentID, offset: 0, length: WireProtocol.blockSize))
+    }
+
+    private func received(_ block: MediaBlock, data: Data) throws {
+        guard var fetch = fetches[block.contentID], block.offset == fetch.received else { return }
+        if block.missing {
+            fetches[block.contentID] = nil
+            let failing = waiting.filter { $0.files.values.contains(block.contentID) }
+            waiting.removeAll { $0.files.values.contains(block.contentID) }
+            for assignment in failing {
+                send(.failed, ShardFailed(jobID: assignment.jobID, shard: assignment.shard, attempt: assignment.attempt,
+                                          reason: "the coordinator does not have \(block.contentID)"))
+            }
+            return
+        }
+        try fetch.handle.write(contentsOf: data)
+        fetch.received += data.count
+        fetches[block.contentID] = fetch
+        if fetch.received < block.total, !data.isEmpty {
+            send(.mediaRequest, MediaRequest(contentID: block.contentID, offset: fetch.received, length: WireProtocol.blockSize))
+            return
+        }
+        try fetch.handle.close()
+        fetches[block.contentID] = nil
+        let inUse = Set(waiting.flatMap { $0.files.values })
+        _ = try cache.complete(block.contentID, keeping: inUse)
+        startReady()
+    }
+
+    // MARK: Rendering
+
+    private func start(_ assignment: ShardAssignment, files: [String: URL]) {
+        let key = "\(assignment.jobID)/\(assignment.shard)/\(assignment.attempt)"
+        running[key] = Date()
+        let options = self.options
+        let results = self.results
+        let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
+        let thread = Thread {
+            results.post(Self.render(assignment, files: files, chunk: chunk, options: options), key: key)
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    enum Outcome: Sendable {
+        case chunk(ChunkReady, OwnedBuffer)
+        case failed(ShardFailed)
+    }
+
+    private static func render(_ a: ShardAssignment, files: [String: URL], chunk: String, options: Options) -> Outcome {
+        let started = Date()
+        defer { unlink(chunk) }
+        do {
+            if let log = options.renderLog { try appendLine("\(a.jobID) \(a.shard) \(a.attempt) \(options.workerID)", to: log) }
+            if options.failAlways { throw EngineError("this worker was started with --fail-always") }
+            let session = try SessionDocument.decode(Data(a.session.utf8))
+            let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files)
+            guard loaded.report.isValid else {
+                throw EngineError("the session does not validate here: \(loaded.report.problems.map(\.description).joined(separator: "; "))")
+            }
+            let task: RenderTask = a.task.kind == .audio ? .audio : .video(Plan.VideoShard(
+                index: a.shard, segment: a.task.segment, startFrame: a.task.startFrame, endFrame: a.task.endFrame,
+                outputStartFrame: a.task.outputStartFrame))
+            _ = try LocalRender.renderShard(loaded: loaded, settings: a.settings, task: task, to: chunk)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: chunk))
+            let compressed = try LZ4Frame.compress(bytes)
+            if options.corruptChunks, compressed.count > 32 {
+                let p = compressed.pointer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                p[compressed.count / 2] ^= 0xFF
+            }
+            let ready = ChunkReady(jobID: a.jobID, shard: a.shard, attempt: a.attempt, sha256: Digest.sha256(bytes),
+                                   size: bytes.count, millis: Int(Date().timeIntervalSince(started) * 1000))
+            return .chunk(ready, compressed)
+        } catch {
+            return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: "\(error)"))
+        }
+    }
+
+    private static func appendLine(_ line: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        guard fd >= 0 else { throw EngineError("cannot open \(path)") }
+        defer { close(fd) }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    private func deliver(_ result: (key: String, outcome: Outcome)) {
+        running[result.key] = nil
+        switch result.outcome {
+        case .chunk(let ready, let buffer):
+            send(.chunk, ready, payload: [.owned(buffer)])
+        case .failed(let failure):
+            log("shard \(failure.shard) of \(failure.jobID) failed: \(failure.reason)")
+            send(.failed, failure)
+        }
+    }
+}
+
+/// Finished renders handed from render threads to the worker's loop.
+final class RenderResults: Sendable {
+    private let list = Mutex<[(key: String, outcome: Worker.Outcome)]>([])
+
+    func post(_ outcome: Worker.Outcome, key: String) { list.withLock { $0.append((key, outcome)) } }
+
+    func take() -> [(key: String, outcome: Worker.Outcome)] {
+        list.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
+    }
+}

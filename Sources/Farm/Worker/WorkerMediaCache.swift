@@ -1,0 +1,76 @@
+import Foundation
+import RenderEngine
+
+/// The worker's content-addressed media cache (`<dir>/<hex>`) with a size limit: least
+/// recently used files go first. Files named by the coordinator are used in place when
+/// this machine can read them and their bytes match the content id (shared filesystem).
+final class WorkerMediaCache {
+    let directory: URL
+    let limit: Int64
+    private var verifiedPaths: [String: (size: Int64, mtime: Double, contentID: String)] = [:]
+
+    init(directory: URL, limit: Int64) throws {
+        self.directory = directory
+        self.limit = limit
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func cached(_ contentID: String) -> URL? {
+        guard let hex = MediaLocatorContentID.hex(contentID) else { return nil }
+        let url = directory.appendingPathComponent(hex)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        // Touch: the LRU order is by modification time.
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
+        return url
+    }
+
+    /// `path` when it is readable here and holds `contentID`'s bytes.
+    func inPlace(_ path: String?, contentID: String) -> URL? {
+        guard let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = (attributes[.size] as? NSNumber)?.int64Value,
+              let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
+        if let known = verifiedPaths[path], known.size == size, known.mtime == mtime {
+            return known.contentID == contentID ? URL(fileURLWithPath: path) : nil
+        }
+        guard let actual = try? ContentID.of(file: path) else { return nil }
+        verifiedPaths[path] = (size, mtime, actual)
+        return actual == contentID ? URL(fileURLWithPath: path) : nil
+    }
+
+    func partialURL(_ contentID: String) -> URL? {
+        MediaLocatorContentID.hex(contentID).map { directory.appendingPathComponent($0 + ".part") }
+    }
+
+    /// Moves a fully fetched file into the cache after checking its content id.
+    func complete(_ contentID: String, keeping inUse: Set<String>) throws -> URL {
+        guard let hex = MediaLocatorContentID.hex(contentID), let partial = partialURL(contentID) else {
+            throw ProtocolError("'\(contentID)' is not a content id")
+        }
+        guard try ContentID.of(file: partial.path) == contentID else {
+            try? FileManager.default.removeItem(at: partial)
+            throw ProtocolError("fetched media does not match \(contentID)")
+        }
+        let final = directory.appendingPathComponent(hex)
+        try? FileManager.default.removeItem(at: final)
+        try FileManager.default.moveItem(at: partial, to: final)
+        evict(keeping: inUse.union([contentID]))
+        return final
+    }
+
+    /// Removes least recently used files until the cache fits its limit.
+    func evict(keeping inUse: Set<String>) {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        guard let items = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
+        var files = items.filter { !$0.lastPathComponent.hasSuffix(".part") }.compactMap { url -> (URL, Int64, Date)? in
+            guard let values = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
+            return (url, Int64(values.fileSize ?? 0), values.contentModificationDate ?? .distantPast)
+        }.sorted { $0.2 < $1.2 }
+        var total = files.reduce(0) { $0 + $1.1 }
+        while total > limit, let oldest = files.first {
+            files.removeFirst()
+            if inUse.contains("sha256:" + oldest.0.lastPathComponent) { continue }
+            try? FileManager.default.removeItem(at: oldest.0)
+            total -= oldest.1
+        }
+    }
+}

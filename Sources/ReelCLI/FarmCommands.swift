@@ -1,0 +1,261 @@
+import ArgumentParser
+import Farm
+import Foundation
+import RenderEngine
+import SessionKit
+
+/// `--coordinator URL`, else `REEL_COORDINATOR`, else the local default.
+struct CoordinatorOption: ParsableArguments {
+    @Option(help: "Coordinator endpoint (default: $REEL_COORDINATOR or tcp://127.0.0.1:7700).")
+    var coordinator: String?
+
+    var endpoint: String {
+        coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
+    }
+
+    func client() throws -> FarmClient {
+        do {
+            return try FarmClient(endpoint: endpoint)
+        } catch {
+            printError("error: cannot reach \(endpoint): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+    }
+}
+
+func logLine(_ line: String) {
+    let stamp = Date().formatted(.iso8601.time(includingFractionalSeconds: false))
+    printError("\(stamp) \(line)")
+}
+
+/// Runs a client call; its failure is one line and exit 1.
+func farmCall<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let reported as Reported {
+        throw reported
+    } catch {
+        printError("error: \(error)")
+        throw Reported(code: ExitStatus.failure)
+    }
+}
+
+struct CoordinatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "coordinator",
+        abstract: "Run a coordinator: job store, scheduler and assembler for a farm of workers.")
+
+    @Option(help: "ZeroMQ endpoint to bind, e.g. tcp://0.0.0.0:7700.")
+    var bind: String = "tcp://127.0.0.1:7700"
+
+    @Option(name: .customLong("state-dir"), help: "Directory for the job store, chunks, media and results.")
+    var stateDir: String
+
+    @Option(name: .customLong("media-root"), help: "Directory whose files clients may submit by path (repeatable).")
+    var mediaRoots: [String] = []
+
+    @Flag(help: "Allow binding a non-loopback address without CURVE keys.")
+    var insecure = false
+
+    func validate() throws {
+        let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
+        if !loopback && !insecure {
+            throw ValidationError("--bind \(bind) is not a loopback address: CURVE keys are not configured, so this needs --insecure (see docs/operations.md)")
+        }
+    }
+
+    func run() throws {
+        var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
+        options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        let log: @Sendable (String) -> Void = { logLine($0) }
+        let coordinator = try farmCall { try Coordinator(options: options, log: log) }
+        try farmCall { try coordinator.run() }
+    }
+}
+
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "worker",
+        abstract: "Run a worker: render shards for a coordinator.")
+
+    @Option(help: "Coordinator endpoint to connect to.")
+    var connect: String
+
+    @Option(help: "Shards rendered at once (default: the number of cores).")
+    var slots: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("cache-dir"), help: "Media cache directory.")
+    var cacheDir: String = FileManager.default.temporaryDirectory.appendingPathComponent("reel-worker-cache").path
+
+    @Option(name: .customLong("cache-size"), help: "Media cache limit in MiB.")
+    var cacheSize: Int = 10240
+
+    @Option(name: .customLong("media-root"), help: "Directory this worker may read media from in place (repeatable).")
+    var mediaRoots: [String] = []
+
+    @Flag(help: "Log nothing.")
+    var quiet = false
+
+    @Flag(help: .hidden) var testCorruptChunks = false
+    @Flag(help: .hidden) var testFailAlways = false
+    @Option(help: .hidden) var testRenderLog: String?
+
+    func run() throws {
+        var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
+        options.cacheLimit = Int64(max(1, cacheSize)) << 20
+        options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        options.corruptChunks = testCorruptChunks
+        options.failAlways = testFailAlways
+        options.renderLog = testRenderLog
+        let silent = quiet
+        let log: @Sendable (String) -> Void = { line in if !silent { logLine(line) } }
+        let worker = try farmCall { try Worker(options: options, log: log) }
+        try farmCall { try worker.run() }
+    }
+}
+
+struct SubmitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "submit",
+        abstract: "Submit a session to a coordinator; prints the job id.")
+
+    @OptionGroup var session: SessionOptions
+    @OptionGroup var farm: CoordinatorOption
+
+    @Option(help: "Higher runs first; equal priorities share the workers.")
+    var priority: Int = 0
+
+    @Flag(help: "Wait for the job, showing progress, and write -o when it is done.")
+    var wait = false
+
+    @Option(name: .shortAndLong, help: "Where to write the result (with --wait).")
+    var output: String?
+
+    @Option var crf: Int = 20
+    @Option var preset: String = "veryfast"
+    @Option(name: .customLong("keyframe-interval")) var keyframeInterval: Double = 2
+
+    func validate() throws {
+        if output != nil && !wait { throw ValidationError("-o needs --wait (or use reel fetch JOB -o OUT)") }
+        do { try EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval).validate() }
+        catch { throw ValidationError("\(error)") }
+    }
+
+    func run() throws {
+        let loaded = try session.load()
+        guard loaded.report.isValid else {
+            loaded.report.printLines(file: session.session)
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let client = try farm.client()
+        let settings = EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
+        let result = try farmCall { try client.submit(loaded, settings: settings, priority: priority) }
+        guard case .submitted(let jobID) = result else {
+            if case .invalid(let problems) = result { for p in problems { printError("error: \(p)") } }
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        print(jobID)
+        guard wait else { return }
+        let printer = ProgressPrinter()
+        let final = try farmCall { try client.watch(jobID) { printer.update($0) } }
+        printer.finish()
+        guard final.state == "done" else {
+            printError("error: job \(jobID) \(final.state): \(final.error ?? "")")
+            throw Reported(code: ExitStatus.failure)
+        }
+        if let output { try farmCall { try client.fetch(jobID, to: output) } }
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show jobs (or one job) on a coordinator.")
+
+    @Argument var job: String?
+    @OptionGroup var farm: CoordinatorOption
+    @Flag var json = false
+
+    func run() throws {
+        let client = try farm.client()
+        let jobs = try farmCall { try client.status(job) }
+        if let job, jobs.isEmpty {
+            printError("error: no job \(job)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        if json {
+            try printJSON(job == nil ? AnyEncodable(jobs) : AnyEncodable(jobs[0]))
+            return
+        }
+        for s in jobs {
+            let shards = s.shards.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            print("\(s.jobID)  \(s.state)  \(s.framesDone)/\(s.totalFrames) frames  priority \(s.priority)  shards: \(shards)"
+                  + (s.error.map { "  error: \($0)" } ?? ""))
+        }
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Follow a job until it ends (exit 0 done, 1 failed or cancelled).")
+
+    @Argument var job: String
+    @OptionGroup var farm: CoordinatorOption
+
+    func run() throws {
+        let client = try farm.client()
+        let printer = ProgressPrinter()
+        let final = try farmCall { try client.watch(job) { printer.update($0) } }
+        printer.finish()
+        print("\(final.jobID) \(final.state)" + (final.error.map { ": \($0)" } ?? ""))
+        if final.state != "done" { throw Reported(code: ExitStatus.failure) }
+    }
+}
+
+struct Cancel: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Cancel a job.")
+    @Argument var job: String
+    @OptionGroup var farm: CoordinatorOption
+
+    func run() throws {
+        let client = try farm.client()
+        let status = try farmCall { try client.cancel(job) }
+        print("\(job) \(status?.state ?? "cancelled")")
+    }
+}
+
+struct Fetch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Download a finished job's MP4 and sidecar.")
+    @Argument var job: String
+    @OptionGroup var farm: CoordinatorOption
+    @Option(name: .shortAndLong) var output: String
+    @Flag(help: "Wait for the job to finish first.") var wait = false
+
+    func run() throws {
+        let client = try farm.client()
+        if wait {
+            let final = try farmCall { try client.watch(job) { _ in } }
+            guard final.state == "done" else {
+                printError("error: job \(job) \(final.state): \(final.error ?? "")")
+                throw Reported(code: ExitStatus.failure)
+            }
+        }
+        try farmCall { try client.fetch(job, to: output) }
+    }
+}
+
+struct Workers: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the workers connected to a coordinator.")
+    @OptionGroup var farm: CoordinatorOption
+    @Flag var json = false
+
+    func run() throws {
+        let client = try farm.client()
+        let workers = try farmCall { try client.workers() }
+        if json { try printJSON(workers); return }
+        for w in workers {
+            let age = String(format: "%.1f", Date().timeIntervalSince1970 - w.lastHeartbeat)
+            print("\(w.workerID)  \(w.host)  slots \(w.slots)  busy \(w.busy)  done \(w.shardsDone)  heartbeat \(age) s ago")
+        }
+    }
+}
+
+struct AnyEncodable: Encodable {
+    let encode: (Encoder) throws -> Void
+    init<T: Encodable>(_ value: T) { encode = value.encode }
+    func encode(to encoder: Encoder) throws { try encode(encoder) }
+}
