@@ -57,7 +57,8 @@ public struct EmbeddedFarm: Sendable {
         if let error = startError.withLock({ $0 }) { throw Failure(description: "coordinator: \(error)", invalid: false) }
         var processes: [Process] = []
         defer {
-            for process in processes where process.isRunning { process.terminate() }
+            // Workers are stateless; SIGKILL also works where a parent blocked SIGTERM for its children.
+            for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
             for process in processes { process.waitUntilExit() }
         }
         for index in 0..<workers {

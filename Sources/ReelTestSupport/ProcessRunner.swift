@@ -14,8 +14,9 @@ public struct ProcessResult: Sendable {
 public enum ProcessRunner {
     /// Runs `executable` with `arguments`; `input` is written to its stdin.
     @discardableResult
+    /// A process still running after `timeout` seconds is killed (a hung test fails, it does not hang CI).
     public static func run(_ executable: String, _ arguments: [String], directory: URL? = nil,
-                           environment: [String: String]? = nil) throws -> ProcessResult {
+                           environment: [String: String]? = nil, timeout: Double = 300) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -26,6 +27,10 @@ public enum ProcessRunner {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
         let errBox = DataBox()
         let group = DispatchGroup()

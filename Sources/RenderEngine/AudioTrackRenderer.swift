@@ -19,10 +19,7 @@ public struct AudioTrackRenderer: Sendable {
 
     /// `sources` maps a segment index to its media file (segments without audio are silent).
     public func render(sources: [Int: String], to path: String) throws {
-        // The AAC encoder and atempo use float DSP chosen by CPU features; pin them to the
-        // x86-64 baseline so every processor produces the same bytes.
-        AudioCPU.pinBaseline()
-        defer { AudioCPU.restore() }
+        LibavCPU.pinBaseline()
         let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate)
         for segment in timeline.segments {
             let first = outputSample(ofFrame: segment.outputStartFrame)
@@ -151,22 +148,19 @@ struct SegmentAudio {
     }
 }
 
-/// Serialises the CPU-feature pinning of concurrent audio renders.
-enum AudioCPU {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var depth = 0
+/// libav picks DSP routines by CPU feature when a context is created, and some float
+/// paths (AAC, atempo) and scaler paths round differently from one to another. Pinning
+/// the whole process to the x86-64 baseline, once, before any context exists, makes
+/// every worker produce the same bytes on any processor (DESIGN §6). Changing the flags
+/// while other threads create contexts would mix routines, so it happens exactly once.
+public enum LibavCPU {
+    private static let pinned: Void = {
+        #if arch(x86_64)
+        av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV)
+        #else
+        av_force_cpu_flags(0)
+        #endif
+    }()
 
-    static func pinBaseline() {
-        lock.lock(); defer { lock.unlock() }
-        if depth == 0 {
-            av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV)
-        }
-        depth += 1
-    }
-
-    static func restore() {
-        lock.lock(); defer { lock.unlock() }
-        depth -= 1
-        if depth == 0 { av_force_cpu_flags(-1) }
-    }
+    public static func pinBaseline() { _ = pinned }
 }

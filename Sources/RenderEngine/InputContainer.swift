@@ -6,6 +6,7 @@ final class InputContainer {
     let path: String
 
     init(path: String) throws {
+        LibavCPU.pinBaseline()
         self.path = path
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         let code = avformat_open_input(&ctx, path, nil, nil)

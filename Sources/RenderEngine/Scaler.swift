@@ -16,6 +16,7 @@ final class Scaler {
 
     /// Output is BT.709 limited range when it is YUV (DESIGN §5) unless told otherwise (JPEG).
     init(_ key: Key, outputMatrix: Int32 = SWS_CS_ITU709, outputFullRange: Bool? = nil) throws {
+        LibavCPU.pinBaseline()
         guard let ctx = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),
                                        key.width, key.height, AVPixelFormat(rawValue: key.format),
                                        Self.flags, nil, nil, nil) else {

@@ -4,7 +4,8 @@ import SessionKit
 /// An H.264 chunk being written: libx264 with the job's fixed settings into a small MP4.
 /// Every chunk is an independent closed-GOP stream that starts with an IDR frame, with
 /// IDRs exactly every `gop` frames and one encoder thread, so its bytes depend only on
-/// its pictures and the settings (DESIGN §6).
+/// its pictures and the settings (DESIGN §6). `cpu-independent=1` matters: without it the
+/// same pictures gave different bits in about one render in ten, even on one machine.
 final class VideoChunkWriter {
     private let output: OutputContainer
     private let encoder: Encoder
@@ -25,7 +26,7 @@ final class VideoChunkWriter {
             "profile": "high",
             "threads": "1",
             "forced-idr": "1",
-            "x264-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:sliced-threads=0",
+            "x264-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:threads=1:sliced-threads=0:sync-lookahead=0:lookahead-threads=1:deterministic=1:cpu-independent=1",
         ]) { c in
             c.pointee.width = Int32(width)
             c.pointee.height = Int32(height)
@@ -46,11 +47,32 @@ final class VideoChunkWriter {
 
     /// Encodes `picture` as the chunk's next frame; the first is forced to an IDR.
     func append(_ picture: Frame) throws {
-        picture.pointer.pointee.pts = framesSent
-        picture.pointer.pointee.pict_type = framesSent == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        // libx264's SIMD input copy reads past the visible pixels (row padding, and past
+        // the last row); what it finds there reaches the last macroblock column. So x264
+        // only ever sees frames whose whole buffers were zeroed when allocated.
+        if staging == nil || av_frame_is_writable(staging!.pointer) == 0 {
+            staging = try Self.zeroedFrame(like: picture)
+        }
+        guard let frame = staging else { return }
+        try avCheck(av_frame_copy(frame.pointer, picture.pointer), "av_frame_copy")
+        frame.pointer.pointee.pts = framesSent
+        frame.pointer.pointee.pict_type = framesSent == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         framesSent += 1
-        try encoder.send(picture)
+        try encoder.send(frame)
         try drain()
+    }
+
+    private var staging: Frame?
+
+    static func zeroedFrame(like picture: Frame) throws -> Frame {
+        let p = picture.pointer.pointee
+        let frame = try Frame(videoFormat: AVPixelFormat(rawValue: p.format), width: Int(p.width), height: Int(p.height))
+        let f = frame.pointer.pointee
+        for buffer in [f.buf.0, f.buf.1, f.buf.2, f.buf.3] {
+            guard let buffer, let data = buffer.pointee.data else { continue }
+            data.update(repeating: 0, count: Int(buffer.pointee.size))
+        }
+        return frame
     }
 
     /// Flushes the encoder and writes the trailer.

@@ -202,9 +202,16 @@ public final class Coordinator {
     /// Credit-based: a worker holds at most `slots` shards. Higher priority first; jobs of
     /// equal priority share workers (the one with fewer running shards goes next).
     private func dispatch() {
-        while let (identity, _) = workers.filter({ $0.value.free > 0 }).max(by: { $0.value.free < $1.value.free }) {
-            guard let (job, shard) = nextShard(for: identity) else { return }
-            assign(job: job, shard: shard, to: identity)
+        var assigned = true
+        while assigned {
+            assigned = false
+            // Most free slots first; a worker that cannot take anything does not stop the others.
+            for identity in workers.filter({ $0.value.free > 0 }).sorted(by: { $0.value.free > $1.value.free }).map(\.key) {
+                if let (job, shard) = nextShard(for: identity) {
+                    assign(job: job, shard: shard, to: identity)
+                    assigned = true
+                }
+            }
         }
     }
 
