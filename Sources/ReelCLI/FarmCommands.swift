@@ -139,11 +139,7 @@ struct SubmitCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try session.load()
-        guard loaded.report.isValid else {
-            loaded.report.printLines(file: session.session)
-            throw Reported(code: ExitStatus.invalidInput)
-        }
+        let loaded = try session.loadValid()
         let client = try farm.client()
         let settings = EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
         let result = try farmCall { try client.submit(loaded, settings: settings, priority: priority) }

@@ -12,12 +12,7 @@ struct Inspect: ParsableCommand {
     var json = false
 
     func run() throws {
-        let loaded = try options.load()
-        guard loaded.report.isValid else {
-            loaded.report.printLines(file: options.session)
-            throw Reported(code: ExitStatus.invalidInput)
-        }
-        for warning in loaded.report.warnings { printError("warning: \(warning)") }
+        let loaded = try options.loadValid()
         if let image = loaded.session.image {
             guard let info = loaded.probes[image.source] else { throw Reported(code: ExitStatus.failure) }
             let summary = ImageSummary(image: image, info: info)

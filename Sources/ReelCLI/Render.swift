@@ -47,12 +47,7 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try options.load()
-        guard loaded.report.isValid else {
-            loaded.report.printLines(file: options.session)
-            throw Reported(code: ExitStatus.invalidInput)
-        }
-        for warning in loaded.report.warnings { printError("warning: \(warning)") }
+        let loaded = try options.loadValid()
         if loaded.session.image != nil {
             do {
                 try ImageRender(loaded: loaded, quality: quality).run(to: output)

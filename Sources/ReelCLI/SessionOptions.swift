@@ -24,6 +24,19 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
+extension SessionOptions {
+    /// Loads a session that must be valid: problems are reported (exit 2), warnings printed.
+    func loadValid() throws -> LoadedSession {
+        let loaded = try load()
+        guard loaded.report.isValid else {
+            loaded.report.printLines(file: session)
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        for warning in loaded.report.warnings { printError("warning: \(warning)") }
+        return loaded
+    }
+}
+
 extension ValidationReport {
     /// Warnings always, problems when there are any; true when the session is valid.
     func printLines(file: String) {

@@ -13,13 +13,7 @@ struct Validate: ParsableCommand {
     var json = false
 
     func run() throws {
-        let loaded: LoadedSession
-        do {
-            loaded = try options.load()
-        } catch let reported as Reported {
-            // An unreadable document is still one problem in the JSON report.
-            throw reported
-        }
+        let loaded = try options.load()
         let report = loaded.report
         if json {
             try printJSON(Report(valid: report.isValid, problems: report.problems, warnings: report.warnings))
