@@ -1,0 +1,56 @@
+import Foundation
+import ReelTestSupport
+import RenderEngine
+import Testing
+@testable import Farm
+
+@Suite struct WorkerMediaCacheTests {
+    private func fetch(_ cache: WorkerMediaCache, _ bytes: Data, keeping: Set<String> = []) throws -> String {
+        let dir = try TestEnvironment.scratchDirectory("source")
+        let source = dir.appendingPathComponent("f")
+        try bytes.write(to: source)
+        let id = try ContentID.of(file: source.path)
+        try bytes.write(to: try #require(cache.partialURL(id)))
+        _ = try cache.complete(id, keeping: keeping)
+        return id
+    }
+
+    @Test func evictsLeastRecentlyUsedBeyondTheLimitButNotFilesInUse() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let cache = try WorkerMediaCache(directory: dir, limit: 2500)
+        let a = try fetch(cache, Data(repeating: 1, count: 1000))
+        Thread.sleep(forTimeInterval: 0.02)
+        let b = try fetch(cache, Data(repeating: 2, count: 1000))
+        Thread.sleep(forTimeInterval: 0.02)
+        #expect(cache.cached(a) != nil)   // touching a makes b the oldest
+        Thread.sleep(forTimeInterval: 0.02)
+        let c = try fetch(cache, Data(repeating: 3, count: 1000))
+        #expect(cache.cached(b) == nil)
+        #expect(cache.cached(a) != nil && cache.cached(c) != nil)
+        // A file a waiting shard needs is kept even when it is the oldest.
+        Thread.sleep(forTimeInterval: 0.02)
+        let d = try fetch(cache, Data(repeating: 4, count: 1000), keeping: [a, c])
+        #expect(cache.cached(d) != nil && cache.cached(a) != nil && cache.cached(c) != nil)
+    }
+
+    @Test func aFetchThatDoesNotMatchItsContentIDIsDiscarded() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let cache = try WorkerMediaCache(directory: dir, limit: 1 << 20)
+        let id = "sha256:" + String(repeating: "ab", count: 32)
+        try Data("not those bytes".utf8).write(to: try #require(cache.partialURL(id)))
+        #expect(throws: ProtocolError.self) { try cache.complete(id, keeping: []) }
+        #expect(cache.cached(id) == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test func inPlaceFilesMustMatchTheirContentID() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let cache = try WorkerMediaCache(directory: dir.appendingPathComponent("cache"), limit: 1 << 20)
+        let file = dir.appendingPathComponent("m.bin")
+        try Data("media".utf8).write(to: file)
+        let id = try ContentID.of(file: file.path)
+        #expect(cache.inPlace(file.path, contentID: id)?.path == file.path)
+        #expect(cache.inPlace(file.path, contentID: "sha256:" + String(repeating: "0", count: 64)) == nil)
+        #expect(cache.inPlace(dir.appendingPathComponent("missing").path, contentID: id) == nil)
+    }
+}
