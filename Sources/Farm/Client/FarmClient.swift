@@ -96,16 +96,12 @@ public final class FarmClient {
     public func watch(_ jobID: String, progress: (JobStatus) -> Void) throws -> JobStatus {
         var status = try request(.watch, JobRequest(jobID: jobID)).decode(JobStatus.self)
         progress(status)
-        var lastPoll = Date()
         while !status.isFinal {
             do {
                 status = try receive(timeout: 2).decode(JobStatus.self)
             } catch let failure as Failure where failure.description.hasPrefix("no answer") {
                 // Quiet job (or a restarted coordinator): ask again.
                 status = try request(.watch, JobRequest(jobID: jobID)).decode(JobStatus.self)
-            }
-            if Date().timeIntervalSince(lastPoll) > 5 {
-                lastPoll = Date()
             }
             progress(status)
         }
