@@ -40,6 +40,17 @@ func farmCall<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
+/// Follows a job to its end; one that did not finish is one error line and exit 1.
+func followToDone(_ client: FarmClient, _ job: String, showProgress: Bool) throws {
+    let printer = ProgressPrinter()
+    let final = try farmCall { try client.watch(job) { if showProgress { printer.update($0) } } }
+    if showProgress { printer.finish() }
+    guard final.state == "done" else {
+        printError("error: job \(job) \(final.state): \(final.error ?? "")")
+        throw Reported(code: ExitStatus.failure)
+    }
+}
+
 struct CoordinatorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "coordinator",
         abstract: "Run a coordinator: job store, scheduler and assembler for a farm of workers.")
@@ -149,13 +160,7 @@ struct SubmitCommand: ParsableCommand {
         }
         print(jobID)
         guard wait else { return }
-        let printer = ProgressPrinter()
-        let final = try farmCall { try client.watch(jobID) { printer.update($0) } }
-        printer.finish()
-        guard final.state == "done" else {
-            printError("error: job \(jobID) \(final.state): \(final.error ?? "")")
-            throw Reported(code: ExitStatus.failure)
-        }
+        try followToDone(client, jobID, showProgress: true)
         if let output { try farmCall { try client.fetch(jobID, to: output) } }
     }
 }
@@ -223,13 +228,7 @@ struct Fetch: ParsableCommand {
 
     func run() throws {
         let client = try farm.client()
-        if wait {
-            let final = try farmCall { try client.watch(job) { _ in } }
-            guard final.state == "done" else {
-                printError("error: job \(job) \(final.state): \(final.error ?? "")")
-                throw Reported(code: ExitStatus.failure)
-            }
-        }
+        if wait { try followToDone(client, job, showProgress: false) }
         try farmCall { try client.fetch(job, to: output) }
     }
 }

@@ -13,8 +13,6 @@ final class FrameSelector {
     private var pending: Frame
     private var pendingTime: Rational?
     private var atEnd = false
-    /// Counts frames handed out that differ from the previous one (for tests and stats).
-    private(set) var sequence = 0
 
     init(source: VideoSource, startingAt t: Rational) throws {
         self.source = source
@@ -42,7 +40,6 @@ final class FrameSelector {
             if currentTime.map({ $0 > limit }) == true { break }   // before the first frame: the first frame
         }
         guard currentTime != nil else { throw EngineError("\(source.path): no frame at \(formatSeconds(t.doubleValue))") }
-        if advanced { sequence += 1 }
         return (current, advanced)
     }
 

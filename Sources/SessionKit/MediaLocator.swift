@@ -43,11 +43,10 @@ public struct MediaLocator: Sendable {
             : URL(fileURLWithPath: reference, relativeTo: baseDirectory)
         let lexical = url.standardizedFileURL
         let real = lexical.resolvingSymlinksInPath()
-        guard let root = roots.first(where: { Self.contains($0, real) }) else {
+        guard roots.contains(where: { Self.contains($0, real) }) else {
             let rootList = roots.map(\.path).joined(separator: ", ")
             return .failure(.init("'\(reference)' resolves to \(real.path), outside the media roots (\(rootList))"))
         }
-        _ = root
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: real.path, isDirectory: &isDirectory) else {
             return .failure(.init("'\(reference)' not found (\(real.path))"))

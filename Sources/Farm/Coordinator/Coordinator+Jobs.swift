@@ -24,7 +24,7 @@ extension Coordinator {
             for shard in shards.indices { job.nextAttempt[shard] = try store.attemptCount(job: record.id, shard: shard) }
             jobs[record.id] = job
             log("resumed job \(record.id): \(states.filter { $0 == "done" }.count)/\(states.count) shards kept")
-            if job.allDone { startAssemblyOnResume(job) }
+            if job.allDone { startAssembly(job) }
         }
     }
 
@@ -115,7 +115,9 @@ extension Coordinator {
     }
 
     func statuses(_ only: String?) throws -> [JobStatus] {
-        try store.jobs().filter { only == nil || $0.id == only }.map { record in
+        // One job is looked up by id: watchers ask for it several times a second.
+        let records = try only.map { try store.job($0).map { [$0] } ?? [] } ?? store.jobs()
+        return try records.map { record in
             let shards = try store.shards(of: record.id)
             var counts: [String: Int] = [:]
             var perWorker: [String: Int] = [:]
@@ -137,7 +139,7 @@ extension Coordinator {
     }
 
     func fetch(_ request: FetchRequest, from identity: Data) throws {
-        guard let record = try store.jobs().first(where: { $0.id == request.jobID }) else {
+        guard let record = try store.job(request.jobID) else {
             throw ProtocolError("no job \(request.jobID)")
         }
         guard record.state == "done" else {

@@ -330,7 +330,7 @@ public final class Coordinator {
 
     private func cancel(_ jobID: String, from identity: Data) throws {
         guard let job = jobs[jobID] else {
-            let known = try store.jobs().contains { $0.id == jobID }
+            let known = try store.job(jobID) != nil
             send(to: identity, .error, ErrorReply(message: known ? "job \(jobID) has already ended" : "no job \(jobID)"))
             return
         }
@@ -365,9 +365,7 @@ public final class Coordinator {
 
     // MARK: Assembly
 
-    func startAssemblyOnResume(_ job: ActiveJob) { startAssembly(job) }
-
-    private func startAssembly(_ job: ActiveJob) {
+    func startAssembly(_ job: ActiveJob) {
         job.phase = "assembling"
         try? store.setJobState(job.id, "assembling")
         let chunks = job.tasks.enumerated().filter { $0.element.kind == .video }.map {

@@ -72,8 +72,17 @@ public final class JobStore {
     }
 
     public func jobs(states: [String]? = nil) throws -> [JobRecord] {
-        let rows = try db.query("SELECT id, state, priority, created, finished, session, files, paths, settings, total_frames, error FROM jobs ORDER BY created")
-        return try rows.compactMap { r in
+        try records(try db.query("SELECT \(Self.jobColumns) FROM jobs ORDER BY created"), states: states)
+    }
+
+    public func job(_ id: String) throws -> JobRecord? {
+        try records(try db.query("SELECT \(Self.jobColumns) FROM jobs WHERE id=?", [.text(id)]), states: nil).first
+    }
+
+    private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error"
+
+    private func records(_ rows: [[SQLiteDatabase.Value]], states: [String]?) throws -> [JobRecord] {
+        try rows.compactMap { r in
             guard let id = r[0].string, let state = r[1].string else { return nil }
             if let states, !states.contains(state) { return nil }
             return JobRecord(id: id, state: state, priority: Int(r[2].int ?? 0), created: r[3].double ?? 0, finished: r[4].double,
