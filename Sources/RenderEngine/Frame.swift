@@ -18,6 +18,20 @@ final class Frame {
         try avCheck(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
     }
 
+    /// A new picture whose whole buffers — row padding and the bytes past the last row
+    /// included — are zero. libx264's SIMD input copy reads past the visible pixels and
+    /// what it finds there reaches the last macroblock column, so every picture given to
+    /// x264 lives in such a buffer, or the same pictures could encode to different bits.
+    static func zeroed(videoFormat format: AVPixelFormat, width: Int, height: Int) throws -> Frame {
+        let frame = try Frame(videoFormat: format, width: width, height: height)
+        let f = frame.pointer.pointee
+        for buffer in [f.buf.0, f.buf.1, f.buf.2, f.buf.3] {
+            guard let buffer, let data = buffer.pointee.data else { continue }
+            data.update(repeating: 0, count: Int(buffer.pointee.size))
+        }
+        return frame
+    }
+
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = pointer
         av_frame_free(&frame)

@@ -83,7 +83,7 @@ public struct SampleMedia: Sendable {
         }
         let stream = try output.addStream(from: encoder)
         try output.writeHeader(options: ["update": "1"])
-        let picture = try Frame(videoFormat: AV_PIX_FMT_YUVJ420P, width: width, height: height)
+        let picture = try Frame.zeroed(videoFormat: AV_PIX_FMT_YUVJ420P, width: width, height: height)
         draw(frame: 0, into: picture)
         picture.pointer.pointee.pts = 0
         try encoder.send(picture)
@@ -102,7 +102,8 @@ public struct SampleMedia: Sendable {
         let globalHeader = output.needsGlobalHeader
         let fps = Int32(framesPerSecond)
         let video = try Encoder(codecName: "libx264",
-                                options: ["preset": "veryfast", "crf": "18", "threads": "1"]) { c in
+                                options: ["preset": "veryfast", "crf": "18", "threads": "1",
+                                          "x264-params": "deterministic=1:cpu-independent=1"]) { c in
             c.pointee.width = Int32(width)
             c.pointee.height = Int32(height)
             c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
@@ -143,7 +144,7 @@ public struct SampleMedia: Sendable {
 
         let frames = frameCount
         let totalSamples = Int((duration * 48000).rounded())
-        let picture = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: width, height: height)
+        var picture = try Frame.zeroed(videoFormat: AV_PIX_FMT_YUV420P, width: width, height: height)
         var nextFrame = 0
         var nextSample = 0
         var videoDone = false
@@ -155,7 +156,9 @@ public struct SampleMedia: Sendable {
             let audioTime = Double(nextSample) / 48000
             if !videoDone && (audioDone || videoTime <= audioTime) {
                 if nextFrame < frames {
-                    try picture.makeWritable()
+                    if av_frame_is_writable(picture.pointer) == 0 {
+                        picture = try Frame.zeroed(videoFormat: AV_PIX_FMT_YUV420P, width: width, height: height)
+                    }
                     draw(frame: nextFrame, into: picture)
                     picture.pointer.pointee.pts = Int64(nextFrame)
                     try video.send(picture)

@@ -47,13 +47,15 @@ final class VideoChunkWriter {
 
     /// Encodes `picture` as the chunk's next frame; the first is forced to an IDR.
     func append(_ picture: Frame) throws {
-        // libx264's SIMD input copy reads past the visible pixels (row padding, and past
-        // the last row); what it finds there reaches the last macroblock column. So x264
-        // only ever sees frames whose whole buffers were zeroed when allocated.
-        if staging == nil || av_frame_is_writable(staging!.pointer) == 0 {
-            staging = try Self.zeroedFrame(like: picture)
+        // x264 only ever sees pictures in zeroed buffers (see `Frame.zeroed`).
+        let frame: Frame
+        if let staging, av_frame_is_writable(staging.pointer) != 0 {
+            frame = staging
+        } else {
+            let p = picture.pointer.pointee
+            frame = try Frame.zeroed(videoFormat: AVPixelFormat(rawValue: p.format), width: Int(p.width), height: Int(p.height))
+            staging = frame
         }
-        guard let frame = staging else { return }
         try avCheck(av_frame_copy(frame.pointer, picture.pointer), "av_frame_copy")
         frame.pointer.pointee.pts = framesSent
         frame.pointer.pointee.pict_type = framesSent == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
@@ -63,17 +65,6 @@ final class VideoChunkWriter {
     }
 
     private var staging: Frame?
-
-    static func zeroedFrame(like picture: Frame) throws -> Frame {
-        let p = picture.pointer.pointee
-        let frame = try Frame(videoFormat: AVPixelFormat(rawValue: p.format), width: Int(p.width), height: Int(p.height))
-        let f = frame.pointer.pointee
-        for buffer in [f.buf.0, f.buf.1, f.buf.2, f.buf.3] {
-            guard let buffer, let data = buffer.pointee.data else { continue }
-            data.update(repeating: 0, count: Int(buffer.pointee.size))
-        }
-        return frame
-    }
 
     /// Flushes the encoder and writes the trailer.
     func close() throws {
