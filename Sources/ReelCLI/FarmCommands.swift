@@ -9,13 +9,16 @@ struct CoordinatorOption: ParsableArguments {
     @Option(help: "Coordinator endpoint (default: $REEL_COORDINATOR or tcp://127.0.0.1:7700).")
     var coordinator: String?
 
+    @OptionGroup var keys: CurveClientOptions
+
     var endpoint: String {
         coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
     }
 
     func client() throws -> FarmClient {
+        let curve = try keys.curve()
         do {
-            return try FarmClient(endpoint: endpoint)
+            return try FarmClient(endpoint: endpoint, curve: curve)
         } catch {
             printError("error: cannot reach \(endpoint): \(error)")
             throw Reported(code: ExitStatus.invalidInput)
@@ -64,19 +67,37 @@ struct CoordinatorCommand: ParsableCommand {
     @Option(name: .customLong("media-root"), help: "Directory whose files clients may submit by path (repeatable).")
     var mediaRoots: [String] = []
 
+    @Option(name: .customLong("curve-key"), help: "The coordinator's key file from `reel keygen`: encrypt and authenticate with CURVE.")
+    var curveKey: String?
+
+    @Option(name: .customLong("authorized-keys"), help: "File of the public keys (one per line) allowed to connect, with --curve-key.")
+    var authorizedKeys: String?
+
     @Flag(help: "Allow binding a non-loopback address without CURVE keys.")
     var insecure = false
 
     func validate() throws {
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
-        if !loopback && !insecure {
-            throw ValidationError("--bind \(bind) is not a loopback address: CURVE keys are not configured, so this needs --insecure (see docs/operations.md)")
+        if (curveKey == nil) != (authorizedKeys == nil) {
+            throw ValidationError("--curve-key and --authorized-keys go together")
+        }
+        if !loopback && !insecure && curveKey == nil {
+            throw ValidationError("--bind \(bind) is not a loopback address: give --curve-key and --authorized-keys, or --insecure on a network you trust (see docs/operations.md)")
         }
     }
 
     func run() throws {
         var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        if let curveKey, let authorizedKeys {
+            do {
+                options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),
+                                            authorized: try CurveKeyPair.authorizedKeys(path: authorizedKeys))
+            } catch {
+                printError("error: \(error)")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+        }
         let log: @Sendable (String) -> Void = { logLine($0) }
         let coordinator = try farmCall { try Coordinator(options: options, log: log) }
         try farmCall { try coordinator.run() }
@@ -102,6 +123,8 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("media-root"), help: "Directory this worker may read media from in place (repeatable).")
     var mediaRoots: [String] = []
 
+    @OptionGroup var keys: CurveClientOptions
+
     @Flag(help: "Log nothing.")
     var quiet = false
 
@@ -116,6 +139,7 @@ struct WorkerCommand: ParsableCommand {
         options.corruptChunks = testCorruptChunks
         options.failAlways = testFailAlways
         options.renderLog = testRenderLog
+        options.curve = try keys.curve()
         let silent = quiet
         let log: @Sendable (String) -> Void = { line in if !silent { logLine(line) } }
         let worker = try farmCall { try Worker(options: options, log: log) }

@@ -9,7 +9,7 @@ struct Reel: ParsableCommand {
         abstract: "ReelFarm: render video-editing sessions on a farm of machines.",
         version: "reel \(EngineVersion.engine) (\(EngineVersion.libraries), libzmq \(TransportLibraries.zeroMQ), lz4 \(TransportLibraries.lz4))",
         subcommands: [Render.self, CoordinatorCommand.self, WorkerCommand.self, SubmitCommand.self, Status.self, Watch.self,
-                      Cancel.self, Fetch.self, Workers.self, Validate.self, Inspect.self, Sample.self]
+                      Cancel.self, Fetch.self, Workers.self, Validate.self, Inspect.self, Sample.self, Keygen.self]
     )
 }
 
@@ -38,13 +38,14 @@ enum Main {
             Foundation.exit(reported.code.rawValue)
         } catch {
             let code = Reel.exitCode(for: error)
-            let message = Reel.fullMessage(for: error)
             if code == .success {
+                let message = Reel.fullMessage(for: error)
                 if !message.isEmpty { print(message) }
                 Foundation.exit(0)
             }
-            if !message.isEmpty { printError(message) }
-            // Usage errors are invalid input too: exit 2, not ArgumentParser's 64.
+            // Usage errors are invalid input too: one line (no usage text), exit 2, not 64.
+            let message = Reel.message(for: error)
+            if !message.isEmpty { printError("error: " + message) }
             Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }
     }

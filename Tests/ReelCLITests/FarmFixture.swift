@@ -38,8 +38,8 @@ final class FarmFixture {
         return process
     }
 
-    func startCoordinator() throws {
-        coordinator = try spawn(["coordinator", "--bind", endpoint, "--state-dir", stateDir.path], log: "coordinator.log")
+    func startCoordinator(_ extra: [String] = []) throws {
+        coordinator = try spawn(["coordinator", "--bind", endpoint, "--state-dir", stateDir.path] + extra, log: "coordinator.log")
     }
 
     func killCoordinator() {

@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 import RenderEngine
 import SessionKit
@@ -8,12 +9,18 @@ public final class FarmClient {
     private let context: ZMQContext
     private let socket: ZMQSocket
     public let endpoint: String
+    /// Reports CURVE handshakes the coordinator refused (only with keys).
+    private var handshakeMonitor: ZMQSocket?
     public var timeoutSeconds: Double = 30
 
-    public init(endpoint: String) throws {
+    public init(endpoint: String, curve: CurveClient? = nil) throws {
         self.endpoint = endpoint
         context = try ZMQContext()
         socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000)
+        if let curve {
+            try socket.secure(curve)
+            handshakeMonitor = try socket.monitor(events: ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+        }
         try socket.connect(endpoint)
     }
 
@@ -29,6 +36,11 @@ public final class FarmClient {
     func receive(timeout: Double? = nil) throws -> WireMessage {
         let deadline = Date().addingTimeInterval(timeout ?? timeoutSeconds)
         while Date() < deadline {
+            if let monitor = handshakeMonitor, let event = try monitor.monitorEvent() {
+                throw Failure(description: event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                    ? "the coordinator at \(endpoint) refused this client's CURVE key (add its .pub to the coordinator's authorized keys)"
+                    : "CURVE handshake with \(endpoint) failed: is --server-key the coordinator's public key?")
+            }
             if try ZMQSocket.poll([socket], timeoutMillis: 100)[0], let frames = try socket.receive() {
                 let message = try WireMessage.parse(frames)
                 switch message.type {
@@ -38,7 +50,8 @@ public final class FarmClient {
                 }
             }
         }
-        throw Failure(description: "no answer from the coordinator at \(endpoint) within \(Int(timeout ?? timeoutSeconds)) s")
+        let hint = handshakeMonitor != nil ? " (is --server-key the coordinator's public key?)" : ""
+        throw Failure(description: "no answer from the coordinator at \(endpoint) within \(Int(timeout ?? timeoutSeconds)) s\(hint)")
     }
 
     // MARK: Submit

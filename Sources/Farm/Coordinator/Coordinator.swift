@@ -16,6 +16,8 @@ public final class Coordinator {
         public var backupAfterSeconds = 2.0
         /// Directories whose files submitted by path may be read in place.
         public var mediaRoots: [URL] = []
+        /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
+        public var curve: CurveServer?
         /// Ends `run()` when raised (from any thread).
         public var stop = StopSignal()
 
@@ -30,6 +32,7 @@ public final class Coordinator {
     let media: MediaStore
     private let context: ZMQContext
     private let socket: ZMQSocket
+    private let authenticator: ZAPAuthenticator?
     var workers: [Data: WorkerState] = [:]
     var jobs: [String: ActiveJob] = [:]
     private let finishedAssemblies = AssemblyResults()
@@ -49,6 +52,12 @@ public final class Coordinator {
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store, roots: options.mediaRoots)
         context = try ZMQContext()
         socket = try ZMQSocket(context, .router, sendTimeoutMillis: 2000)
+        if let curve = options.curve {
+            authenticator = try ZAPAuthenticator(context: context, authorized: curve.authorized, log: log)
+            try socket.secure(curve)
+        } else {
+            authenticator = nil
+        }
         try socket.bind(options.endpoint)
         endpoint = socket.lastEndpoint
         try resume()
@@ -61,7 +70,7 @@ public final class Coordinator {
     // MARK: Loop
 
     public func run() throws {
-        log("coordinator listening on \(endpoint)")
+        log("coordinator listening on \(endpoint)\(options.curve.map { "; CURVE, \($0.authorized.count) authorized key(s)" } ?? "")")
         while !options.stop.isRaised {
             if try ZMQSocket.poll([socket], timeoutMillis: 100)[0] {
                 while let frames = try socket.receive() { handle(frames) }
@@ -71,6 +80,7 @@ public final class Coordinator {
             dispatch()
         }
         socket.close()
+        authenticator?.stop()
     }
 
     private func handle(_ frames: [Data]) {

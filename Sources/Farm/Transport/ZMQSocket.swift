@@ -6,13 +6,14 @@ import Foundation
 /// that nothing is dropped silently and nothing blocks forever (NOTES: libzmq).
 public final class ZMQSocket {
     public enum Kind {
-        case router, dealer, pair
+        case router, dealer, pair, rep
 
         var raw: Int32 {
             switch self {
             case .router: return ZMQ_ROUTER
             case .dealer: return ZMQ_DEALER
             case .pair: return ZMQ_PAIR
+            case .rep: return ZMQ_REP
             }
         }
     }
@@ -66,6 +67,22 @@ public final class ZMQSocket {
 
     public func connect(_ endpoint: String) throws {
         try zmqCheck(zmq_connect(handle, endpoint), "zmq_connect(\(endpoint))")
+    }
+
+    /// A PAIR socket that receives this socket's `events` (`ZMQ_EVENT_*`) as libzmq's
+    /// monitor messages; read them with `monitorEvent()`.
+    public func monitor(events: Int32) throws -> ZMQSocket {
+        let address = "inproc://monitor-\(UInt64.random(in: 0...UInt64.max))"
+        try zmqCheck(zmq_socket_monitor(handle, address, events), "zmq_socket_monitor")
+        let pair = try ZMQSocket(context, .pair)
+        try pair.connect(address)
+        return pair
+    }
+
+    /// The next event on a monitor socket (non-blocking): its `ZMQ_EVENT_*` number.
+    public func monitorEvent() throws -> Int32? {
+        guard let frames = try receive(), let first = frames.first, first.count >= 2 else { return nil }
+        return Int32(first[first.startIndex]) | Int32(first[first.startIndex + 1]) << 8
     }
 
     /// The endpoint actually bound (resolves `tcp://127.0.0.1:*`).

@@ -21,6 +21,8 @@ public final class Worker {
         public var corruptChunks = false
         public var failAlways = false
         public var renderLog: String?
+        /// CURVE keys for a coordinator that requires them.
+        public var curve: CurveClient?
         /// Directories whose files may be read in place (a shared filesystem).
         public var mediaRoots: [URL] = []
         public var stop = StopSignal()
@@ -51,15 +53,16 @@ public final class Worker {
         self.options = options
         self.log = log
         context = try ZMQContext()
-        socket = try Self.connect(context, options.endpoint)
+        socket = try Self.connect(context, options.endpoint, curve: options.curve)
         cache = try WorkerMediaCache(directory: options.cacheDirectory, limit: options.cacheLimit)
         scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
-    private static func connect(_ context: ZMQContext, _ endpoint: String) throws -> ZMQSocket {
+    private static func connect(_ context: ZMQContext, _ endpoint: String, curve: CurveClient?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 1000)
         try socket.set(ZMQ_RECONNECT_IVL, Int32(200))
+        if let curve { try socket.secure(curve) }
         try socket.connect(endpoint)
         return socket
     }
@@ -91,7 +94,7 @@ public final class Worker {
         socket.close()
         Thread.sleep(forTimeInterval: backoff)
         backoff = min(backoff * 2, 16)
-        socket = try Self.connect(context, options.endpoint)
+        socket = try Self.connect(context, options.endpoint, curve: options.curve)
         welcomed = false
         lastHeard = Date()
         for (_, fetch) in fetches { try? fetch.handle.close() }

@@ -1,0 +1,64 @@
+import Foundation
+import ReelTestSupport
+import Testing
+@testable import Farm
+
+struct CurveKeysTests {
+    @Test func keyFilesRoundTripAndAPublicKeyMustBelongToItsSecret() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let name = dir.appendingPathComponent("node").path
+        let keys = try CurveKeyPair.generate()
+        try keys.write(name: name)
+        #expect(try CurveKeyPair.load(path: name + ".key") == keys)
+        #expect(try CurveKeyPair.publicKey(name + ".pub") == keys.publicKey)
+        #expect(try CurveKeyPair.publicKey(keys.publicKey) == keys.publicKey)
+        #expect(throws: CurveKeyError.self) { try keys.write(name: name) }
+        let other = try CurveKeyPair.generate()
+        let forged = "public-key = \(other.publicKey)\nsecret-key = \(keys.secretKey)\n"
+        _ = try TestEnvironment.write(forged, to: "forged.key", in: dir)
+        #expect(throws: CurveKeyError.self) { try CurveKeyPair.load(path: dir.appendingPathComponent("forged.key").path) }
+    }
+
+    @Test func allowListTakesKeysWithNamesAndSkipsComments() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let withHash = String(repeating: "0000#", count: 8)   // '#' is a Z85 digit
+        let plain = try CurveKeyPair.generate().publicKey
+        let path = try TestEnvironment.write("# render nodes\n\n\(withHash) node-1\n  \(plain)\n", to: "keys", in: dir)
+        #expect(try CurveKeyPair.authorizedKeys(path: path) == [withHash, plain])
+        let bad = try TestEnvironment.write("\(plain)\nnot-a-key\n", to: "bad", in: dir)
+        #expect(throws: CurveKeyError.self) { try CurveKeyPair.authorizedKeys(path: bad) }
+        let empty = try TestEnvironment.write("# nobody\n", to: "empty", in: dir)
+        #expect(throws: CurveKeyError.self) { try CurveKeyPair.authorizedKeys(path: empty) }
+    }
+
+    @Test func zapAdmitsOnlyListedCurveKeys() throws {
+        let listed = try CurveKeyPair.generate().publicKey
+        let unlisted = try CurveKeyPair.generate().publicKey
+        func request(_ mechanism: String, _ key: String?) -> [Data] {
+            var frames = [Data("1.0".utf8), Data("7".utf8), Data("reelfarm".utf8), Data("127.0.0.1".utf8), Data(), Data(mechanism.utf8)]
+            if let key { frames.append(Self.decode(key)) }
+            return frames
+        }
+        let ok = ZAPAuthenticator.answer(request("CURVE", listed), authorized: [listed])
+        #expect(String(decoding: ok.reply[2], as: UTF8.self) == "200")
+        #expect(ok.reply[1] == Data("7".utf8))
+        let refused = ZAPAuthenticator.answer(request("CURVE", unlisted), authorized: [listed])
+        #expect(String(decoding: refused.reply[2], as: UTF8.self) == "400")
+        #expect(refused.rejectedKey == unlisted)
+        let plain = ZAPAuthenticator.answer(request("NULL", nil), authorized: [listed])
+        #expect(String(decoding: plain.reply[2], as: UTF8.self) == "400")
+    }
+
+    static func decode(_ z85: String) -> Data {
+        // Z85 (ZeroMQ RFC 32) by hand, so the test does not reuse the code under test.
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
+        let chars = Array(z85)
+        var bytes = Data()
+        for group in stride(from: 0, to: chars.count, by: 5) {
+            var value: UInt32 = 0
+            for c in chars[group..<group + 5] { value = value &* 85 &+ UInt32(alphabet.firstIndex(of: c) ?? 0) }
+            bytes.append(contentsOf: [UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff)])
+        }
+        return bytes
+    }
+}
