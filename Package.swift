@@ -44,6 +44,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // bench/: the coordinator under load from simulated workers (docs/benchmarks.md).
+        .executableTarget(name: "coordinator-load", dependencies: ["Farm", "RenderEngine", "SessionKit"],
+                          path: "bench/CoordinatorLoad"),
         .target(name: "ReelTestSupport", dependencies: ["SessionKit"]),
 
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "ReelTestSupport"]),

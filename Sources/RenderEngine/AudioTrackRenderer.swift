@@ -25,7 +25,7 @@ public struct AudioTrackRenderer: Sendable {
             let first = outputSample(ofFrame: segment.outputStartFrame)
             let count = outputSample(ofFrame: segment.outputStartFrame + segment.frameCount) - first
             var placed = 0
-            var fader = Fader(total: count)
+            let fader = Fader(total: count)
             if segment.hasAudio, let path = sources[segment.index] {
                 try SegmentAudio(path: path, segment: segment, sampleRate: Self.sampleRate).read { left, right in
                     let take = min(left.count, count - placed)

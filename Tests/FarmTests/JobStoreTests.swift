@@ -36,6 +36,32 @@ import Testing
         #expect(try reopened.shardsDone(byWorker: "w1") == 1)
     }
 
+    @Test func aBatchCommitsTogetherAndAFailedChangeInsideUndoesOnlyItself() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let path = dir.appendingPathComponent("farm.sqlite").path
+        do {
+            let store = try JobStore(path: path)
+            try store.createJob(record("j1"), shards: tasks)
+            try store.batch {
+                try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 4)
+                // A change that fails half-way (a duplicate job) inside the batch…
+                #expect(throws: (any Error).self) { try store.createJob(self.record("j1"), shards: self.tasks) }
+                try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 5)
+            }
+            // …and a batch that fails as a whole.
+            #expect(throws: (any Error).self) {
+                try store.batch {
+                    try store.requeueShard(job: "j1", shard: 1)
+                    throw JobStoreTestError()
+                }
+            }
+        }
+        let shards = try JobStore(path: path).shards(of: "j1")
+        #expect(shards.map(\.state) == ["queued", "done"])
+        #expect(shards[1].sha256 == "abc")
+        #expect(try JobStore(path: path).attemptCounts(job: "j1") == [1: 1])
+    }
+
     @Test func aFailedTransactionChangesNothing() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
@@ -45,3 +71,5 @@ import Testing
         #expect(try store.shards(of: "j1").count == 2)
     }
 }
+
+private struct JobStoreTestError: Error {}

@@ -44,7 +44,7 @@ import Testing
 
     @Test func protocolHeadersRoundTripAndOtherVersionsAreNamed() throws {
         let message = try WireMessage(.heartbeat, Heartbeat(busy: 2), payload: [Data([1, 2, 3])])
-        let frames = [try message.header()] + message.payload
+        let frames = [message.header()] + message.payload
         let parsed = try WireMessage.parse(frames)
         #expect(parsed.type == .heartbeat)
         #expect(try parsed.decode(Heartbeat.self).busy == 2)

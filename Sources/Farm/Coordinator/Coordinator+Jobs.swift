@@ -8,22 +8,20 @@ extension Coordinator {
     func resume() throws {
         for record in try store.jobs(states: ["queued", "rendering", "assembling"]) {
             let shards = try store.shards(of: record.id)
-            var states: [String] = []
+            let assignment = try makeAssignment(record)
+            let job = ActiveJob(id: record.id, priority: record.priority, created: record.created, assignment: assignment,
+                                tasks: shards.map(\.task), phase: "rendering")
             for shard in shards {
                 if shard.state == "done", let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
-                    states.append("done")
-                } else {
-                    if shard.state != "queued" { try store.requeueShard(job: record.id, shard: shard.index) }
-                    states.append("queued")
+                    job.set(shard.index, .done, worker: shard.worker)
+                } else if shard.state != "queued" {
+                    try store.requeueShard(job: record.id, shard: shard.index)
                 }
             }
-            let assignment = try makeAssignment(record)
-            let job = ActiveJob(id: record.id, priority: record.priority, created: record.created, assignment: assignment,
-                                tasks: shards.map(\.task), state: states, phase: "rendering")
-            for shard in shards.indices { job.nextAttempt[shard] = try store.attemptCount(job: record.id, shard: shard) }
+            for (shard, attempts) in try store.attemptCounts(job: record.id) { job.nextAttempt[shard] = attempts }
             jobs[record.id] = job
-            log("resumed job \(record.id): \(states.filter { $0 == "done" }.count)/\(states.count) shards kept")
+            log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept")
             if job.allDone { startAssembly(job) }
         }
     }
@@ -103,7 +101,7 @@ extension Coordinator {
                                          files: request.files, paths: request.paths, settings: request.settings,
                                          output: Sidecar.Output(timeline))
         jobs[id] = ActiveJob(id: id, priority: request.priority, created: record.created, assignment: assignment, tasks: tasks,
-                             state: tasks.map { _ in "queued" }, phase: "queued")
+                             phase: "queued")
         log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
         send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: []))
     }
@@ -118,17 +116,21 @@ extension Coordinator {
         // One job is looked up by id: watchers ask for it several times a second.
         let records = try only.map { try store.job($0).map { [$0] } ?? [] } ?? store.jobs()
         return try records.map { record in
-            let shards = try store.shards(of: record.id)
+            // A running job is described from memory; only ended ones read their shards.
             var counts: [String: Int] = [:]
             var perWorker: [String: Int] = [:]
             var framesDone: Int64 = 0
-            for shard in shards {
-                var state = shard.state
-                if let job = jobs[record.id], shard.index < job.state.count { state = job.state[shard.index] }
-                counts[state, default: 0] += 1
-                if state == "done" {
-                    framesDone += shard.task.frameCount
-                    if let worker = shard.worker { perWorker[worker, default: 0] += 1 }
+            if let job = jobs[record.id] {
+                for (state, count) in job.counts where count > 0 { counts[state.rawValue] = count }
+                perWorker = job.doneBy.filter { $0.value > 0 }
+                framesDone = job.framesDone
+            } else {
+                for shard in try store.shards(of: record.id) {
+                    counts[shard.state, default: 0] += 1
+                    if shard.state == "done" {
+                        framesDone += shard.task.frameCount
+                        if let worker = shard.worker { perWorker[worker, default: 0] += 1 }
+                    }
                 }
             }
             let state = jobs[record.id]?.phase ?? record.state

@@ -72,12 +72,26 @@ public final class Coordinator {
     public func run() throws {
         log("coordinator listening on \(endpoint)\(options.curve.map { "; CURVE, \($0.authorized.count) authorized key(s)" } ?? "")")
         while !options.stop.isRaised {
-            if try ZMQSocket.poll([socket], timeoutMillis: 100)[0] {
-                while let frames = try socket.receive() { handle(frames) }
+            let readable = try ZMQSocket.poll([socket], timeoutMillis: 100)[0]
+            // Everything one turn of the loop changes is committed together: one sync for a
+            // batch of messages instead of one per message (each change stays atomic).
+            do {
+                try store.batch {
+                    if readable {
+                        var handled = 0
+                        while handled < 1000, let frames = try socket.receive() {
+                            handle(frames)
+                            handled += 1
+                        }
+                    }
+                    reapDeadWorkers()
+                    collectAssemblies()
+                    dispatch()
+                }
+            } catch {
+                log("could not commit the job store: \(error)")
+                throw error
             }
-            reapDeadWorkers()
-            collectAssemblies()
-            dispatch()
         }
         socket.close()
         authenticator?.stop()
@@ -193,8 +207,8 @@ public final class Coordinator {
             job.running[key.shard]?[key.attempt] = nil
             try? store.endAttempt(job: key.job, shard: key.shard, attempt: key.attempt, outcome: "lost", message: reason,
                                   at: Self.now, requeue: false)
-            if job.state[key.shard] == "running", job.running[key.shard]?.isEmpty ?? true {
-                job.state[key.shard] = "queued"
+            if job.state[key.shard] == .running, job.running[key.shard]?.isEmpty ?? true {
+                job.set(key.shard, .queued)
                 try? store.requeueShard(job: key.job, shard: key.shard)
             }
         }
@@ -231,17 +245,16 @@ public final class Coordinator {
             .sorted { ($0.priority, -$0.runningCount, -$0.created) > ($1.priority, -$1.runningCount, -$1.created) }
         for job in candidates {
             // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
-            let liveIDs = Set(workers.values.map(\.workerID))
-            if let shard = job.queued.first(where: { shard in
-                let failed = job.failedOn[shard] ?? []
-                return !failed.contains(worker.workerID) || liveIDs.isSubset(of: failed)
+            if let shard = job.nextQueued(where: { shard in
+                guard let failed = job.failedOn[shard], failed.contains(worker.workerID) else { return true }
+                return workers.values.allSatisfy { failed.contains($0.workerID) }
             }) {
                 return (job, shard)
             }
         }
         // Nothing queued: back up the slowest running shard near the end of a job (first valid chunk wins).
         let now = Self.now
-        for job in candidates where job.queued.isEmpty {
+        for job in candidates where !job.hasQueued {
             let slow = job.running.filter { shard, attempts in
                 attempts.count == 1 && attempts.values.allSatisfy { $0.worker != identity && now - $0.started > options.backupAfterSeconds }
             }.min { ($0.value.values.first?.started ?? 0) < ($1.value.values.first?.started ?? 0) }
@@ -258,7 +271,7 @@ public final class Coordinator {
         assignment.shard = shard
         assignment.attempt = attempt
         assignment.task = job.tasks[shard]
-        job.state[shard] = "running"
+        job.set(shard, .running)
         job.running[shard, default: [:]][attempt] = (identity, Self.now)
         if job.phase == "queued" {
             job.phase = "rendering"
@@ -278,7 +291,7 @@ public final class Coordinator {
         guard let job = jobs[ready.jobID], job.running[ready.shard]?[ready.attempt] != nil else { return }   // late or cancelled
         job.running[ready.shard]?[ready.attempt] = nil
         let workerID = workers[identity]?.workerID ?? "?"
-        if job.state[ready.shard] == "done" { return }   // a backup copy already won
+        if job.state[ready.shard] == .done { return }   // a backup copy already won
         // Verify before accepting: the LZ4 checksum, then SHA-256 of the bytes.
         let bytes: Data
         do {
@@ -292,11 +305,9 @@ public final class Coordinator {
                        from: identity, alreadyRemoved: true)
             return
         }
-        let path = chunkPath(job: job.id, shard: ready.shard)
-        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try bytes.write(to: path, options: .atomic)
+        try writeChunk(bytes, to: chunkPath(job: job.id, shard: ready.shard))
         try store.finishShard(job: job.id, shard: ready.shard, attempt: ready.attempt, sha256: ready.sha256, worker: workerID, at: Self.now)
-        job.state[ready.shard] = "done"
+        job.set(ready.shard, .done, worker: workerID)
         // Other copies of this shard are no longer needed.
         for (attempt, other) in job.running[ready.shard] ?? [:] {
             workers[other.worker]?.running.remove(AttemptKey(job: job.id, shard: ready.shard, attempt: attempt))
@@ -317,7 +328,7 @@ public final class Coordinator {
                              message: "\(workerID): \(failure.reason)", at: Self.now, requeue: false)
         job.failedOn[failure.shard, default: []].insert(workerID)
         log("shard \(failure.shard) of job \(job.id) failed on \(workerID): \(failure.reason)")
-        guard job.state[failure.shard] != "done" else { return }
+        guard job.state[failure.shard] != .done else { return }
         let failures = try store.failures(job: job.id, shard: failure.shard)
         if (job.failedOn[failure.shard]?.count ?? 0) >= options.maxFailuresPerShard || failures.count >= options.maxFailuresPerShard + 2 {
             let messages = failures.map(\.message).joined(separator: "; ")
@@ -325,8 +336,23 @@ public final class Coordinator {
             return
         }
         if job.running[failure.shard]?.isEmpty ?? true {
-            job.state[failure.shard] = "queued"
+            job.set(failure.shard, .queued)
             try store.requeueShard(job: job.id, shard: failure.shard)
+        }
+    }
+
+    /// Writes a verified chunk under a temporary name and renames it into place. No fsync:
+    /// a restart re-verifies every kept chunk against the SHA-256 in the store and renders
+    /// again whatever a crash lost, so the sync that matters is the store's.
+    private func writeChunk(_ bytes: Data, to path: URL) throws {
+        let directory = path.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        let temporary = directory.appendingPathComponent(".\(path.lastPathComponent).part")
+        try bytes.write(to: temporary)
+        guard rename(temporary.path, path.path) == 0 else {
+            throw ProtocolError("cannot move the chunk into \(path.path): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -47,7 +47,7 @@ final class MediaStore {
         let partial = directory.appendingPathComponent(hex + ".part")
         if upload.offset == 0 {
             uploads[hex]?.closeFile()
-            FileManager.default.createFile(atPath: partial.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
             uploads[hex] = try FileHandle(forWritingTo: partial)
         }
         guard let handle = uploads[hex] else { throw ProtocolError("upload of \(upload.contentID) did not start at offset 0") }
@@ -76,7 +76,7 @@ final class MediaStore {
         let total = Int((try? handle.seekToEnd()) ?? 0)
         try? handle.seek(toOffset: UInt64(max(0, request.offset)))
         let data = (try? handle.read(upToCount: min(request.length, WireProtocol.blockSize))) ?? Data()
-        return (MediaBlock(contentID: request.contentID, offset: request.offset, total: total, missing: false), data ?? Data())
+        return (MediaBlock(contentID: request.contentID, offset: request.offset, total: total, missing: false), data)
     }
 }
 
@@ -100,8 +100,8 @@ enum MediaLocatorContentID {
     }
 }
 
-enum Digest {
-    static func sha256(_ data: Data) -> String {
+public enum Digest {
+    public static func sha256(_ data: Data) -> String {
         SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -13,53 +13,63 @@ public enum WireProtocol {
 /// One decoded message: its type, its body and its payload frames.
 public struct WireMessage: Sendable {
     public var type: MessageType
-    public var body: Data
+    /// The whole header frame: `{"v":VERSION,"type":"…","body":{…}}`, compact JSON.
+    private var headerFrame: Data
     public var payload: [Data]
 
     public init<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = []) throws {
         self.type = type
-        self.body = try JSONEncoder().encode(body)
+        // The body is encoded once and spliced into the header: no re-serialisation.
+        var frame = Data(#"{"v":\#(WireProtocol.version),"type":"\#(type.rawValue)","body":"#.utf8)
+        frame.append(try JSONEncoder().encode(body))
+        frame.append(UInt8(ascii: "}"))
+        headerFrame = frame
         self.payload = payload
+    }
+
+    private struct Envelope: Decodable {
+        var v: Int?
+        var type: String?
+    }
+
+    private struct Enveloped<Body: Decodable>: Decodable {
+        var body: Body
     }
 
     public func decode<Body: Decodable>(_ type: Body.Type) throws -> Body {
         do {
-            return try JSONDecoder().decode(Body.self, from: body)
+            return try JSONDecoder().decode(Enveloped<Body>.self, from: headerFrame).body
         } catch {
             throw ProtocolError("malformed \(self.type.rawValue) message: \(error)")
         }
     }
 
     /// The header frame.
-    public func header() throws -> Data {
-        var object = try JSONSerialization.jsonObject(with: body)
-        if body.isEmpty { object = [String: Any]() }
-        return try JSONSerialization.data(withJSONObject: ["v": WireProtocol.version, "type": type.rawValue, "body": object],
-                                          options: [.sortedKeys])
-    }
+    public func header() -> Data { headerFrame }
 
     /// Parses `[header, payload...]`; a peer speaking another version gets a clear error.
     public static func parse(_ frames: [Data]) throws -> WireMessage {
-        guard let first = frames.first,
-              let object = try? JSONSerialization.jsonObject(with: first) as? [String: Any] else {
+        guard let first = frames.first, let envelope = try? JSONDecoder().decode(Envelope.self, from: first) else {
             throw ProtocolError("not a ReelFarm message (no JSON header)")
         }
-        guard let version = object["v"] as? Int else { throw ProtocolError("not a ReelFarm message (no protocol version)") }
+        guard let version = envelope.v else { throw ProtocolError("not a ReelFarm message (no protocol version)") }
         guard version == WireProtocol.version else {
             throw VersionMismatch(theirs: version)
         }
-        guard let typeName = object["type"] as? String, let type = MessageType(rawValue: typeName) else {
-            throw ProtocolError("unknown message type \(object["type"] ?? "nil")")
+        guard let typeName = envelope.type, let type = MessageType(rawValue: typeName) else {
+            throw ProtocolError("unknown message type \(envelope.type ?? "nil")")
         }
-        let body = try JSONSerialization.data(withJSONObject: object["body"] ?? [String: Any]())
-        var message = try WireMessage(type, Empty())
-        message.body = body
-        message.payload = Array(frames.dropFirst())
-        return message
+        return WireMessage(type: type, headerFrame: first, payload: Array(frames.dropFirst()))
+    }
+
+    private init(type: MessageType, headerFrame: Data, payload: [Data]) {
+        self.type = type
+        self.headerFrame = headerFrame
+        self.payload = payload
     }
 
     public var frames: [ZMQSocket.Frame] {
-        get throws { [.bytes(try header())] + payload.map { .bytes($0) } }
+        [.bytes(headerFrame)] + payload.map { .bytes($0) }
     }
 }
 
@@ -96,6 +106,14 @@ public struct Hello: Codable, Sendable {
     public var slots: Int
     public var capabilities: [String]
     public var engineVersion: String
+
+    public init(workerID: String, host: String, slots: Int, capabilities: [String], engineVersion: String) {
+        self.workerID = workerID
+        self.host = host
+        self.slots = slots
+        self.capabilities = capabilities
+        self.engineVersion = engineVersion
+    }
 }
 
 public struct Welcome: Codable, Sendable {
@@ -104,6 +122,7 @@ public struct Welcome: Codable, Sendable {
 
 public struct Heartbeat: Codable, Sendable {
     public var busy: Int
+    public init(busy: Int) { self.busy = busy }
 }
 
 public struct Refusal: Codable, Sendable {
@@ -147,6 +166,15 @@ public struct ChunkReady: Codable, Sendable {
     public var sha256: String
     public var size: Int
     public var millis: Int
+
+    public init(jobID: String, shard: Int, attempt: Int, sha256: String, size: Int, millis: Int) {
+        self.jobID = jobID
+        self.shard = shard
+        self.attempt = attempt
+        self.sha256 = sha256
+        self.size = size
+        self.millis = millis
+    }
 }
 
 public struct ShardFailed: Codable, Sendable {

@@ -147,8 +147,19 @@ public final class JobStore {
                      [.text(job), .integer(Int64(shard))]).map { ($0[0].string ?? "?", $0[1].string ?? "") }
     }
 
-    public func attemptCount(job: String, shard: Int) throws -> Int {
-        Int(try db.query("SELECT COUNT(*) FROM attempts WHERE job_id=? AND idx=?", [.text(job), .integer(Int64(shard))]).first?.first?.int ?? 0)
+    /// Attempts made so far, by shard (shards never tried are absent).
+    public func attemptCounts(job: String) throws -> [Int: Int] {
+        var counts: [Int: Int] = [:]
+        for row in try db.query("SELECT idx, MAX(attempt) FROM attempts WHERE job_id=? GROUP BY idx", [.text(job)]) {
+            if let shard = row[0].int, let count = row[1].int { counts[Int(shard)] = Int(count) }
+        }
+        return counts
+    }
+
+    /// Runs several state changes as one transaction (one sync): the coordinator commits
+    /// each batch of messages it handles together. Each change inside stays all-or-nothing.
+    public func batch<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(body)
     }
 
     public func recordWorker(id: String, host: String, slots: Int, at time: Double) throws {

@@ -5,6 +5,9 @@ import Foundation
 /// state change survives a power cut), one connection, used from one thread.
 public final class SQLiteDatabase {
     private var handle: OpaquePointer?
+    /// Prepared statements by SQL text: the coordinator runs the same few statements per shard.
+    private var statements: [String: OpaquePointer] = [:]
+    private var depth = 0
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -23,7 +26,10 @@ public final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     public func execute(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?
@@ -34,17 +40,34 @@ public final class SQLiteDatabase {
         }
     }
 
-    /// Runs `body` in one transaction: every state change is all or nothing.
+    /// Runs `body` in one transaction: every state change is all or nothing. Nested calls
+    /// are savepoints, so a change that fails inside a batch undoes only itself, and the
+    /// outermost call commits the batch with one sync (group commit).
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        let savepoint = "s\(depth)"
+        try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        depth += 1
         do {
             let result = try body()
-            try execute("COMMIT")
+            depth -= 1
+            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            depth -= 1
+            try? execute(depth == 0 ? "ROLLBACK" : "ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
             throw error
         }
+    }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw Failure(description: "\(String(cString: sqlite3_errmsg(handle))) in: \(sql.prefix(80))")
+        }
+        statements[sql] = statement
+        return statement
     }
 
     public enum Value: Equatable, Sendable {
@@ -54,11 +77,11 @@ public final class SQLiteDatabase {
     /// Executes `sql` with `arguments` bound to `?` in order; returns the rows.
     @discardableResult
     public func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw Failure(description: "\(String(cString: sqlite3_errmsg(handle))) in: \(sql.prefix(80))")
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
-        defer { sqlite3_finalize(statement) }
         for (i, value) in arguments.enumerated() {
             let index = Int32(i + 1)
             switch value {

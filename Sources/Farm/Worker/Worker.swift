@@ -110,7 +110,7 @@ public final class Worker {
     private func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {
         do {
             let message = try WireMessage(type, body)
-            try socket.send([.bytes(try message.header())] + payload)
+            try socket.send([.bytes(message.header())] + payload)
             lastSent = Date()
         } catch {
             log("send \(type.rawValue) failed: \(error)")
@@ -184,7 +184,7 @@ public final class Worker {
 
     private func startFetch(_ contentID: String) {
         guard let partial = cache.partialURL(contentID) else { return }
-        FileManager.default.createFile(atPath: partial.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
         guard let handle = try? FileHandle(forWritingTo: partial) else { return }
         fetches[contentID] = (handle, 0)
         log("fetching \(contentID.prefix(19))… from the coordinator")

@@ -1,0 +1,176 @@
+// The coordinator under load (docs/benchmarks.md): a real coordinator on loopback, many
+// simulated workers in this process that "render" instantly (a fixed, valid LZ4 chunk),
+// and one job of about 50,000 shards. Reports shards dispatched per second and the
+// process's memory. The chunks are not real video, so the job ends failing assembly;
+// what is measured ends when every shard is done.
+//
+//   swift run -c release coordinator-load [--workers 100] [--segments 28] [--slots 2]
+import Farm
+import Foundation
+import RenderEngine
+import SessionKit
+import Synchronization
+
+struct Arguments {
+    var workers = 100
+    var segments = 28
+    var slots = 2
+    var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
+
+    init() {
+        var args = CommandLine.arguments.dropFirst()
+        while let flag = args.popFirst() {
+            guard let value = args.popFirst() else { Self.usage() }
+            switch flag {
+            case "--workers": workers = Int(value) ?? workers
+            case "--segments": segments = Int(value) ?? segments
+            case "--slots": slots = Int(value) ?? slots
+            case "--dir": directory = URL(fileURLWithPath: value)
+            default: Self.usage()
+            }
+        }
+    }
+
+    static func usage() -> Never {
+        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--dir DIR]\n".utf8))
+        exit(2)
+    }
+}
+
+/// Resident and peak memory of this process from /proc (kB).
+func memory() -> (rss: Int, peak: Int) {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    func field(_ name: String) -> Int {
+        status.split(separator: "\n").first { $0.hasPrefix(name) }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+    }
+    return (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Workers that answer every shard at once with the same small chunk.
+final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread only after start
+    let endpoint: String
+    let count: Int
+    let slots: Int
+    let stop = StopSignal()
+    private(set) var chunksSent = 0
+
+    init(endpoint: String, count: Int, slots: Int) {
+        self.endpoint = endpoint
+        self.count = count
+        self.slots = slots
+    }
+
+    func run() throws {
+        let context = try ZMQContext()
+        let sockets = try (0..<count).map { _ in try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000) }
+        let bytes = Data(repeating: 7, count: 4096)
+        let chunk = try LZ4Frame.compress(bytes)
+        let payload = Data(chunk.bytes)
+        let sha = Digest.sha256(bytes)
+        for (i, socket) in sockets.enumerated() {
+            try socket.connect(endpoint)
+            let hello = Hello(workerID: "sim-\(i)", host: "load", slots: slots, capabilities: ["video", "audio"],
+                              engineVersion: EngineVersion.engine)
+            try socket.send(try WireMessage(.hello, hello).frames)
+        }
+        var lastBeat = Date()
+        while !stop.isRaised {
+            let ready = try ZMQSocket.poll(sockets, timeoutMillis: 50)
+            for (socket, readable) in zip(sockets, ready) where readable {
+                while let frames = try socket.receive() {
+                    let message = try WireMessage.parse(frames)
+                    guard message.type == .shard else { continue }
+                    let shard = try message.decode(ShardAssignment.self)
+                    let done = ChunkReady(jobID: shard.jobID, shard: shard.shard, attempt: shard.attempt, sha256: sha,
+                                          size: bytes.count, millis: 0)
+                    try socket.send(try WireMessage(.chunk, done, payload: [payload]).frames)
+                    chunksSent += 1
+                }
+            }
+            if Date().timeIntervalSince(lastBeat) > 0.5 {
+                for socket in sockets { try socket.send(try WireMessage(.heartbeat, Heartbeat(busy: 0)).frames) }
+                lastBeat = Date()
+            }
+        }
+        for socket in sockets { socket.close() }
+    }
+}
+
+let arguments = Arguments()
+let fm = FileManager.default
+try? fm.removeItem(at: arguments.directory)
+try fm.createDirectory(at: arguments.directory, withIntermediateDirectories: true)
+let dir = arguments.directory
+
+// One hour of 1 fps video at 16x16; a session of N one-hour segments at 1 fps with a
+// 1 s keyframe interval: shards of 2 frames, 1,800 per segment.
+let source = dir.appendingPathComponent("hour.mp4")
+var sample = SampleMedia()
+sample.duration = 3600
+sample.framesPerSecond = 1
+sample.width = 16
+sample.height = 16
+sample.audio = false
+sample.pattern = .frameIndex
+try sample.write(to: source.path)
+let segments = (0..<arguments.segments).map { _ in #"{"source": "hour.mp4", "trimDuration": 3600}"# }.joined(separator: ",")
+let sessionPath = dir.appendingPathComponent("session.json")
+try Data(#"{"video": {"renderSize": [16, 16], "frameDuration": 1, "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
+
+var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
+options.mediaRoots = [dir]
+let coordinatorOptions = options
+let listening = Mutex<String?>(nil)
+let started = DispatchSemaphore(value: 0)
+Thread {
+    do {
+        let coordinator = try Coordinator(options: coordinatorOptions)
+        listening.withLock { $0 = coordinator.endpoint }
+        started.signal()
+        try coordinator.run()
+    } catch {
+        print("coordinator: \(error)")
+        started.signal()
+    }
+}.start()
+started.wait()
+guard let endpoint = listening.withLock({ $0 }) else { exit(1) }
+
+let workers = SimulatedWorkers(endpoint: endpoint, count: arguments.workers, slots: arguments.slots)
+let workerThread = Thread { do { try workers.run() } catch { print("simulated workers: \(error)") } }
+workerThread.start()
+
+let client = try FarmClient(endpoint: endpoint)
+let deadline = Date().addingTimeInterval(30)
+while try client.workers().count < arguments.workers, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+let before = memory()
+let loaded = try LoadedSession.load(path: sessionPath.path)
+let submitStart = Date()
+guard case .submitted(let job) = try client.submit(loaded, settings: EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: 1),
+                                                   priority: 0) else {
+    print("submit refused")
+    exit(1)
+}
+let submitted = Date()
+var status = try client.status(job)[0]
+let total = status.shards.values.reduce(0, +)
+var peakDuringRun = before.rss
+while (status.shards["done"] ?? 0) < total && !status.isFinal {
+    Thread.sleep(forTimeInterval: 0.5)
+    status = try client.status(job)[0]
+    peakDuringRun = max(peakDuringRun, memory().rss)
+}
+let finished = Date()
+let after = memory()
+let seconds = finished.timeIntervalSince(submitted)
+print("""
+workers \(arguments.workers) x \(arguments.slots) slots, job of \(total) shards (\(status.totalFrames) frames)
+submit (plan + store) \(String(format: "%.2f", submitted.timeIntervalSince(submitStart))) s
+all shards done in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", Double(total) / seconds)) shards/s (\(workers.chunksSent) chunks sent, state \(status.state), \(status.shards)\(status.error.map { ": " + $0 } ?? ""))
+memory (whole process, kB): before submit \(before.rss), highest during the run \(peakDuringRun), after \(after.rss), peak \(after.peak)
+""")
+workers.stop.raise()
+coordinatorOptions.stop.raise()
+Thread.sleep(forTimeInterval: 0.5)
+exit(0)
