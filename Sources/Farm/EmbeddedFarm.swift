@@ -21,8 +21,10 @@ public struct EmbeddedFarm: Sendable {
         public var invalid: Bool
     }
 
+    /// Renders through a private farm; returns the job's final status and the seconds taken.
+    @discardableResult
     public func render(_ loaded: LoadedSession, settings: EncoderSettings, to output: String,
-                       progress: @escaping (JobStatus, Double) -> Void) throws {
+                       progress: @escaping (JobStatus, Double) -> Void) throws -> (status: JobStatus, seconds: Double) {
         let begin = Date()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -83,6 +85,7 @@ public struct EmbeddedFarm: Sendable {
             throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
         }
         try client.fetch(jobID, to: output)
+        return (status, Date().timeIntervalSince(begin))
     }
 
     /// This program, for spawning workers.

@@ -60,9 +60,14 @@ struct Render: ParsableCommand {
         let printer = ProgressPrinter()
         if !inProcess {
             do {
-                try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
+                let (status, seconds) = try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
                     .render(loaded, settings: settings, to: output) { printer.update($0, elapsed: $1) }
                 printer.finish()
+                if json {
+                    try printJSON(Summary(output: output, sidecar: Sidecar.path(for: output), frames: status.totalFrames,
+                                          shards: status.shards.values.reduce(0, +), seconds: seconds, workers: workers,
+                                          shardsPerWorker: status.workers, sourceFramesProcessed: nil))
+                }
             } catch let failure as EmbeddedFarm.Failure {
                 printer.finish()
                 for line in failure.description.split(separator: "\n") { printError("error: \(line)") }
@@ -79,7 +84,8 @@ struct Render: ParsableCommand {
             printer.finish()
             if json {
                 try printJSON(Summary(output: output, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
-                                      seconds: result.seconds, sourceFramesProcessed: result.sourceFramesProcessed))
+                                      seconds: result.seconds, workers: workers, shardsPerWorker: nil,
+                                      sourceFramesProcessed: result.sourceFramesProcessed))
             }
         } catch {
             printer.finish()
@@ -94,6 +100,10 @@ struct Render: ParsableCommand {
         var frames: Int64
         var shards: Int
         var seconds: Double
-        var sourceFramesProcessed: Int
+        var workers: Int
+        /// Shards each worker process rendered (farm path).
+        var shardsPerWorker: [String: Int]?
+        /// Source frames decoded (in-process path, which counts them).
+        var sourceFramesProcessed: Int?
     }
 }

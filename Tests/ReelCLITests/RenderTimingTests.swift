@@ -65,7 +65,15 @@ import Testing
         ]}}
         """)
         let one = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "w1.mp4", ["--workers", "1"])))
-        let three = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "w3.mp4", ["--workers", "3"])))
+        let threeRun = try fx.render(to: "w3.mp4", ["--workers", "3", "--json"])
+        #expect(threeRun.status == 0, "\(threeRun.stderr)")
+        let three = try Data(contentsOf: URL(fileURLWithPath: fx.path("w3.mp4")))
+        // The summary of a farm render: every shard accounted for, by the worker that made it.
+        let summary = try JSONSerialization.jsonObject(with: threeRun.stdoutData) as? [String: Any]
+        #expect(summary?["frames"] as? Int == 300 && summary?["workers"] as? Int == 3)
+        let perWorker = summary?["shardsPerWorker"] as? [String: Int] ?? [:]
+        #expect(perWorker.values.reduce(0, +) == summary?["shards"] as? Int)
+        #expect((summary?["sidecar"] as? String)?.hasSuffix("w3.reel.json") == true)
         let again = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "again.mp4", ["--workers", "2"])))
         #expect(one == three)
         #expect(one == again)
