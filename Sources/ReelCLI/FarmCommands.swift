@@ -120,6 +120,9 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("cache-size"), help: "Media cache limit in MiB.")
     var cacheSize: Int = 10240
 
+    @Option(name: .customLong("thumbnail-cache-size"), help: "Thumbnail and frame cache limit in MiB (in CACHE-DIR/stills).")
+    var thumbnailCacheSize: Int = 1024
+
     @Option(name: .customLong("media-root"), help: "Directory this worker may read media from in place (repeatable).")
     var mediaRoots: [String] = []
 
@@ -135,6 +138,7 @@ struct WorkerCommand: ParsableCommand {
     func run() throws {
         var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
+        options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.corruptChunks = testCorruptChunks
         options.failAlways = testFailAlways

@@ -15,8 +15,9 @@ public struct LoadedSession: Sendable {
 
     /// Throws `SessionDocumentError` when the file cannot be read as a session at all;
     /// problems with a readable session are in `report`.
-    public static func load(path: String, mediaRoots: [String] = [],
-                            filters: FilterRegistry = .builtIn) throws -> LoadedSession {
+    /// `select` may narrow the decoded session first (a still needs one segment's media only).
+    public static func load(path: String, mediaRoots: [String] = [], filters: FilterRegistry = .builtIn,
+                            select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let data: Data
         do {
@@ -24,7 +25,7 @@ public struct LoadedSession: Sendable {
         } catch {
             throw SessionDocumentError(path: "", message: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
-        let session = try SessionDocument.decode(data)
+        let session = try select(try SessionDocument.decode(data))
         let locator = MediaLocator(sessionFile: url, mediaRoots: mediaRoots.map { URL(fileURLWithPath: $0) })
         var files: [String: URL] = [:]
         var unavailable: [String: String] = [:]

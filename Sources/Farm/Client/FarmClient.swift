@@ -83,6 +83,52 @@ public final class FarmClient {
         throw Failure(description: "the coordinator still lacks media after upload")
     }
 
+    // MARK: Stills
+
+    public struct StillsOutcome {
+        public var pictures: [(StillResult, Data)]
+        public var worker: String
+        /// Why the request is invalid input, when it is.
+        public var invalid: String?
+    }
+
+    /// Thumbnails or frames of a still session, made by the worker that holds its media's
+    /// cache; uploads media the coordinator lacks first.
+    /// `contentID` may memoise hashing (a local `StillCache` does).
+    public func stills(_ loaded: LoadedSession, _ stills: [StillRequest],
+                       contentID: (URL) throws -> String = { try ContentID.of(file: $0.path) }) throws -> StillsOutcome {
+        var files: [String: String] = [:]
+        var paths: [String: String] = [:]
+        for (reference, url) in loaded.files {
+            files[reference] = try contentID(url)
+            paths[reference] = url.path
+        }
+        let session = String(decoding: try SessionDocument.encode(loaded.session), as: UTF8.self)
+        let request = StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths, stills: stills)
+        for _ in 0..<2 {
+            let message = try self.request(.stills, request)
+            let reply = try message.decode(StillsReply.self)
+            if let invalid = reply.invalid { return StillsOutcome(pictures: [], worker: reply.worker, invalid: invalid) }
+            if let error = reply.error { throw Failure(description: "worker \(reply.worker): \(error)") }
+            if reply.missing.isEmpty {
+                guard reply.results.count == stills.count, message.payload.count == stills.count else {
+                    throw Failure(description: "the farm answered \(reply.results.count) of \(stills.count) pictures")
+                }
+                return StillsOutcome(pictures: Array(zip(reply.results, message.payload)), worker: reply.worker, invalid: nil)
+            }
+            for contentID in reply.missing {
+                guard let reference = files.first(where: { $0.value == contentID })?.key, let url = loaded.files[reference] else { continue }
+                try upload(url, contentID: contentID)
+            }
+        }
+        throw Failure(description: "the coordinator still lacks media after upload")
+    }
+
+    /// Clears every worker's cached pictures of these media; returns how many workers were told.
+    public func invalidate(_ contentIDs: [String]) throws -> Int {
+        try request(.invalidate, InvalidateRequest(contentIDs: contentIDs)).decode(Invalidated.self).removed
+    }
+
     private func upload(_ url: URL, contentID: String) throws {
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Failure(description: "cannot read \(url.path)") }
         defer { try? handle.close() }

@@ -35,6 +35,7 @@ public final class Coordinator {
     private let authenticator: ZAPAuthenticator?
     var workers: [Data: WorkerState] = [:]
     var jobs: [String: ActiveJob] = [:]
+    var pendingStills: [String: PendingStills] = [:]
     private let finishedAssemblies = AssemblyResults()
     private var lastWatchUpdate: [String: Double] = [:]
     /// Where the coordinator is listening (after binding `*` ports).
@@ -86,6 +87,7 @@ public final class Coordinator {
                     }
                     reapDeadWorkers()
                     collectAssemblies()
+                    dispatchStills()
                     dispatch()
                 }
             } catch {
@@ -155,6 +157,9 @@ public final class Coordinator {
         case .cancel: try cancel(message.decode(JobRequest.self).jobID, from: identity)
         case .fetch: try fetch(message.decode(FetchRequest.self), from: identity)
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
+        case .stills: try stills(message.decode(StillsRequest.self), from: identity)
+        case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
+        case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)
         default:
             throw ProtocolError("unexpected \(message.type.rawValue) message")
         }

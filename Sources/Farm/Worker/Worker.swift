@@ -13,6 +13,8 @@ public final class Worker {
         public var slots: Int
         public var cacheDirectory: URL
         public var cacheLimit: Int64 = 10 << 30
+        /// Thumbnails and frames kept in `cacheDirectory/stills`.
+        public var stillCacheLimit: Int64 = 1 << 30
         public var workerID = "w-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         public var heartbeatMillis = 1000
         public var liveness = 3
@@ -40,7 +42,8 @@ public final class Worker {
     private let cache: WorkerMediaCache
     private let results = RenderResults()
     private var running: [String: Date] = [:]          // "job/shard/attempt"
-    private var waiting: [ShardAssignment] = []          // for media
+    private var waiting: [Waiting] = []                  // for media
+    private let stills: StillThread
     private var fetches: [String: (handle: FileHandle, received: Int)] = [:]
     private var lastHeard = Date()
     private var lastSent = Date.distantPast
@@ -57,6 +60,30 @@ public final class Worker {
         cache = try WorkerMediaCache(directory: options.cacheDirectory, limit: options.cacheLimit)
         scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
+                                 workerID: options.workerID, renderLog: options.renderLog, log: log)
+    }
+
+    deinit { stills.shutDown() }
+
+    /// Work that waits for its media: a shard, or a still request.
+    enum Waiting {
+        case shard(ShardAssignment)
+        case stills(StillsRequest)
+
+        var files: [String: String] {
+            switch self {
+            case .shard(let a): return a.files
+            case .stills(let r): return r.files
+            }
+        }
+
+        var paths: [String: String] {
+            switch self {
+            case .shard(let a): return a.paths
+            case .stills(let r): return r.paths
+            }
+        }
     }
 
     private static func connect(_ context: ZMQContext, _ endpoint: String, curve: CurveClient?) throws -> ZMQSocket {
@@ -77,6 +104,7 @@ public final class Worker {
                 while let frames = try socket.receive() { try handle(frames) }
             }
             for result in results.take() { deliver(result) }
+            for (reply, pictures) in stills.take() { send(.stillsReply, reply, payload: pictures.map { .bytes($0) }) }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
                 send(.heartbeat, Heartbeat(busy: running.count))
             }
@@ -85,6 +113,7 @@ public final class Worker {
             }
         }
         socket.close()
+        stills.shutDown()
     }
 
     /// Paranoid Pirate: a silent coordinator means a new socket and a new hello, after a
@@ -104,7 +133,7 @@ public final class Worker {
 
     private func sendHello() {
         send(.hello, Hello(workerID: options.workerID, host: ProcessInfo.processInfo.hostName, slots: options.slots,
-                           capabilities: ["video", "audio"], engineVersion: EngineVersion.engine))
+                           capabilities: ["video", "audio", "stills"], engineVersion: EngineVersion.engine))
     }
 
     private func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {
@@ -139,11 +168,13 @@ public final class Worker {
             } else {
                 throw ProtocolError("coordinator refused this worker: \(refusal.message)")
             }
-        case .shard: try accept(message.decode(ShardAssignment.self))
+        case .shard: try accept(.shard(message.decode(ShardAssignment.self)))
+        case .stills: try accept(.stills(message.decode(StillsRequest.self)))
+        case .invalidate: stills.post(.invalidate(try message.decode(InvalidateRequest.self).contentIDs))
         case .mediaBlock: try received(message.decode(MediaBlock.self), data: message.payload.first ?? Data())
         case .cancelShard:
             let cancel = try message.decode(CancelShard.self)
-            waiting.removeAll { $0.jobID == cancel.jobID && $0.shard == cancel.shard }
+            waiting.removeAll { if case .shard(let a) = $0 { a.jobID == cancel.jobID && a.shard == cancel.shard } else { false } }
         case .error:
             log("coordinator error: \((try? message.decode(ErrorReply.self).message) ?? "?")")
         default:
@@ -153,14 +184,14 @@ public final class Worker {
 
     // MARK: Media
 
-    private func accept(_ assignment: ShardAssignment) throws {
-        waiting.append(assignment)
+    private func accept(_ work: Waiting) throws {
+        waiting.append(work)
         startReady()
     }
 
     /// Starts every waiting shard whose files are all here; requests the first missing block otherwise.
     private func startReady() {
-        var still: [ShardAssignment] = []
+        var still: [Waiting] = []
         for assignment in waiting {
             var files: [String: URL] = [:]
             var missing: String?
@@ -176,7 +207,10 @@ public final class Worker {
                 still.append(assignment)
                 if fetches[missing] == nil { startFetch(missing) }
             } else {
-                start(assignment, files: files)
+                switch assignment {
+                case .shard(let shard): start(shard, files: files)
+                case .stills(let request): stills.post(.serve(request, files: files))
+                }
             }
         }
         waiting = still
@@ -197,9 +231,15 @@ public final class Worker {
             fetches[block.contentID] = nil
             let failing = waiting.filter { $0.files.values.contains(block.contentID) }
             waiting.removeAll { $0.files.values.contains(block.contentID) }
-            for assignment in failing {
-                send(.failed, ShardFailed(jobID: assignment.jobID, shard: assignment.shard, attempt: assignment.attempt,
-                                          reason: "the coordinator does not have \(block.contentID)"))
+            let reason = "the coordinator does not have \(block.contentID)"
+            for work in failing {
+                switch work {
+                case .shard(let a):
+                    send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: reason))
+                case .stills(let r):
+                    send(.stillsReply, StillsReply(requestID: r.requestID, worker: options.workerID, results: [], invalid: nil,
+                                                   error: reason, missing: []))
+                }
             }
             return
         }
@@ -264,14 +304,6 @@ public final class Worker {
         } catch {
             return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: "\(error)"))
         }
-    }
-
-    private static func appendLine(_ line: String, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        guard fd >= 0 else { throw EngineError("cannot open \(path)") }
-        defer { close(fd) }
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 
     private func deliver(_ result: (key: String, outcome: Outcome)) {

@@ -1,0 +1,322 @@
+import ArgumentParser
+import Farm
+import Foundation
+import RenderEngine
+import SessionKit
+
+/// What `thumbnail`, `thumbnails` and `frame` share: the session, the segment, and where
+/// the pictures come from — the farm with `--coordinator` (or `REEL_COORDINATOR`),
+/// otherwise this machine with a persistent cache.
+struct StillOptions: ParsableArguments {
+    @OptionGroup var session: SessionOptions
+    @OptionGroup var farm: CoordinatorOption
+
+    @Option(name: .customLong("cache-dir"), help: "Local picture cache (default: ~/.cache/reelfarm/stills).")
+    var cacheDir: String?
+
+    @Option(name: .customLong("thumbnail-cache-size"), help: "Local picture cache limit in MiB.")
+    var cacheSize: Int = 512
+
+    @Flag(help: "Print what was made as JSON on stdout.")
+    var json = false
+
+    @Option(help: .hidden) var testRenderLog: String?
+
+    /// Whether a coordinator was named; without one, pictures are made here.
+    var usesFarm: Bool { farm.coordinator != nil || ProcessInfo.processInfo.environment["REEL_COORDINATOR"] != nil }
+
+    /// The one-segment session of `segment` with `filters`, loaded and validated; problems
+    /// are reported against the user's names (exit 2).
+    func loadStill(segment: Int, filters: [SessionFilter]) throws -> LoadedSession {
+        let loaded: LoadedSession
+        do {
+            loaded = try LoadedSession.load(path: session.session, mediaRoots: session.mediaRoots) { document in
+                let count = document.video?.videoSegments.count ?? 0
+                guard let still = document.stillSession(segment: segment, filters: filters) else {
+                    throw StillRequestError(document.video == nil
+                        ? "\(session.session) is an image session: thumbnails and frames are of video segments"
+                        : "--segment \(segment): the session has \(count) segment(s), 0 … \(max(0, count - 1))")
+                }
+                return still
+            }
+        } catch let error as SessionDocumentError {
+            printError("error: \(session.session): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        } catch let error as StillRequestError {
+            printError("error: \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        guard loaded.report.isValid else {
+            for problem in loaded.report.problems {
+                // The still session holds the one segment at index 0 and the --filter as its filter.
+                let line = "\(problem)"
+                    .replacingOccurrences(of: "video.videoSegments[0].filters[0]", with: "--filter")
+                    .replacingOccurrences(of: "video.videoSegments[0]", with: "video.videoSegments[\(segment)]")
+                printError("error: \(line)")
+            }
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        return loaded
+    }
+
+    /// Makes the pictures, here or on the farm; returns them with who made them.
+    func make(_ loaded: LoadedSession, _ requests: [StillRequest]) throws -> (pictures: [(StillResult, Data)], worker: String) {
+        if usesFarm {
+            let client = try farm.client()
+            let cache = try? localCache()
+            let reply = try farmCall {
+                try client.stills(loaded, requests) { url in try cache?.contentID(of: url) ?? ContentID.of(file: url.path) }
+            }
+            if let problem = reply.invalid {
+                printError("error: \(problem)")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+            return (reply.pictures, reply.worker)
+        }
+        do {
+            let service = StillService(cache: try localCache(), renderLog: testRenderLog)
+            let contentIDs = try loaded.files.mapValues { try service.cache.contentID(of: $0) }
+            let served = try service.serve(loaded, contentIDs: contentIDs, requests: requests)
+            return (try served.map { ($0.0, try Data(contentsOf: $0.1)) }, "local")
+        } catch let error as StillRequestError {
+            printError("error: \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        } catch let reported as Reported {
+            throw reported
+        } catch {
+            printError("error: \(error)")
+            throw Reported(code: ExitStatus.failure)
+        }
+    }
+
+    func localCache() throws -> StillCache {
+        try StillCache(directory: cacheDir.map { URL(fileURLWithPath: $0) } ?? StillCache.defaultDirectory,
+                       limit: Int64(max(1, cacheSize)) << 20)
+    }
+
+    /// Writes a picture through a temporary name, so a failure leaves nothing at `path`.
+    func write(_ data: Data, to path: String) throws {
+        let temporary = TemporaryOutput(finalPath: path)
+        do {
+            try data.write(to: URL(fileURLWithPath: temporary.path))
+            try temporary.commit()
+        } catch {
+            temporary.discard()
+            printError("error: cannot write \(path): \(error)")
+            throw Reported(code: ExitStatus.failure)
+        }
+    }
+}
+
+/// `WxH` as a size.
+func parseSize(_ text: String, option: String) throws -> Size {
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w.isFinite, h.isFinite else {
+        throw ValidationError("\(option) '\(text)': use WxH, e.g. 320x180")
+    }
+    return Size(width: w, height: h)
+}
+
+/// `--filter`: a built-in type name (at the strong end of its range) or a filter's JSON.
+func parseFilter(_ text: String?) throws -> [SessionFilter] {
+    guard let text else { return [] }
+    if text.trimmingCharacters(in: .whitespaces).hasPrefix("{") {
+        do {
+            return [try JSONDecoder().decode(SessionFilter.self, from: Data(text.utf8))]
+        } catch {
+            throw ValidationError("--filter is not a filter's JSON: \(error)")
+        }
+    }
+    guard let definition = FilterRegistry.builtIn[text] else {
+        throw ValidationError("--filter '\(text)': unknown filter type; known types: \(FilterRegistry.builtIn.knownTypes.joined(separator: ", "))")
+    }
+    guard !definition.requiresFile else {
+        throw ValidationError("--filter \(text) needs a file: give its JSON, e.g. '{\"type\":\"lut\",\"file\":\"looks/x.cube\"}'")
+    }
+    return [SessionFilter(type: text, normalizedIntensity: definition.normalizedRange.upperBound)]
+}
+
+/// One line of `--json` output. `millis`: from request to picture written (thumbnail,
+/// frame), or the serving time of each picture (filmstrip).
+struct StillOutput: Encodable {
+    var path: String?
+    var width: Int
+    var height: Int
+    var cached: Bool
+    var worker: String
+    var millis: Int
+}
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A thumbnail of a segment (requestThumbnail): the oriented picture fit or fill into a box of at most 400x400.")
+
+    @OptionGroup var still: StillOptions
+
+    @Option(help: "The segment (0 = the first). Optional with --invalidate.")
+    var segment: Int?
+
+    @Option(help: "Seconds into the segment's whole media (default: its trimStartTime).")
+    var time: Double?
+
+    @Option(help: "Bounding size WxH, at most 400x400.")
+    var size: String?
+
+    @Option(help: "fit: inside the box; fill: covers the box (content is not clipped).")
+    var mode: ContentMode = .fit
+
+    @Option(help: "A filter: a built-in type name (at full strength) or a filter's JSON.")
+    var filter: String?
+
+    @Option(name: .shortAndLong, help: "Output JPEG (or PNG for .png).")
+    var output: String?
+
+    @Flag(help: "Clear the cached pictures of the segment (of the whole session without --segment).")
+    var invalidate = false
+
+    func validate() throws {
+        if invalidate { return }
+        guard segment != nil else { throw ValidationError("--segment is required") }
+        guard let size else { throw ValidationError("--size WxH is required") }
+        let box = try parseSize(size, option: "--size")
+        guard box.width >= 1, box.height >= 1, box.width <= 400, box.height <= 400 else {
+            throw ValidationError("--size \(size): a thumbnail's bounding size is 1x1 … 400x400")
+        }
+        guard output != nil else { throw ValidationError("-o OUT.jpg is required") }
+        _ = try parseFilter(filter)
+    }
+
+    func run() throws {
+        if invalidate { return try invalidateEntries() }
+        guard let segment, let size, let output else { return }
+        let loaded = try still.loadStill(segment: segment, filters: try parseFilter(filter))
+        let request = StillRequest(kind: .thumbnail, segment: 0, time: try time.map(sessionTime), box: try parseSize(size, option: "--size"),
+                                   mode: mode, png: output.lowercased().hasSuffix(".png"))
+        let started = Date()
+        guard let (result, data) = pictures.first else { throw Reported(code: ExitStatus.failure) }
+        try still.write(data, to: output)
+        if still.json {
+            try printJSON(StillOutput(path: nil, width: result.width, height: result.height, cached: result.cached, worker: worker,
+                                      millis: Int(Date().timeIntervalSince(started) * 1000)))
+        }
+    }
+
+    private func invalidateEntries() throws {
+        let document: Session
+        do {
+            document = try SessionDocument.decode(try Data(contentsOf: URL(fileURLWithPath: still.session.session)))
+        } catch {
+            printError("error: \(still.session.session): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let segments = document.video?.videoSegments ?? []
+        if let segment, !segments.indices.contains(segment) {
+            printError("error: --segment \(segment): the session has \(segments.count) segment(s)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let chosen = segment.map { [$0] } ?? Array(segments.indices)
+        var ids: Set<String> = []
+        for index in chosen {
+            let loaded = try still.loadStill(segment: index, filters: [])
+            let cache = try? still.localCache()
+            for url in loaded.files.values { ids.insert(try cache?.contentID(of: url) ?? ContentID.of(file: url.path)) }
+        }
+        if still.usesFarm {
+            let client = try still.farm.client()
+            let told = try farmCall { try client.invalidate(Array(ids)) }
+            print("cleared the cached pictures of \(ids.count) media on \(told) worker(s)")
+        } else {
+            let removed = try farmCall { try still.localCache().invalidate(media: ids) }
+            print("removed \(removed) cached picture(s) of \(ids.count) media")
+        }
+    }
+}
+
+struct Thumbnails: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A filmstrip: N evenly spaced thumbnails of a segment's trimmed range, in one request.")
+
+    @OptionGroup var still: StillOptions
+    @Option var segment: Int
+    @Option(help: "How many thumbnails (1 … 100).") var count: Int
+    @Option(help: "Bounding size WxH of each, at most 400x400.") var size: String
+    @Option var mode: ContentMode = .fit
+    @Option(help: "A filter: a built-in type name or a filter's JSON.") var filter: String?
+    @Option(name: .shortAndLong, help: "Directory for thumb-000.jpg … (created).") var output: String
+    @Flag(help: "PNG instead of JPEG.") var png = false
+
+    func validate() throws {
+        let box = try parseSize(size, option: "--size")
+        guard box.width >= 1, box.height >= 1, box.width <= 400, box.height <= 400 else {
+            throw ValidationError("--size \(size): a thumbnail's bounding size is 1x1 … 400x400")
+        }
+        guard (1...100).contains(count) else { throw ValidationError("--count \(count): use 1 … 100") }
+        _ = try parseFilter(filter)
+    }
+
+    func run() throws {
+        let loaded = try still.loadStill(segment: segment, filters: try parseFilter(filter))
+        let box = try parseSize(size, option: "--size")
+        let times: [SessionTime]
+        do { times = try StillRenderer(loaded: loaded).filmstripTimes(segment: 0, count: count) } catch {
+            printError("error: \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let requests = times.map { StillRequest(kind: .thumbnail, segment: 0, time: $0, box: box, mode: mode, png: png) }
+        let (pictures, worker) = try still.make(loaded, requests)
+        do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
+            printError("error: cannot create \(output): \(error)")
+            throw Reported(code: ExitStatus.failure)
+        }
+        var lines: [StillOutput] = []
+        for (i, (result, data)) in pictures.enumerated() {
+            let path = URL(fileURLWithPath: output).appendingPathComponent(String(format: "thumb-%03d.%@", i, png ? "png" : "jpg")).path
+            try still.write(data, to: path)
+            lines.append(StillOutput(path: path, width: result.width, height: result.height, cached: result.cached, worker: worker, millis: result.millis))
+        }
+        if still.json { try printJSON(lines) }
+    }
+}
+
+struct FrameCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "frame",
+        abstract: "A frame of a segment (generateFrame): no filters; actualSize, or renderSize with --cropped.")
+
+    @OptionGroup var still: StillOptions
+    @Option var segment: Int
+    @Option(help: "Seconds into the segment's whole media, 0 … its duration.") var time: Double
+    @Flag(help: "Apply the segment's cropRect (default size: the video's renderSize).") var cropped = false
+    @Option(name: .customLong("max-size"), help: "Fit the frame inside WxH.") var maxSize: String?
+    @Option(name: .shortAndLong, help: "Output PNG (or JPEG for .jpg).") var output: String
+
+    func validate() throws {
+        if let maxSize { _ = try parseSize(maxSize, option: "--max-size") }
+    }
+
+    func run() throws {
+        let loaded = try still.loadStill(segment: segment, filters: [])
+        let lower = output.lowercased()
+        let request = StillRequest(kind: .frame, segment: 0, time: try sessionTime(time),
+                                   box: try maxSize.map { try parseSize($0, option: "--max-size") }, cropped: cropped,
+                                   png: !(lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")))
+        let started = Date()
+        let (pictures, worker) = try still.make(loaded, [request])
+        guard let (result, data) = pictures.first else { throw Reported(code: ExitStatus.failure) }
+        try still.write(data, to: output)
+        if still.json {
+            try printJSON(StillOutput(path: nil, width: result.width, height: result.height, cached: result.cached, worker: worker,
+                                      millis: Int(Date().timeIntervalSince(started) * 1000)))
+        }
+    }
+}
+
+/// Seconds as an exact time (the simplest fraction, as for session documents).
+func sessionTime(_ seconds: Double) throws -> SessionTime {
+    guard seconds.isFinite, let time = SessionTime(seconds: seconds) else {
+        printError("error: --time \(seconds) is not a time in seconds")
+        throw Reported(code: ExitStatus.invalidInput)
+    }
+    return time
+}
+
+extension ContentMode: ExpressibleByArgument {}

@@ -1,0 +1,159 @@
+import CFFmpeg
+import Foundation
+import SessionKit
+
+/// How a thumbnail meets its bounding box (the SDK's `contentMode`). Content is never
+/// clipped: `fill` covers the box, so one side may exceed it.
+public enum ContentMode: String, Codable, Sendable, CaseIterable {
+    case fit, fill
+}
+
+/// One picture of a segment: a thumbnail (`requestThumbnail(boundingSize:contentMode:filter:)`)
+/// or a frame (`generateFrame(time:cropped:maximumSize:)`), DESIGN §7. Thumbnails apply the
+/// segment's filters — in a still session (`Session.stillSession`) exactly the requested
+/// filter or none; frames never apply filters.
+public struct StillRequest: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable { case thumbnail, frame }
+
+    public var kind: Kind
+    public var segment: Int
+    /// Source time within the segment's whole media (not its trim); `nil`: the trim start.
+    public var time: SessionTime?
+    /// Thumbnail: the bounding box (required). Frame: the maximum size (optional).
+    public var box: Size?
+    public var mode: ContentMode
+    /// Frame only: apply the segment's crop (default size: the video's renderSize).
+    public var cropped: Bool
+    public var png: Bool
+
+    public init(kind: Kind, segment: Int, time: SessionTime? = nil, box: Size? = nil, mode: ContentMode = .fit,
+                cropped: Bool = false, png: Bool = false) {
+        self.kind = kind
+        self.segment = segment
+        self.time = time
+        self.box = box
+        self.mode = mode
+        self.cropped = cropped
+        self.png = png
+    }
+
+    /// The SDK's limit for thumbnails.
+    public static let maximumThumbnailSide = 400.0
+}
+
+/// A request that cannot be served, named after what the user gave.
+public struct StillRequestError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// What a request will draw, worked out before any decoding: also what its cache key is
+/// made of, so two requests that would draw the same picture share an entry.
+public struct StillPlan: Sendable, Hashable {
+    public let source: String
+    public let orientation: Orientation
+    public let sourceTime: Rational
+    /// Region of the oriented picture that is drawn.
+    public let cropRect: Rect
+    public let width: Int
+    public let height: Int
+    public let filters: [SessionFilter]
+    public let png: Bool
+}
+
+/// Draws stills of a loaded (one-segment or whole) session: decode the frame on screen at
+/// the time (DESIGN §3), orient, crop, scale with the engine's pipeline, filter, encode.
+public struct StillRenderer: Sendable {
+    public let loaded: LoadedSession
+    public let timeline: Timeline
+    /// JPEG quality of thumbnails and frames.
+    public var quality = 0.9
+
+    public init(loaded: LoadedSession) throws {
+        self.loaded = loaded
+        timeline = try loaded.timeline()
+    }
+
+    public func plan(_ request: StillRequest) throws(StillRequestError) -> StillPlan {
+        guard timeline.segments.indices.contains(request.segment) else {
+            throw StillRequestError("--segment \(request.segment): the session has \(timeline.segments.count) segment(s), 0 … \(timeline.segments.count - 1)")
+        }
+        let segment = timeline.segments[request.segment]
+        guard let info = loaded.probes[segment.source] else {
+            throw StillRequestError("video.videoSegments[\(request.segment)].source: '\(segment.source)' is not available")
+        }
+        let time: Rational
+        if let requested = request.time {
+            guard let t = requested.rational, t >= .zero, t <= info.duration else {
+                throw StillRequestError("--time \(request.time.map { formatSeconds($0.seconds) } ?? "?") is outside the segment's media, 0 … \(formatSeconds(info.duration.doubleValue))")
+            }
+            time = t
+        } else {
+            time = segment.trimStart
+        }
+        let actual = segment.actualSize
+        var crop = Rect(x: 0, y: 0, width: actual.width, height: actual.height)
+        var base = actual
+        switch request.kind {
+        case .thumbnail:
+            guard let box = request.box else { throw StillRequestError("a thumbnail needs --size WxH") }
+            guard box.width >= 1, box.height >= 1, box.width <= StillRequest.maximumThumbnailSide, box.height <= StillRequest.maximumThumbnailSide else {
+                throw StillRequestError("--size \(Int(box.width))x\(Int(box.height)): a thumbnail's bounding size is 1x1 … 400x400")
+            }
+            let sx = box.width / actual.width, sy = box.height / actual.height
+            let scale = request.mode == .fit ? min(sx, sy) : max(sx, sy)
+            return StillPlan(source: segment.source, orientation: segment.orientation, sourceTime: time, cropRect: crop,
+                             width: max(1, Int((actual.width * scale).rounded())), height: max(1, Int((actual.height * scale).rounded())),
+                             filters: segment.filters, png: request.png)
+        case .frame:
+            if request.cropped {
+                crop = segment.cropRect
+                base = Size(width: Double(timeline.renderWidth), height: Double(timeline.renderHeight))
+            }
+            var scale = 1.0
+            if let box = request.box {
+                guard box.width >= 1, box.height >= 1, box.width <= 16384, box.height <= 16384 else {
+                    throw StillRequestError("--max-size \(Int(box.width))x\(Int(box.height)): use 1x1 … 16384x16384")
+                }
+                scale = min(1, box.width / base.width, box.height / base.height)
+            }
+            return StillPlan(source: segment.source, orientation: segment.orientation, sourceTime: time, cropRect: crop,
+                             width: max(1, Int((base.width * scale).rounded())), height: max(1, Int((base.height * scale).rounded())),
+                             filters: [], png: request.png)
+        }
+    }
+
+    /// Decodes, processes and writes the still to `path` (through a temporary file).
+    public func render(_ plan: StillPlan, to path: String) throws {
+        let file = try loaded.file(plan.source)
+        guard let info = loaded.probes[plan.source] else { throw EngineError("'\(plan.source)' is not available") }
+        let chain = try ColorFilterChain(filters: plan.filters, resolveFile: loaded.file)
+        let source = try VideoSource(path: file.path)
+        let selector = try FrameSelector(source: source, startingAt: plan.sourceTime)
+        let (frame, _) = try selector.frame(at: plan.sourceTime)
+        let processor = try FrameProcessor(
+            geometry: .init(orientation: plan.orientation, naturalSize: info.naturalSize, cropRect: plan.cropRect),
+            renderWidth: plan.width, renderHeight: plan.height, chain: chain)
+        let picture = try processor.processRGB(frame)
+        let temporary = TemporaryOutput(finalPath: path)
+        do {
+            try StillImageWriter(png: plan.png, quality: quality).write(picture, width: plan.width, height: plan.height, to: temporary.path)
+            try temporary.commit()
+        } catch {
+            temporary.discard()
+            throw error
+        }
+    }
+
+    /// `count` evenly spaced times over a segment's trimmed range, the first at its start.
+    public func filmstripTimes(segment index: Int, count: Int) throws(StillRequestError) -> [SessionTime] {
+        guard timeline.segments.indices.contains(index) else {
+            throw StillRequestError("--segment \(index): the session has \(timeline.segments.count) segment(s), 0 … \(timeline.segments.count - 1)")
+        }
+        guard (1...100).contains(count) else { throw StillRequestError("--count \(count): use 1 … 100") }
+        let segment = timeline.segments[index]
+        return (0..<count).map { i in
+            SessionTime(segment.trimStart + segment.trimDuration * Rational(i) / Rational(count))
+        }
+    }
+}
