@@ -193,6 +193,7 @@ struct Thumbnail: ParsableCommand {
         let request = StillRequest(kind: .thumbnail, segment: 0, time: try time.map(sessionTime), box: try parseSize(size, option: "--size"),
                                    mode: mode, png: output.lowercased().hasSuffix(".png"))
         let started = Date()
+        let (pictures, worker) = try still.make(loaded, [request])
         guard let (result, data) = pictures.first else { throw Reported(code: ExitStatus.failure) }
         try still.write(data, to: output)
         if still.json {
