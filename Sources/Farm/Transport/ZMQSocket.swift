@@ -154,6 +154,19 @@ public final class ZMQSocket {
         return items.map { $0.revents & Int16(ZMQ_POLLIN) != 0 }
     }
 
+    /// Like `poll(_:timeoutMillis:)`, also waking when `wakeup` is signalled (then drained).
+    public static func poll(_ sockets: [ZMQSocket], wakeup: Wakeup, timeoutMillis: Int) throws -> [Bool] {
+        var items = sockets.map { zmq_pollitem_t(socket: $0.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0) }
+        items.append(zmq_pollitem_t(socket: nil, fd: wakeup.fileDescriptor, events: Int16(ZMQ_POLLIN), revents: 0))
+        let count = zmq_poll(&items, Int32(items.count), timeoutMillis)
+        if count < 0 {
+            if zmq_errno() == EINTR { return sockets.map { _ in false } }
+            throw ZMQError(code: zmq_errno(), function: "zmq_poll")
+        }
+        if let last = items.last, last.revents & Int16(ZMQ_POLLIN) != 0 { wakeup.drain() }
+        return items.dropLast().map { $0.revents & Int16(ZMQ_POLLIN) != 0 }
+    }
+
     public enum Frame {
         case bytes(Data)
         case owned(OwnedBuffer)

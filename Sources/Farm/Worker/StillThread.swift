@@ -23,7 +23,8 @@ final class StillThread: Sendable {
 
     private let mailbox = Mailbox()
 
-    init(directory: URL, limit: Int64, workerID: String, renderLog: String?, log: @escaping @Sendable (String) -> Void) throws {
+    init(directory: URL, limit: Int64, workerID: String, renderLog: String?, wakeup: Wakeup,
+         log: @escaping @Sendable (String) -> Void) throws {
         // Opened here so that a bad cache directory fails the worker's start, then handed over.
         _ = try StillCache(directory: directory, limit: limit)
         let thread = Thread { [mailbox] in
@@ -40,6 +41,7 @@ final class StillThread: Sendable {
                     case .serve(let request, let files):
                         let reply = Self.serve(request, files: files, service: service, workerID: workerID)
                         mailbox.replies.withLock { $0.append(reply) }
+                        wakeup.signal()
                     case .invalidate(let ids):
                         let removed = (try? cache.invalidate(media: Set(ids))) ?? 0
                         log("cleared \(removed) cached picture(s)")

@@ -44,6 +44,8 @@ public final class Worker {
     private var running: [String: Date] = [:]          // "job/shard/attempt"
     private var waiting: [Waiting] = []                  // for media
     private let stills: StillThread
+    /// Signalled by render and still threads when a result is ready.
+    private let wakeup: Wakeup
     private var fetches: [String: (handle: FileHandle, received: Int)] = [:]
     private var lastHeard = Date()
     private var lastSent = Date.distantPast
@@ -60,8 +62,9 @@ public final class Worker {
         cache = try WorkerMediaCache(directory: options.cacheDirectory, limit: options.cacheLimit)
         scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        wakeup = try Wakeup()
         stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
-                                 workerID: options.workerID, renderLog: options.renderLog, log: log)
+                                 workerID: options.workerID, renderLog: options.renderLog, wakeup: wakeup, log: log)
     }
 
     deinit { stills.shutDown() }
@@ -100,7 +103,7 @@ public final class Worker {
         defer { try? FileManager.default.removeItem(at: scratch) }
         sendHello()
         while !options.stop.isRaised {
-            if try ZMQSocket.poll([socket], timeoutMillis: 100)[0] {
+            if try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: 100)[0] {
                 while let frames = try socket.receive() { try handle(frames) }
             }
             for result in results.take() { deliver(result) }
@@ -265,8 +268,10 @@ public final class Worker {
         let options = self.options
         let results = self.results
         let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
+        let wakeup = self.wakeup
         let thread = Thread {
             results.post(Self.render(assignment, files: files, chunk: chunk, options: options), key: key)
+            wakeup.signal()
         }
         thread.stackSize = 4 << 20
         thread.start()
