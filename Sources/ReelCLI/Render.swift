@@ -36,6 +36,10 @@ struct Render: ParsableCommand {
     @Flag(name: .customLong("in-process"), help: "Render on threads of this process instead of the embedded farm.")
     var inProcess = false
 
+    /// GOPs per shard with --in-process; huge = one chunk per segment (bench/run's unchunked reference).
+    @Option(name: .customLong("shard-gops"), help: .hidden)
+    var shardGOPs: Int64 = 2
+
     func validate() throws {
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         do { try settings.validate() } catch { throw ValidationError("\(error)") }
@@ -66,7 +70,8 @@ struct Render: ParsableCommand {
                 if json {
                     try printJSON(Summary(output: output, sidecar: Sidecar.path(for: output), frames: status.totalFrames,
                                           shards: status.shards.values.reduce(0, +), seconds: seconds, workers: workers,
-                                          shardsPerWorker: status.workers, sourceFramesProcessed: nil))
+                                          shardsPerWorker: status.workers, sourceFramesProcessed: nil,
+                                          assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB))
                 }
             } catch let failure as EmbeddedFarm.Failure {
                 printer.finish()
@@ -80,12 +85,15 @@ struct Render: ParsableCommand {
             return
         }
         do {
-            let result = try LocalRender(loaded: loaded, settings: settings, workers: workers).run(to: output) { printer.update($0) }
+            var render = LocalRender(loaded: loaded, settings: settings, workers: workers)
+            render.shardKeyframeIntervals = max(1, shardGOPs)
+            let result = try render.run(to: output) { printer.update($0) }
             printer.finish()
             if json {
                 try printJSON(Summary(output: output, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
                                       seconds: result.seconds, workers: workers, shardsPerWorker: nil,
-                                      sourceFramesProcessed: result.sourceFramesProcessed))
+                                      sourceFramesProcessed: result.sourceFramesProcessed, assemblySeconds: result.assemblySeconds,
+                                      workerPeakRSSKB: nil))
             }
         } catch {
             printer.finish()
@@ -105,5 +113,9 @@ struct Render: ParsableCommand {
         var shardsPerWorker: [String: Int]?
         /// Source frames decoded (in-process path, which counts them).
         var sourceFramesProcessed: Int?
+        /// Seconds spent joining the chunks and muxing.
+        var assemblySeconds: Double?
+        /// Highest resident memory of a worker process (farm path), kB.
+        var workerPeakRSSKB: Int?
     }
 }

@@ -94,34 +94,50 @@ public struct ColorFilterChain: Sendable {
             }
             return
         }
+        // Row by row in three float planes, one stage at a time over the row: no dispatch per
+        // pixel, and loops simple enough for the compiler to vectorise (same IEEE results).
+        var planes = [Float](repeating: 0, count: width * 3)
         leading.withUnsafeBufferPointer { lead in
-            for y in 0..<height {
-                var p = rgb + y * stride
-                for _ in 0..<width {
-                    var (r, g, b) = (lead[Int(p[0])], lead[Int(p[1])], lead[Int(p[2])])
-                    for stage in rest {
-                        switch stage {
-                        case .saturation(let a):
-                            let lum = r * 0.2125 + g * 0.7154 + b * 0.0721
-                            r = clamp(lum + (r - lum) * a)
-                            g = clamp(lum + (g - lum) * a)
-                            b = clamp(lum + (b - lum) * a)
-                        case .lut(let lut, let a):
-                            let (lr, lg, lb) = lut.sample(r, g, b)
-                            r = clamp(r + (lr - r) * a)
-                            g = clamp(g + (lg - g) * a)
-                            b = clamp(b + (lb - b) * a)
-                        default:
-                            r = stage.channel(r)
-                            g = stage.channel(g)
-                            b = stage.channel(b)
-                        }
+            planes.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                let r = base, g = base + width, b = base + 2 * width
+                for y in 0..<height {
+                    let row = rgb + y * stride
+                    for x in 0..<width {
+                        r[x] = lead[Int(row[3 * x])]
+                        g[x] = lead[Int(row[3 * x + 1])]
+                        b[x] = lead[Int(row[3 * x + 2])]
                     }
-                    p[0] = quantize(r)
-                    p[1] = quantize(g)
-                    p[2] = quantize(b)
-                    p += 3
+                    for stage in rest { stage.apply(r, g, b, count: width) }
+                    for x in 0..<width {
+                        row[3 * x] = quantize(r[x])
+                        row[3 * x + 1] = quantize(g[x])
+                        row[3 * x + 2] = quantize(b[x])
+                    }
                 }
+            }
+        }
+    }
+}
+
+extension ColorFilterChain.Stage {
+    /// Runs this stage over `count` pixels held in three planes.
+    func apply(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, count: Int) {
+        switch self {
+        case .saturation(let a):
+            for x in 0..<count {
+                let lum = r[x] * 0.2125 + g[x] * 0.7154 + b[x] * 0.0721
+                r[x] = clamp(lum + (r[x] - lum) * a)
+                g[x] = clamp(lum + (g[x] - lum) * a)
+                b[x] = clamp(lum + (b[x] - lum) * a)
+            }
+        case .lut(let lut, let a):
+            lut.blend(r, g, b, count: count, amount: a)
+        default:
+            for x in 0..<count {
+                r[x] = channel(r[x])
+                g[x] = channel(g[x])
+                b[x] = channel(b[x])
             }
         }
     }

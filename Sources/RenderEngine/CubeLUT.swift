@@ -7,6 +7,8 @@ public struct CubeLUT: Sendable, Hashable {
     public let table: [Float]
     public let domainMin: [Float]
     public let domainMax: [Float]
+    /// `table` and one more float, so the last corner loads as a 4-lane vector.
+    let padded: [Float]
 
     public init(size: Int, table: [Float], domainMin: [Float] = [0, 0, 0], domainMax: [Float] = [1, 1, 1]) throws {
         guard (2...256).contains(size) else { throw EngineError("LUT_3D_SIZE \(size) is outside 2 … 256") }
@@ -18,6 +20,7 @@ public struct CubeLUT: Sendable, Hashable {
         self.table = table
         self.domainMin = domainMin
         self.domainMax = domainMax
+        padded = table + [0]
     }
 
     public init(contentsOf url: URL) throws {
@@ -69,6 +72,49 @@ public struct CubeLUT: Sendable, Hashable {
 
     /// Trilinear interpolation at `rgb` (components in [0, 1]).
     @inline(__always)
+    /// Blends `count` pixels (three planes, in place) toward their trilinear lookup by
+    /// `amount`, clamped: `x + (lut(x) − x)·amount`. The three channels of each corner are
+    /// interpolated together as one SIMD vector; lane by lane the operations are those of
+    /// `sample` (no fused multiply-add), so the results are the same bits.
+    func blend(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>,
+               count: Int, amount a: Float) {
+        let n = size - 1, s = size
+        let lo = SIMD4<Float>(domainMin[0], domainMin[1], domainMin[2], 0)
+        let span = SIMD4<Float>(domainMax[0] - domainMin[0], domainMax[1] - domainMin[1], domainMax[2] - domainMin[2], 1)
+        let top = SIMD4<Float>(repeating: Float(n))
+        padded.withUnsafeBufferPointer { buffer in
+            guard let t = buffer.baseAddress else { return }
+            let raw = UnsafeRawPointer(t)
+            let dr = 3, dg = s * 3, db = s * s * 3
+            @inline(__always) func corner(_ offset: Int) -> SIMD4<Float> {
+                raw.loadUnaligned(fromByteOffset: offset * 4, as: SIMD4<Float>.self)
+            }
+            for x in 0..<count {
+                let v = SIMD4<Float>(r[x], g[x], b[x], 0)
+                let q = (v - lo) / span
+                let u = SIMD4<Float>(clamp(q[0]), clamp(q[1]), clamp(q[2]), 0) * top
+                let r0 = min(Int(u[0]), n - 1), g0 = min(Int(u[1]), n - 1), b0 = min(Int(u[2]), n - 1)
+                let fr = SIMD4<Float>(repeating: u[0] - Float(r0))
+                let fg = SIMD4<Float>(repeating: u[1] - Float(g0))
+                let fb = SIMD4<Float>(repeating: u[2] - Float(b0))
+                let p = ((b0 * s + g0) * s + r0) * 3
+                let c000 = corner(p), c100 = corner(p + dr), c010 = corner(p + dg), c110 = corner(p + dg + dr)
+                let c001 = corner(p + db), c101 = corner(p + db + dr), c011 = corner(p + db + dg), c111 = corner(p + db + dg + dr)
+                let c00 = c000 + (c100 - c000) * fr
+                let c10 = c010 + (c110 - c010) * fr
+                let c01 = c001 + (c101 - c001) * fr
+                let c11 = c011 + (c111 - c011) * fr
+                let c0 = c00 + (c10 - c00) * fg
+                let c1 = c01 + (c11 - c01) * fg
+                let looked = c0 + (c1 - c0) * fb
+                let blended = v + (looked - v) * SIMD4<Float>(repeating: a)
+                r[x] = clamp(blended[0])
+                g[x] = clamp(blended[1])
+                b[x] = clamp(blended[2])
+            }
+        }
+    }
+
     func sample(_ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
         let n = size - 1
         func coordinate(_ x: Float, _ c: Int) -> (Int, Int, Float) {

@@ -8,6 +8,9 @@ public struct LocalRender: Sendable {
     public let loaded: LoadedSession
     public let settings: EncoderSettings
     public let workers: Int
+    /// GOPs per shard (the planner's default 2); a huge value renders each segment as one
+    /// chunk — the unchunked reference of the benchmarks.
+    public var shardKeyframeIntervals: Int64 = 2
 
     public init(loaded: LoadedSession, settings: EncoderSettings = EncoderSettings(), workers: Int) {
         self.loaded = loaded
@@ -37,13 +40,15 @@ public struct LocalRender: Sendable {
         public var sourceFramesProcessed: Int
         public var seconds: Double
         public var sidecarPath: String
+        public var assemblySeconds: Double
     }
 
     /// Writes `output` and its sidecar, or nothing (a failed render leaves no file behind).
     public func run(to output: String, progress: @escaping @Sendable (Progress) -> Void = { _ in }) throws -> Result {
         let started = Date()
         let timeline = try loaded.timeline()
-        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval)
+        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval,
+                        shardKeyframeIntervals: shardKeyframeIntervals)
         let job = try RenderJob(loaded: loaded, timeline: timeline, plan: plan, settings: settings)
         let workDirectory = try makeWorkDirectory(near: output)
         defer { try? FileManager.default.removeItem(at: workDirectory) }
@@ -77,7 +82,9 @@ public struct LocalRender: Sendable {
         let sidecar = try job.sidecar()
         let assembler = Assembler(frameDuration: timeline.frameDuration, creationDate: loaded.session.dateCreated,
                                   location: timeline.segments.lazy.compactMap(\.location).first ?? loaded.session.location)
+        let assemblyStarted = Date()
         try assembler.assemble(video: job.chunks(in: workDirectory), audio: job.audioChunk(in: workDirectory), to: output)
+        let assemblySeconds = Date().timeIntervalSince(assemblyStarted)
         let sidecarPath = Sidecar.path(for: output)
         do {
             try sidecar.encoded().write(to: URL(fileURLWithPath: sidecarPath), options: .atomic)
@@ -86,7 +93,7 @@ public struct LocalRender: Sendable {
             throw EngineError("cannot write the sidecar \(sidecarPath): \((error as NSError).localizedDescription)")
         }
         return Result(frames: timeline.totalFrames, shards: job.tasks.count, sourceFramesProcessed: board.sourceFrames,
-                      seconds: Date().timeIntervalSince(started), sidecarPath: sidecarPath)
+                      seconds: Date().timeIntervalSince(started), sidecarPath: sidecarPath, assemblySeconds: assemblySeconds)
     }
 
     private func makeWorkDirectory(near output: String) throws -> URL {

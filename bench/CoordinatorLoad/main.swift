@@ -5,6 +5,8 @@
 // what is measured ends when every shard is done.
 //
 //   swift run -c release coordinator-load [--workers 100] [--segments 28] [--slots 2]
+//   … --minutes M: instead, an M-minute export at 30 fps (2 s keyframes), to show that the
+//   coordinator's memory does not grow with the export's length.
 import Farm
 import Foundation
 import RenderEngine
@@ -15,6 +17,7 @@ struct Arguments {
     var workers = 100
     var segments = 28
     var slots = 2
+    var minutes: Int?
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
 
     init() {
@@ -25,6 +28,7 @@ struct Arguments {
             case "--workers": workers = Int(value) ?? workers
             case "--segments": segments = Int(value) ?? segments
             case "--slots": slots = Int(value) ?? slots
+            case "--minutes": minutes = Int(value)
             case "--dir": directory = URL(fileURLWithPath: value)
             default: Self.usage()
             }
@@ -103,20 +107,24 @@ try? fm.removeItem(at: arguments.directory)
 try fm.createDirectory(at: arguments.directory, withIntermediateDirectories: true)
 let dir = arguments.directory
 
-// One hour of 1 fps video at 16x16; a session of N one-hour segments at 1 fps with a
-// 1 s keyframe interval: shards of 2 frames, 1,800 per segment.
-let source = dir.appendingPathComponent("hour.mp4")
+// Default: one hour of 1 fps video at 16x16; a session of N one-hour segments at 1 fps
+// with a 1 s keyframe interval: shards of 2 frames, 1,800 per segment.
+// --minutes M: one minute at 30 fps, M times: an M-minute export, 15 shards a minute.
+let source = dir.appendingPathComponent("clip.mp4")
 var sample = SampleMedia()
-sample.duration = 3600
-sample.framesPerSecond = 1
+sample.duration = arguments.minutes == nil ? 3600 : 60
+sample.framesPerSecond = arguments.minutes == nil ? 1 : 30
 sample.width = 16
 sample.height = 16
 sample.audio = false
 sample.pattern = .frameIndex
 try sample.write(to: source.path)
-let segments = (0..<arguments.segments).map { _ in #"{"source": "hour.mp4", "trimDuration": 3600}"# }.joined(separator: ",")
+let count = arguments.minutes ?? arguments.segments
+let segments = (0..<count).map { _ in #"{"source": "clip.mp4"}"# }.joined(separator: ",")
 let sessionPath = dir.appendingPathComponent("session.json")
-try Data(#"{"video": {"renderSize": [16, 16], "frameDuration": 1, "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
+let frameDuration = arguments.minutes == nil ? #", "frameDuration": 1"# : ""
+try Data(#"{"video": {"renderSize": [16, 16]\#(frameDuration), "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
+let keyframeInterval = arguments.minutes == nil ? 1.0 : 2.0
 
 var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
 options.mediaRoots = [dir]
@@ -147,7 +155,7 @@ while try client.workers().count < arguments.workers, Date() < deadline { Thread
 let before = memory()
 let loaded = try LoadedSession.load(path: sessionPath.path)
 let submitStart = Date()
-guard case .submitted(let job) = try client.submit(loaded, settings: EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: 1),
+guard case .submitted(let job) = try client.submit(loaded, settings: EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: keyframeInterval),
                                                    priority: 0) else {
     print("submit refused")
     exit(1)

@@ -136,7 +136,8 @@ extension Coordinator {
             let state = jobs[record.id]?.phase ?? record.state
             return JobStatus(jobID: record.id, state: state, priority: record.priority, framesDone: framesDone,
                              totalFrames: record.totalFrames, shards: counts, error: record.error, created: record.created,
-                             finished: record.finished, workers: perWorker)
+                             finished: record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
+                             workerPeakRSSKB: jobs[record.id]?.workerPeakRSSKB ?? finishedPeakRSS[record.id])
         }
     }
 

@@ -37,6 +37,9 @@ public final class Coordinator {
     var jobs: [String: ActiveJob] = [:]
     var pendingStills: [String: PendingStills] = [:]
     private let finishedAssemblies = AssemblyResults()
+    /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
+    var assemblyTimes: [String: Double] = [:]
+    var finishedPeakRSS: [String: Int] = [:]
     private var lastWatchUpdate: [String: Double] = [:]
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
@@ -313,6 +316,7 @@ public final class Coordinator {
         try writeChunk(bytes, to: chunkPath(job: job.id, shard: ready.shard))
         try store.finishShard(job: job.id, shard: ready.shard, attempt: ready.attempt, sha256: ready.sha256, worker: workerID, at: Self.now)
         job.set(ready.shard, .done, worker: workerID)
+        if let rss = ready.peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, rss) }
         // Other copies of this shard are no longer needed.
         for (attempt, other) in job.running[ready.shard] ?? [:] {
             workers[other.worker]?.running.remove(AttemptKey(job: job.id, shard: ready.shard, attempt: attempt))
@@ -419,6 +423,7 @@ public final class Coordinator {
         let id = job.id
         let finished = finishedAssemblies
         let thread = Thread {
+            let started = Date()
             do {
                 let session = try SessionDocument.decode(Data(assignment.session.utf8))
                 let frameDuration = try Self.frameDuration(of: assignment)
@@ -426,9 +431,9 @@ public final class Coordinator {
                 try Assembler(frameDuration: frameDuration, creationDate: session.dateCreated, location: location)
                     .assemble(video: chunks, audio: audio, to: output)
                 try Self.sidecar(for: assignment, session: session, output: output)
-                finished.post(id, nil)
+                finished.post(id, nil, seconds: Date().timeIntervalSince(started))
             } catch {
-                finished.post(id, "assembly failed: \(error)")
+                finished.post(id, "assembly failed: \(error)", seconds: Date().timeIntervalSince(started))
             }
         }
         thread.start()
@@ -436,8 +441,11 @@ public final class Coordinator {
 
     private func collectAssemblies() {
         let done = finishedAssemblies.take()
-        for (id, error) in done {
+        for (id, error, seconds) in done {
             guard let job = jobs[id] else { continue }
+            assemblyTimes[id] = seconds
+            if let rss = job.workerPeakRSSKB { finishedPeakRSS[id] = rss }
+            log("job \(id) assembled in \(String(format: "%.2f", seconds)) s")
             finish(job, state: error == nil ? "done" : "failed", error: error)
         }
     }
@@ -457,11 +465,11 @@ public final class Coordinator {
 
 /// Results of assemblies running on their own threads, collected by the event loop.
 final class AssemblyResults: Sendable {
-    private let list = Mutex<[(String, String?)]>([])
+    private let list = Mutex<[(String, String?, Double)]>([])
 
-    func post(_ job: String, _ error: String?) { list.withLock { $0.append((job, error)) } }
+    func post(_ job: String, _ error: String?, seconds: Double) { list.withLock { $0.append((job, error, seconds)) } }
 
-    func take() -> [(String, String?)] {
+    func take() -> [(String, String?, Double)] {
         list.withLock { items in
             defer { items.removeAll() }
             return items

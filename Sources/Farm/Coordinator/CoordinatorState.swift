@@ -43,6 +43,7 @@ final class ActiveJob {
     var failedOn: [Int: Set<String>] = [:]
     var phase: String                 // queued, rendering, assembling
     var watchers: Set<Data> = []
+    var workerPeakRSSKB: Int?
 
     init(id: String, priority: Int, created: Double, assignment: ShardAssignment, tasks: [ShardTask], phase: String) {
         self.id = id

@@ -168,6 +168,8 @@ public struct ChunkReady: Codable, Sendable {
     public var sha256: String
     public var size: Int
     public var millis: Int
+    /// The worker's peak resident memory so far (kB), for `reel render --json` and benchmarks.
+    public var peakRSSKB: Int?
 
     public init(jobID: String, shard: Int, attempt: Int, sha256: String, size: Int, millis: Int) {
         self.jobID = jobID
@@ -249,6 +251,11 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var finished: Double?
     /// Shards rendered per worker id.
     public var workers: [String: Int]
+    /// Seconds the coordinator spent joining chunks and muxing (once assembled; not kept
+    /// across coordinator restarts).
+    public var assemblySeconds: Double?
+    /// Highest resident memory a worker reported while rendering this job's shards (kB).
+    public var workerPeakRSSKB: Int?
 
     public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
 }

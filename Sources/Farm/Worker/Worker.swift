@@ -303,8 +303,9 @@ public final class Worker {
                 let p = compressed.pointer.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 p[compressed.count / 2] ^= 0xFF
             }
-            let ready = ChunkReady(jobID: a.jobID, shard: a.shard, attempt: a.attempt, sha256: Digest.sha256(bytes),
+            var ready = ChunkReady(jobID: a.jobID, shard: a.shard, attempt: a.attempt, sha256: Digest.sha256(bytes),
                                    size: bytes.count, millis: Int(Date().timeIntervalSince(started) * 1000))
+            ready.peakRSSKB = ProcessMemory.peakKB
             return .chunk(ready, compressed)
         } catch {
             return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: "\(error)"))
