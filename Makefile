@@ -30,7 +30,8 @@ demo: build
 	$(REEL) inspect $(DEMO)/multi-segment.json
 	$(REEL) render $(DEMO)/multi-segment.json -o $(DEMO)/multi-segment.mp4
 	$(REEL) render $(DEMO)/image.json -o $(DEMO)/image.jpg
-	@echo "rendered $(DEMO)/multi-segment.mp4 (+ .reel.json sidecar) and $(DEMO)/image.jpg"
+	$(REEL) thumbnails $(DEMO)/multi-segment.json --segment 1 --count 4 --size 160x90 -o $(DEMO)/filmstrip --cache-dir $(DEMO)/stills
+	@echo "rendered $(DEMO)/multi-segment.mp4 (+ .reel.json sidecar), $(DEMO)/image.jpg and $(DEMO)/filmstrip/"
 
 test: build
 	swift test
