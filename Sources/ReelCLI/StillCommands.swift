@@ -96,14 +96,23 @@ struct StillOptions: ParsableArguments {
 
     /// Writes a picture through a temporary name, so a failure leaves nothing at `path`.
     func write(_ data: Data, to path: String) throws {
-        let temporary = TemporaryOutput(finalPath: path)
         do {
-            try data.write(to: URL(fileURLWithPath: temporary.path))
-            try temporary.commit()
+            try TemporaryOutput.write(to: path) { try data.write(to: URL(fileURLWithPath: $0)) }
         } catch {
-            temporary.discard()
             printError("error: cannot write \(path): \(error)")
             throw Reported(code: ExitStatus.failure)
+        }
+    }
+
+    /// Makes one picture, writes it to `output`, and prints its `--json` line.
+    func makeOne(_ loaded: LoadedSession, _ request: StillRequest, to output: String) throws {
+        let started = Date()
+        let (pictures, worker) = try make(loaded, [request])
+        guard let (result, data) = pictures.first else { throw Reported(code: ExitStatus.failure) }
+        try write(data, to: output)
+        if json {
+            try printJSON(StillOutput(path: nil, width: result.width, height: result.height, cached: result.cached, worker: worker,
+                                      millis: Int(Date().timeIntervalSince(started) * 1000)))
         }
     }
 }
@@ -192,14 +201,7 @@ struct Thumbnail: ParsableCommand {
         let loaded = try still.loadStill(segment: segment, filters: try parseFilter(filter))
         let request = StillRequest(kind: .thumbnail, segment: 0, time: try time.map(sessionTime), box: try parseSize(size, option: "--size"),
                                    mode: mode, png: output.lowercased().hasSuffix(".png"))
-        let started = Date()
-        let (pictures, worker) = try still.make(loaded, [request])
-        guard let (result, data) = pictures.first else { throw Reported(code: ExitStatus.failure) }
-        try still.write(data, to: output)
-        if still.json {
-            try printJSON(StillOutput(path: nil, width: result.width, height: result.height, cached: result.cached, worker: worker,
-                                      millis: Int(Date().timeIntervalSince(started) * 1000)))
-        }
+        try still.makeOne(loaded, request, to: output)
     }
 
     private func invalidateEntries() throws {
@@ -300,14 +302,7 @@ struct FrameCommand: ParsableCommand {
         let request = StillRequest(kind: .frame, segment: 0, time: try sessionTime(time),
                                    box: try maxSize.map { try parseSize($0, option: "--max-size") }, cropped: cropped,
                                    png: !(lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")))
-        let started = Date()
-        let (pictures, worker) = try still.make(loaded, [request])
-        guard let (result, data) = pictures.first else { throw Reported(code: ExitStatus.failure) }
-        try still.write(data, to: output)
-        if still.json {
-            try printJSON(StillOutput(path: nil, width: result.width, height: result.height, cached: result.cached, worker: worker,
-                                      millis: Int(Date().timeIntervalSince(started) * 1000)))
-        }
+        try still.makeOne(loaded, request, to: output)
     }
 }
 

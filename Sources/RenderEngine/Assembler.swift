@@ -32,14 +32,7 @@ public struct Assembler: Sendable {
     /// Writes `path` (complete, or not at all).
     public func assemble(video chunks: [VideoChunk], audio: String?, to path: String) throws {
         guard !chunks.isEmpty else { throw EngineError("nothing to assemble: no video chunks") }
-        let temporary = TemporaryOutput(finalPath: path)
-        do {
-            try write(chunks: chunks, audio: audio, to: temporary.path)
-            try temporary.commit()
-        } catch {
-            temporary.discard()
-            throw error
-        }
+        try TemporaryOutput.write(to: path) { try write(chunks: chunks, audio: audio, to: $0) }
     }
 
     private func write(chunks: [VideoChunk], audio: String?, to path: String) throws {

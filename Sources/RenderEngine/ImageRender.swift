@@ -24,14 +24,7 @@ public struct ImageRender: Sendable {
             geometry: .init(orientation: geometry.orientation, naturalSize: geometry.naturalSize, cropRect: geometry.cropRect),
             renderWidth: geometry.renderWidth, renderHeight: geometry.renderHeight, chain: chain)
         let picture = try processor.processRGB(frame)
-        let temporary = TemporaryOutput(finalPath: output)
-        do {
-            try StillImageWriter(png: output.lowercased().hasSuffix(".png"), quality: quality)
-                .write(picture, width: geometry.renderWidth, height: geometry.renderHeight, to: temporary.path)
-            try temporary.commit()
-        } catch {
-            temporary.discard()
-            throw error
-        }
+        try StillImageWriter(png: output.lowercased().hasSuffix(".png"), quality: quality)
+            .write(picture, width: geometry.renderWidth, height: geometry.renderHeight, to: output)
     }
 }

@@ -46,17 +46,12 @@ public struct SampleMedia: Sendable {
         }
         guard [0, 90, 180, 270].contains(rotation) else { throw EngineError("rotation \(rotation): use 0, 90, 180 or 270") }
         LibavLog.quiet()
-        let temporary = TemporaryOutput(finalPath: path)
-        do {
+        try TemporaryOutput.write(to: path) { temporary in
             if Self.isStillImagePath(path) {
-                try writeStill(at: temporary.path)
+                try writeStill(at: temporary)
             } else {
-                try writeFile(at: temporary.path, format: formatName(for: path))
+                try writeFile(at: temporary, format: formatName(for: path))
             }
-            try temporary.commit()
-        } catch {
-            temporary.discard()
-            throw error
         }
     }
 

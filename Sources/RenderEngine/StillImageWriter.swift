@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 
 /// Writes one packed-RGB picture as a JPEG (full-range BT.601 YCbCr 4:4:4, as JFIF wants)
-/// or a PNG, bit-exact, with libavcodec's encoders.
+/// or a PNG, bit-exact, with libavcodec's encoders; complete at `path` or not there at all.
 struct StillImageWriter {
     let png: Bool
     /// JPEG quality 0…1.
@@ -14,6 +14,10 @@ struct StillImageWriter {
     }
 
     func write(_ rgb: Frame, width: Int, height: Int, to path: String) throws {
+        try TemporaryOutput.write(to: path) { try encode(rgb, width: width, height: height, to: $0) }
+    }
+
+    private func encode(_ rgb: Frame, width: Int, height: Int, to path: String) throws {
         let output = try OutputContainer(path: path, format: "image2")
         output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
         let format = png ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_YUVJ444P

@@ -74,11 +74,15 @@ public struct StillRenderer: Sendable {
         timeline = try loaded.timeline()
     }
 
-    public func plan(_ request: StillRequest) throws(StillRequestError) -> StillPlan {
-        guard timeline.segments.indices.contains(request.segment) else {
-            throw StillRequestError("--segment \(request.segment): the session has \(timeline.segments.count) segment(s), 0 … \(timeline.segments.count - 1)")
+    private func segment(_ index: Int) throws(StillRequestError) -> SegmentTimeline {
+        guard timeline.segments.indices.contains(index) else {
+            throw StillRequestError("--segment \(index): the session has \(timeline.segments.count) segment(s), 0 … \(timeline.segments.count - 1)")
         }
-        let segment = timeline.segments[request.segment]
+        return timeline.segments[index]
+    }
+
+    public func plan(_ request: StillRequest) throws(StillRequestError) -> StillPlan {
+        let segment = try segment(request.segment)
         guard let info = loaded.probes[segment.source] else {
             throw StillRequestError("video.videoSegments[\(request.segment)].source: '\(segment.source)' is not available")
         }
@@ -135,23 +139,13 @@ public struct StillRenderer: Sendable {
             geometry: .init(orientation: plan.orientation, naturalSize: info.naturalSize, cropRect: plan.cropRect),
             renderWidth: plan.width, renderHeight: plan.height, chain: chain)
         let picture = try processor.processRGB(frame)
-        let temporary = TemporaryOutput(finalPath: path)
-        do {
-            try StillImageWriter(png: plan.png, quality: quality).write(picture, width: plan.width, height: plan.height, to: temporary.path)
-            try temporary.commit()
-        } catch {
-            temporary.discard()
-            throw error
-        }
+        try StillImageWriter(png: plan.png, quality: quality).write(picture, width: plan.width, height: plan.height, to: path)
     }
 
     /// `count` evenly spaced times over a segment's trimmed range, the first at its start.
     public func filmstripTimes(segment index: Int, count: Int) throws(StillRequestError) -> [SessionTime] {
-        guard timeline.segments.indices.contains(index) else {
-            throw StillRequestError("--segment \(index): the session has \(timeline.segments.count) segment(s), 0 … \(timeline.segments.count - 1)")
-        }
+        let segment = try segment(index)
         guard (1...100).contains(count) else { throw StillRequestError("--count \(count): use 1 … 100") }
-        let segment = timeline.segments[index]
         return (0..<count).map { i in
             SessionTime(segment.trimStart + segment.trimDuration * Rational(i) / Rational(count))
         }

@@ -25,4 +25,17 @@ public struct TemporaryOutput: Sendable {
     public func discard() {
         unlink(path)
     }
+
+    /// Runs `body` with a temporary path beside `finalPath` and renames the result into
+    /// place when it succeeds; on any error nothing is left at either name.
+    public static func write(to finalPath: String, _ body: (String) throws -> Void) throws {
+        let temporary = TemporaryOutput(finalPath: finalPath)
+        do {
+            try body(temporary.path)
+            try temporary.commit()
+        } catch {
+            temporary.discard()
+            throw error
+        }
+    }
 }

@@ -41,15 +41,8 @@ struct Arguments {
     }
 }
 
-/// Resident and peak memory of this process from /proc (kB).
-func memory() -> (rss: Int, peak: Int) {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    func field(_ name: String) -> Int {
-        status.split(separator: "\n").first { $0.hasPrefix(name) }
-            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
-    }
-    return (field("VmRSS:"), field("VmHWM:"))
-}
+/// Resident and peak memory of this process (kB).
+func memory() -> (rss: Int, peak: Int) { (ProcessMemory.residentKB ?? 0, ProcessMemory.peakKB ?? 0) }
 
 /// Workers that answer every shard at once with the same small chunk.
 final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread only after start

@@ -63,24 +63,35 @@ public final class FarmClient {
 
     /// Sends the session; uploads media the coordinator lacks (by content id) and resubmits.
     public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int) throws -> SubmitResult {
-        var files: [String: String] = [:]
-        var paths: [String: String] = [:]
-        for (reference, url) in loaded.files {
-            files[reference] = try ContentID.of(file: url.path)
-            paths[reference] = url.path
-        }
-        let session = String(decoding: try SessionDocument.encode(loaded.session), as: UTF8.self)
+        let (session, files, paths) = try describe(loaded) { try ContentID.of(file: $0.path) }
         let submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority)
         for _ in 0..<2 {
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let id = reply.jobID { return .submitted(id) }
             if !reply.problems.isEmpty { return .invalid(reply.problems) }
-            for contentID in reply.missing {
-                guard let reference = files.first(where: { $0.value == contentID })?.key, let url = loaded.files[reference] else { continue }
-                try upload(url, contentID: contentID)
-            }
+            try upload(reply.missing, of: loaded, files: files)
         }
         throw Failure(description: "the coordinator still lacks media after upload")
+    }
+
+    /// The session as canonical JSON, each reference's content id and local path.
+    private func describe(_ loaded: LoadedSession, contentID: (URL) throws -> String)
+        throws -> (session: String, files: [String: String], paths: [String: String]) {
+        var files: [String: String] = [:]
+        var paths: [String: String] = [:]
+        for (reference, url) in loaded.files {
+            files[reference] = try contentID(url)
+            paths[reference] = url.path
+        }
+        return (String(decoding: try SessionDocument.encode(loaded.session), as: UTF8.self), files, paths)
+    }
+
+    /// Uploads the files whose content ids the coordinator said it lacks.
+    private func upload(_ missing: [String], of loaded: LoadedSession, files: [String: String]) throws {
+        for contentID in missing {
+            guard let reference = files.first(where: { $0.value == contentID })?.key, let url = loaded.files[reference] else { continue }
+            try upload(url, contentID: contentID)
+        }
     }
 
     // MARK: Stills
@@ -97,13 +108,7 @@ public final class FarmClient {
     /// `contentID` may memoise hashing (a local `StillCache` does).
     public func stills(_ loaded: LoadedSession, _ stills: [StillRequest],
                        contentID: (URL) throws -> String = { try ContentID.of(file: $0.path) }) throws -> StillsOutcome {
-        var files: [String: String] = [:]
-        var paths: [String: String] = [:]
-        for (reference, url) in loaded.files {
-            files[reference] = try contentID(url)
-            paths[reference] = url.path
-        }
-        let session = String(decoding: try SessionDocument.encode(loaded.session), as: UTF8.self)
+        let (session, files, paths) = try describe(loaded, contentID: contentID)
         let request = StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths, stills: stills)
         for _ in 0..<2 {
             let message = try self.request(.stills, request)
@@ -116,10 +121,7 @@ public final class FarmClient {
                 }
                 return StillsOutcome(pictures: Array(zip(reply.results, message.payload)), worker: reply.worker, invalid: nil)
             }
-            for contentID in reply.missing {
-                guard let reference = files.first(where: { $0.value == contentID })?.key, let url = loaded.files[reference] else { continue }
-                try upload(url, contentID: contentID)
-            }
+            try upload(reply.missing, of: loaded, files: files)
         }
         throw Failure(description: "the coordinator still lacks media after upload")
     }

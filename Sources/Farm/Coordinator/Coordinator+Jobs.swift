@@ -71,11 +71,9 @@ extension Coordinator {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
             return
         }
-        let missing = Set(request.files.compactMap { reference, contentID in
-            media.file(for: contentID, candidate: request.paths[reference]) == nil ? contentID : nil
-        })
+        let missing = missingMedia(files: request.files, paths: request.paths)
         guard missing.isEmpty else {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: missing.sorted(), problems: []))
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: missing, problems: []))
             return
         }
         let loaded = try load(session: session, files: request.files, paths: request.paths)
@@ -104,6 +102,13 @@ extension Coordinator {
                              phase: "queued")
         log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
         send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: []))
+    }
+
+    /// Content ids of a request that the coordinator can read neither in place nor from uploads.
+    func missingMedia(files: [String: String], paths: [String: String]) -> [String] {
+        Set(files.compactMap { reference, contentID in
+            media.file(for: contentID, candidate: paths[reference]) == nil ? contentID : nil
+        }).sorted()
     }
 
     static func newJobID() -> String {

@@ -23,10 +23,8 @@ extension Coordinator {
             send(to: client, .stillsReply, StillsReply(requestID: request.requestID, worker: "", results: [], invalid: invalid,
                                                        error: error, missing: missing))
         }
-        let missing = Set(request.files.compactMap { reference, contentID in
-            media.file(for: contentID, candidate: request.paths[reference]) == nil ? contentID : nil
-        })
-        guard missing.isEmpty else { return reply(missing: missing.sorted()) }
+        let missing = missingMedia(files: request.files, paths: request.paths)
+        guard missing.isEmpty else { return reply(missing: missing) }
         guard let session = try? SessionDocument.decode(Data(request.session.utf8)),
               let source = session.video?.videoSegments.first?.source, let mediaID = request.files[source] else {
             return reply(invalid: "a still request needs a one-segment video session with its media's content id")

@@ -36,7 +36,8 @@ public final class Coordinator {
     var workers: [Data: WorkerState] = [:]
     var jobs: [String: ActiveJob] = [:]
     var pendingStills: [String: PendingStills] = [:]
-    private let finishedAssemblies = AssemblyResults()
+    /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
+    private let finishedAssemblies = Inbox<(String, String?, Double)>()
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
@@ -358,11 +359,7 @@ public final class Coordinator {
         if !FileManager.default.fileExists(atPath: directory.path) {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
-        let temporary = directory.appendingPathComponent(".\(path.lastPathComponent).part")
-        try bytes.write(to: temporary)
-        guard rename(temporary.path, path.path) == 0 else {
-            throw ProtocolError("cannot move the chunk into \(path.path): \(String(cString: strerror(errno)))")
-        }
+        try TemporaryOutput.write(to: path.path) { try bytes.write(to: URL(fileURLWithPath: $0)) }
     }
 
     func chunkPath(job: String, shard: Int) -> URL {
@@ -431,9 +428,9 @@ public final class Coordinator {
                 try Assembler(frameDuration: frameDuration, creationDate: session.dateCreated, location: location)
                     .assemble(video: chunks, audio: audio, to: output)
                 try Self.sidecar(for: assignment, session: session, output: output)
-                finished.post(id, nil, seconds: Date().timeIntervalSince(started))
+                finished.post((id, nil, Date().timeIntervalSince(started)))
             } catch {
-                finished.post(id, "assembly failed: \(error)", seconds: Date().timeIntervalSince(started))
+                finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started)))
             }
         }
         thread.start()
@@ -460,20 +457,6 @@ public final class Coordinator {
                               engineVersion: EngineVersion.engine, encoder: assignment.settings, sources: assignment.files,
                               output: assignment.output, session: session)
         try sidecar.encoded().write(to: URL(fileURLWithPath: Sidecar.path(for: output)), options: .atomic)
-    }
-}
-
-/// Results of assemblies running on their own threads, collected by the event loop.
-final class AssemblyResults: Sendable {
-    private let list = Mutex<[(String, String?, Double)]>([])
-
-    func post(_ job: String, _ error: String?, seconds: Double) { list.withLock { $0.append((job, error, seconds)) } }
-
-    func take() -> [(String, String?, Double)] {
-        list.withLock { items in
-            defer { items.removeAll() }
-            return items
-        }
     }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
 import RenderEngine
 import SessionKit
-import Synchronization
 
 /// A worker's thumbnail and frame server (DESIGN §7): one thread of its own, apart from
 /// the render slots, so interactive requests are served at once even while every slot
@@ -15,8 +14,8 @@ final class StillThread: Sendable {
 
     /// What the worker's loop and the still thread share.
     private final class Mailbox: Sendable {
-        let jobs = Mutex<[Job]>([])
-        let replies = Mutex<[(StillsReply, [Data])]>([])
+        let jobs = Inbox<Job>()
+        let replies = Inbox<(StillsReply, [Data])>()
         let wake = DispatchSemaphore(value: 0)
         let stop = StopSignal()
     }
@@ -32,15 +31,11 @@ final class StillThread: Sendable {
             let service = StillService(cache: cache, renderLog: renderLog)
             while !mailbox.stop.isRaised {
                 _ = mailbox.wake.wait(timeout: .now() + .milliseconds(200))
-                let batch = mailbox.jobs.withLock { list in
-                    defer { list.removeAll() }
-                    return list
-                }
-                for job in batch {
+                for job in mailbox.jobs.take() {
                     switch job {
                     case .serve(let request, let files):
                         let reply = Self.serve(request, files: files, service: service, workerID: workerID)
-                        mailbox.replies.withLock { $0.append(reply) }
+                        mailbox.replies.post(reply)
                         wakeup.signal()
                     case .invalidate(let ids):
                         let removed = (try? cache.invalidate(media: Set(ids))) ?? 0
@@ -55,16 +50,13 @@ final class StillThread: Sendable {
     }
 
     func post(_ job: Job) {
-        mailbox.jobs.withLock { $0.append(job) }
+        mailbox.jobs.post(job)
         mailbox.wake.signal()
     }
 
     /// Replies ready to send, with one picture per result.
     func take() -> [(StillsReply, [Data])] {
-        mailbox.replies.withLock { list in
-            defer { list.removeAll() }
-            return list
-        }
+        mailbox.replies.take()
     }
 
     func shutDown() { mailbox.stop.raise() }

@@ -2,7 +2,6 @@ import CZeroMQ
 import Foundation
 import RenderEngine
 import SessionKit
-import Synchronization
 
 /// A farm worker (DESIGN §7): a DEALER that announces itself, heartbeats, renders up to
 /// `slots` shards at once on its own threads, sends LZ4 chunks, fetches media it cannot
@@ -40,7 +39,7 @@ public final class Worker {
     private let context: ZMQContext
     private var socket: ZMQSocket
     private let cache: WorkerMediaCache
-    private let results = RenderResults()
+    private let results = Inbox<(key: String, outcome: Outcome)>()
     private var running: [String: Date] = [:]          // "job/shard/attempt"
     private var waiting: [Waiting] = []                  // for media
     private let stills: StillThread
@@ -270,7 +269,7 @@ public final class Worker {
         let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
         let wakeup = self.wakeup
         let thread = Thread {
-            results.post(Self.render(assignment, files: files, chunk: chunk, options: options), key: key)
+            results.post((key, Self.render(assignment, files: files, chunk: chunk, options: options)))
             wakeup.signal()
         }
         thread.stackSize = 4 << 20
@@ -320,20 +319,6 @@ public final class Worker {
         case .failed(let failure):
             log("shard \(failure.shard) of \(failure.jobID) failed: \(failure.reason)")
             send(.failed, failure)
-        }
-    }
-}
-
-/// Finished renders handed from render threads to the worker's loop.
-final class RenderResults: Sendable {
-    private let list = Mutex<[(key: String, outcome: Worker.Outcome)]>([])
-
-    func post(_ outcome: Worker.Outcome, key: String) { list.withLock { $0.append((key, outcome)) } }
-
-    func take() -> [(key: String, outcome: Worker.Outcome)] {
-        list.withLock { items in
-            defer { items.removeAll() }
-            return items
         }
     }
 }
