@@ -134,6 +134,7 @@ struct WorkerCommand: ParsableCommand {
     @Flag(help: .hidden) var testCorruptChunks = false
     @Flag(help: .hidden) var testFailAlways = false
     @Option(help: .hidden) var testRenderLog: String?
+    @Option(help: .hidden) var testShardDelay: Int = 0
 
     func run() throws {
         var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
@@ -143,6 +144,7 @@ struct WorkerCommand: ParsableCommand {
         options.corruptChunks = testCorruptChunks
         options.failAlways = testFailAlways
         options.renderLog = testRenderLog
+        options.shardDelayMillis = max(0, testShardDelay)
         options.curve = try keys.curve()
         let silent = quiet
         let log: @Sendable (String) -> Void = { line in if !silent { logLine(line) } }

@@ -28,8 +28,9 @@ import Testing
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 6)
         try farm.startCoordinator()
-        try farm.startWorker("victim")
-        try farm.startWorker("survivor")
+        // Slowed down, so the kill surely lands mid-job on any machine.
+        try farm.startWorker("victim", ["--test-shard-delay", "150"])
+        try farm.startWorker("survivor", ["--test-shard-delay", "150"])
         let job = try farm.submit()
         #expect(try farm.waitUntil(60) { (try farm.status(job)["framesDone"] as? Int ?? 0) > 0 })
         farm.killWorker("victim")
@@ -43,8 +44,9 @@ import Testing
         try farm.makeSession(seconds: 6)
         try farm.startCoordinator()
         let renderLog = farm.path("renders.log")
-        try farm.startWorker("a", ["--test-render-log", renderLog])
-        try farm.startWorker("b", ["--test-render-log", renderLog])
+        // Slowed down, so the coordinator surely dies mid-job on any machine.
+        try farm.startWorker("a", ["--test-render-log", renderLog, "--test-shard-delay", "150"])
+        try farm.startWorker("b", ["--test-render-log", renderLog, "--test-shard-delay", "150"])
         let job = try farm.submit()
         #expect(try farm.waitUntil(60) { (try farm.status(job)["shards"] as? [String: Int])?["done"] ?? 0 >= 3 })
         farm.killCoordinator()

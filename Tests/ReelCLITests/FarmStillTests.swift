@@ -69,7 +69,7 @@ import Testing
         _ = try TestEnvironment.write(#"{"video": {"renderSize": [640, 360], "videoSegments": [{"source": "long.mp4"}, {"source": "long.mp4", "speedMultiplier": 0.5}]}}"#,
                                       to: "s.json", in: farm.dir)
         try farm.startCoordinator()
-        try farm.startWorker("only")   // one slot
+        try farm.startWorker("only", ["--test-shard-delay", "100"])   // one slot, slowed so the render surely outlasts the request
         try waitForWorkers(farm, 1)
         let job = try farm.submit()
         #expect(try farm.waitUntil(30) { (try farm.status(job)["shards"] as? [String: Int])?["running"] ?? 0 > 0 })

@@ -22,6 +22,8 @@ public final class Worker {
         public var corruptChunks = false
         public var failAlways = false
         public var renderLog: String?
+        /// Test hook: a pause before each shard, so a test can act while a job is surely running.
+        public var shardDelayMillis = 0
         /// CURVE keys for a coordinator that requires them.
         public var curve: CurveClient?
         /// Directories whose files may be read in place (a shared filesystem).
@@ -287,6 +289,7 @@ public final class Worker {
         do {
             if let log = options.renderLog { try appendLine("\(a.jobID) \(a.shard) \(a.attempt) \(options.workerID)", to: log) }
             if options.failAlways { throw EngineError("this worker was started with --fail-always") }
+            if options.shardDelayMillis > 0 { Thread.sleep(forTimeInterval: Double(options.shardDelayMillis) / 1000) }
             let session = try SessionDocument.decode(Data(a.session.utf8))
             let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files)
             guard loaded.report.isValid else {
