@@ -74,7 +74,9 @@ import Testing
         try farm.makeSession()
         try farm.startCoordinator()
         try farm.startWorker("hostile", ["--test-corrupt-chunks"])
-        try farm.startWorker("honest")
+        // Slowed, and both present before the submit, so the hostile worker surely gets shards.
+        try farm.startWorker("honest", ["--test-shard-delay", "100"])
+        #expect(try farm.waitUntil(20) { (try? JSONSerialization.jsonObject(with: farm.reel(["workers", "--json"]).stdoutData) as? [Any])?.count == 2 })
         let job = try farm.submit()
         let output = try farm.fetched(job)
         #expect(output == (try farm.reference()))
@@ -86,6 +88,7 @@ import Testing
         try farm.makeSession(seconds: 1)
         try farm.startCoordinator()
         for name in ["f1", "f2", "f3"] { try farm.startWorker(name, ["--test-fail-always"]) }
+        #expect(try farm.waitUntil(20) { (try? JSONSerialization.jsonObject(with: farm.reel(["workers", "--json"]).stdoutData) as? [Any])?.count == 3 })
         let job = try farm.submit()
         let watch = try farm.reel(["watch", job])
         #expect(watch.status == 1)
@@ -93,7 +96,9 @@ import Testing
         #expect(status["state"] as? String == "failed")
         let error = status["error"] as? String ?? ""
         #expect(error.contains("--fail-always"))
-        #expect(Set(["f1", "f2", "f3"].filter { _ in true }).count == 3)
+        // Three different workers failed it, each named with its message.
+        let failedOn = Set(error.split(whereSeparator: { $0 == " " || $0 == ";" }).filter { $0.hasPrefix("w-") && $0.hasSuffix(":") })
+        #expect(failedOn.count == 3, "\(error)")
         #expect(error.components(separatedBy: "--fail-always").count - 1 >= 3)
         for name in ["f1", "f2", "f3"] { farm.killWorker(name) }
         try farm.startWorker("good")
@@ -105,7 +110,7 @@ import Testing
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 6)
         try farm.startCoordinator()
-        try farm.startWorker("only")
+        try farm.startWorker("only", ["--test-shard-delay", "100"])   // slowed: the first job must still run when the others arrive
         let low = try farm.submit(["--priority", "0"])
         let doomed = try farm.submit(["--priority", "0"])
         let high = try farm.submit(["--priority", "10"])
