@@ -25,7 +25,8 @@ let package = Package(
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        .target(name: "SessionKit"),
+        // The filters' per-pixel math lives with their parameters here (docs/filters.md).
+        .target(name: "SessionKit", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(
             name: "RenderEngine",
             dependencies: ["SessionKit", "CFFmpeg", .product(name: "Crypto", package: "swift-crypto")],

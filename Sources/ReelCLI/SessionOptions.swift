@@ -13,10 +13,13 @@ struct SessionOptions: ParsableArguments {
         valueName: "dir"))
     var mediaRoots: [String] = []
 
+    @OptionGroup var looks: LooksOptions
+
     /// Loads the session; an unreadable document is reported here (exit 2).
     func load() throws -> LoadedSession {
         do {
-            return try LoadedSession.load(path: session, mediaRoots: mediaRoots)
+            return try LoadedSession.load(path: session, mediaRoots: mediaRoots, looks: looks.directory,
+                                          strictLooks: looks.strict)
         } catch let error as SessionDocumentError {
             printError("\(session): \(error)")
             throw Reported(code: ExitStatus.invalidInput)
@@ -49,4 +52,17 @@ func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Where named looks and custom filters are read (docs/filters.md, "Named looks").
+struct LooksOptions: ParsableArguments {
+    @Option(name: .customLong("looks"), help: ArgumentHelp(
+        "The looks directory: NAME.png lookup images, NAME.json custom filters. Default: the shipped looks/.",
+        valueName: "dir"))
+    var path: String?
+
+    @Flag(name: .customLong("strict-looks"), help: "Refuse ReelFarm's stand-in images for the SDK's named looks.")
+    var strict = false
+
+    var directory: URL? { path.map { URL(fileURLWithPath: $0) } ?? LooksDirectory.shipped }
 }

@@ -30,7 +30,8 @@ struct StillOptions: ParsableArguments {
     func loadStill(segment: Int, filters: [SessionFilter]) throws -> LoadedSession {
         let loaded: LoadedSession
         do {
-            loaded = try LoadedSession.load(path: session.session, mediaRoots: session.mediaRoots) { document in
+            loaded = try LoadedSession.load(path: session.session, mediaRoots: session.mediaRoots, looks: session.looks.directory,
+                                            strictLooks: session.looks.strict) { document in
                 let count = document.video?.videoSegments.count ?? 0
                 guard let still = document.stillSession(segment: segment, filters: filters) else {
                     throw StillRequestError(document.video == nil
@@ -126,7 +127,7 @@ func parseSize(_ text: String, option: String) throws -> Size {
     return Size(width: w, height: h)
 }
 
-/// `--filter`: a built-in type name (at the strong end of its range) or a filter's JSON.
+/// `--filter`: a type name (a built-in at the strong end of its range, a look, a custom filter) or a filter's JSON.
 func parseFilter(_ text: String?) throws -> [SessionFilter] {
     guard let text else { return [] }
     if text.trimmingCharacters(in: .whitespaces).hasPrefix("{") {
@@ -136,13 +137,12 @@ func parseFilter(_ text: String?) throws -> [SessionFilter] {
             throw ValidationError("--filter is not a filter's JSON: \(error)")
         }
     }
-    guard let definition = FilterRegistry.builtIn[text] else {
-        throw ValidationError("--filter '\(text)': unknown filter type; known types: \(FilterRegistry.builtIn.knownTypes.joined(separator: ", "))")
+    // A custom filter of the looks directory is checked when the still session is validated.
+    guard let definition = FilterRegistry.builtIn[text] else { return [SessionFilter(type: text)] }
+    if case .fileField(let key, _) = definition.input {
+        throw ValidationError("--filter \(text) needs its \(key): give its JSON, e.g. '{\"type\":\"lookup\",\"image\":\"looks/x.png\"}'")
     }
-    guard !definition.requiresFile else {
-        throw ValidationError("--filter \(text) needs a file: give its JSON, e.g. '{\"type\":\"lut\",\"file\":\"looks/x.cube\"}'")
-    }
-    return [SessionFilter(type: text, normalizedIntensity: definition.normalizedRange.upperBound)]
+    return [SessionFilter(type: definition.type, normalizedIntensity: definition.slider.map { $0.normalizedRange.upperBound })]
 }
 
 /// One line of `--json` output. `millis`: from request to picture written (thumbnail,

@@ -1,9 +1,11 @@
 import CFFmpeg
 import SessionKit
 
-/// Turns a decoded source frame into an output picture (DESIGN §4–§5):
+/// Turns a decoded source frame into an output picture (docs/geometry.md, docs/filters.md):
 /// orient → crop → scale to renderSize → filters, done as crop (in source pixels) →
-/// scale → filters (per pixel, so order-free) → orient, which touches fewer pixels.
+/// scale → filters → orient, which touches fewer pixels. Colour filters and sharpness give
+/// the same result either way; a chain that moves pixels (straighten, perspective) runs
+/// on the oriented picture.
 final class FrameProcessor {
     /// What the processor needs of a segment or an image.
     struct Geometry {
@@ -15,7 +17,7 @@ final class FrameProcessor {
     let geometry: Geometry
     let renderWidth: Int
     let renderHeight: Int
-    let chain: ColorFilterChain
+    let chain: FilterChain
     /// Picture size before orientation.
     private let scaledWidth: Int
     private let scaledHeight: Int
@@ -23,13 +25,15 @@ final class FrameProcessor {
     private var toYUV: Scaler?
     private let rgb: Frame
     private let unoriented: Frame
+    /// The oriented RGB picture, for chains that move pixels.
+    private let orientedRGB: Frame?
 
-    convenience init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: ColorFilterChain) throws {
+    convenience init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: FilterChain) throws {
         try self.init(geometry: Geometry(orientation: segment.orientation, naturalSize: segment.naturalSize, cropRect: segment.cropRect),
                       renderWidth: renderWidth, renderHeight: renderHeight, chain: chain)
     }
 
-    init(geometry: Geometry, renderWidth: Int, renderHeight: Int, chain: ColorFilterChain) throws {
+    init(geometry: Geometry, renderWidth: Int, renderHeight: Int, chain: FilterChain) throws {
         self.geometry = geometry
         self.renderWidth = renderWidth
         self.renderHeight = renderHeight
@@ -37,6 +41,8 @@ final class FrameProcessor {
         (scaledWidth, scaledHeight) = geometry.orientation.swapsAxes ? (renderHeight, renderWidth) : (renderWidth, renderHeight)
         rgb = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: scaledWidth, height: scaledHeight)
         unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
+        orientedRGB = chain.needsOrientedPicture
+            ? try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight) : nil
     }
 
     /// Writes the processed picture into `output` (yuv420p, renderWidth×renderHeight).
@@ -47,11 +53,20 @@ final class FrameProcessor {
         let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
         // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited.
         let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange
+        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        if let orientedRGB {
+            try rgb.makeWritable()
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
+            try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
+            let picture = try orientAndFilter(into: orientedRGB)
+            try output.makeWritable()
+            try convertToYUV(picture, width: renderWidth, height: renderHeight, into: output)
+            return
+        }
         let oriented = geometry.orientation == .up
         let target = oriented ? output : unoriented
         try target.makeWritable()
 
-        let (sourcePlanes, strides) = croppedPlanes(source, crop)
         if direct {
             let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_YUV420P, matrix: matrix, fullRange: fullRange)
             try scaler.scale(source: sourcePlanes, sourceStrides: strides,
@@ -64,12 +79,7 @@ final class FrameProcessor {
             if let pixels = rgb.pointer.pointee.data.0 {
                 chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: Int(rgb.pointer.pointee.linesize.0))
             }
-            let key = Scaler.Key(sourceWidth: Int32(scaledWidth), sourceHeight: Int32(scaledHeight),
-                                 sourceFormat: AV_PIX_FMT_RGB24.rawValue, width: Int32(scaledWidth), height: Int32(scaledHeight),
-                                 format: AV_PIX_FMT_YUV420P.rawValue, sourceMatrix: SWS_CS_ITU709, sourceFullRange: true)
-            if toYUV?.key != key { toYUV = try Scaler(key) }
-            try toYUV?.scale(source: planes(rgb).map { UnsafePointer($0) }, sourceStrides: lineSizes(rgb),
-                             destination: planes(target), destinationStrides: lineSizes(target))
+            try convertToYUV(rgb, width: scaledWidth, height: scaledHeight, into: target)
         }
         if !oriented {
             try output.makeWritable()
@@ -86,6 +96,28 @@ final class FrameProcessor {
         }
     }
 
+    private func convertToYUV(_ picture: Frame, width: Int, height: Int, into target: Frame) throws {
+        let key = Scaler.Key(sourceWidth: Int32(width), sourceHeight: Int32(height),
+                             sourceFormat: AV_PIX_FMT_RGB24.rawValue, width: Int32(width), height: Int32(height),
+                             format: AV_PIX_FMT_YUV420P.rawValue, sourceMatrix: SWS_CS_ITU709, sourceFullRange: true)
+        if toYUV?.key != key { toYUV = try Scaler(key) }
+        try toYUV?.scale(source: planes(picture).map { UnsafePointer($0) }, sourceStrides: lineSizes(picture),
+                         destination: planes(target), destinationStrides: lineSizes(target))
+    }
+
+    /// Orients the scaled RGB picture into `destination`, then runs the chain on it.
+    private func orientAndFilter(into destination: Frame) throws -> Frame {
+        try destination.makeWritable()
+        guard let pixels = rgb.pointer.pointee.data.0, let out = destination.pointer.pointee.data.0 else {
+            throw EngineError("RGB frame has no data")
+        }
+        let stride = Int(destination.pointer.pointee.linesize.0)
+        orientPlane(geometry.orientation, source: pixels, sourceStride: Int(rgb.pointer.pointee.linesize.0),
+                    width: scaledWidth, height: scaledHeight, destination: out, destinationStride: stride, bytesPerPixel: 3)
+        chain.apply(rgb: out, width: renderWidth, height: renderHeight, stride: stride)
+        return destination
+    }
+
     /// The processed picture as packed RGB24, oriented (for still images).
     func processRGB(_ source: Frame) throws -> Frame {
         let f = source.pointer.pointee
@@ -96,6 +128,9 @@ final class FrameProcessor {
         let (sourcePlanes, strides) = croppedPlanes(source, crop)
         let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
         try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
+        if chain.needsOrientedPicture {
+            return try orientAndFilter(into: try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight))
+        }
         guard let pixels = rgb.pointer.pointee.data.0 else { throw EngineError("RGB frame has no data") }
         let stride = Int(rgb.pointer.pointee.linesize.0)
         chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: stride)
@@ -175,7 +210,7 @@ final class FrameProcessor {
     }
 
     /// The frame's tagged YUV matrix as a libswscale colourspace; untagged: BT.709 from
-    /// 720 lines up, else BT.601 (DESIGN §5).
+    /// 720 lines up, else BT.601 (docs/rendering.md).
     static func sourceMatrix(_ f: AVFrame) -> Int32 {
         let tagged = f.colorspace.rawValue
         if tagged != AVCOL_SPC_UNSPECIFIED.rawValue, tagged != AVCOL_SPC_RGB.rawValue, (1...10).contains(Int(tagged)) {

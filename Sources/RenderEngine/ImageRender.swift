@@ -18,7 +18,7 @@ public struct ImageRender: Sendable {
             throw EngineError("not an image session with a readable local source")
         }
         let geometry = ImageGeometry(image: image, info: info)
-        let chain = try ColorFilterChain(filters: geometry.filters, resolveFile: loaded.file)
+        let chain = try loaded.chain(geometry.filters)
         let frame = try VideoSource.firstFrame(path: file.path)
         let processor = try FrameProcessor(
             geometry: .init(orientation: geometry.orientation, naturalSize: geometry.naturalSize, cropRect: geometry.cropRect),

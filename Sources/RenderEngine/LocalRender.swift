@@ -133,7 +133,7 @@ struct RenderJob: Sendable {
     let timeline: Timeline
     let plan: Plan
     let settings: EncoderSettings
-    let chains: [ColorFilterChain]
+    let chains: [FilterChain]
     let sourcePaths: [String]
     /// The audio track first: it is one long task, best started early.
     let tasks: [Task]
@@ -144,7 +144,7 @@ struct RenderJob: Sendable {
         self.plan = plan
         self.settings = settings
         chains = try timeline.segments.map { segment in
-            try ColorFilterChain(filters: segment.filters, resolveFile: loaded.file)
+            try loaded.chain(segment.filters)
         }
         sourcePaths = try timeline.segments.map { segment in
             guard let url = loaded.files[segment.source] else {

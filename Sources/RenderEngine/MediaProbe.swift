@@ -2,8 +2,8 @@ import CFFmpeg
 import Foundation
 import SessionKit
 
-/// Reads what validation and the timeline need from a media file (DESIGN §1): duration,
-/// average frame rate, coded size and sample aspect, display matrix, audio, colour tags.
+/// Reads what validation and the timeline need from a media file (docs/architecture.md): duration,
+/// nominal frame rate, coded size and sample aspect, display matrix, audio, colour tags.
 public enum MediaProbe {
     public static func probe(path: String) throws -> MediaInfo {
         LibavLog.quiet()
@@ -19,7 +19,7 @@ public enum MediaProbe {
         let still = isStillImage(input: input, stream: stream)
         try checkComplete(input: input, stream: stream, path: path)
 
-        let frameDuration = still ? nil : averageFrameDuration(stream)
+        let frameDuration = still ? nil : nominalFrameDuration(stream)
         let duration = still ? (frameDuration ?? Rational(1, 30)!) : try streamDuration(input: input, stream: stream, path: path)
         let sar = p.sample_aspect_ratio
         let sampleAspect = (sar.num > 0 && sar.den > 0) ? (Rational(Int64(sar.num), Int64(sar.den)) ?? .one) : .one
@@ -45,8 +45,13 @@ public enum MediaProbe {
         return format.hasPrefix("image2") || format.hasSuffix("_pipe")
     }
 
-    private static func averageFrameDuration(_ stream: UnsafeMutablePointer<AVStream>) -> Rational? {
-        for rate in [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+    /// The stream's nominal rate (`r_frame_rate`, AVFoundation's `minFrameDuration`), else
+    /// its average rate (docs/timeline.md): a variable-rate phone clip shot at 30 fps
+    /// averages less in low light but is still a 30 fps clip. A nominal rate above 240 fps
+    /// is a time base, not a rate, and is passed over.
+    private static func nominalFrameDuration(_ stream: UnsafeMutablePointer<AVStream>) -> Rational? {
+        let nominal = stream.pointee.r_frame_rate, average = stream.pointee.avg_frame_rate
+        for rate in [nominal, average] where rate.num > 0 && rate.den > 0 && Double(rate.num) / Double(rate.den) <= 240 {
             if let r = Rational(Int64(rate.den), Int64(rate.num)) { return r }
         }
         return nil

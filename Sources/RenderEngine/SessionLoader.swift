@@ -1,8 +1,8 @@
 import Foundation
 import SessionKit
 
-/// Reads a session file, resolves and probes its media, and validates it: the one place
-/// where a document meets the filesystem.
+/// Reads a session file, resolves and probes its media, loads the files its filters read,
+/// and validates it: the one place where a document meets the filesystem.
 public struct LoadedSession: Sendable {
     public let url: URL
     public let session: Session
@@ -12,12 +12,17 @@ public struct LoadedSession: Sendable {
     /// Where each reference that names a file resolved to.
     public let files: [String: URL]
     public let report: ValidationReport
+    /// The built-in filter types plus the custom ones the session's looks define.
+    public let registry: FilterRegistry
+    /// Lookup images and `.cube` files by reference, loaded and checked once.
+    public let assets: [String: FilterAssetFile]
 
     /// Throws `SessionDocumentError` when the file cannot be read as a session at all;
     /// problems with a readable session are in `report`.
+    /// `looks` is the looks directory (docs/filters.md); `strictLooks` makes a stand-in look an error.
     /// `select` may narrow the decoded session first (a still needs one segment's media only).
-    public static func load(path: String, mediaRoots: [String] = [], filters: FilterRegistry = .builtIn,
-                            select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
+    public static func load(path: String, mediaRoots: [String] = [], looks: URL? = LooksDirectory.shipped,
+                            strictLooks: Bool = false, select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let data: Data
         do {
@@ -26,10 +31,11 @@ public struct LoadedSession: Sendable {
             throw SessionDocumentError(path: "", message: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
         let session = try select(try SessionDocument.decode(data))
-        let locator = MediaLocator(sessionFile: url, mediaRoots: mediaRoots.map { URL(fileURLWithPath: $0) })
+        let locator = MediaLocator(sessionFile: url, mediaRoots: mediaRoots.map { URL(fileURLWithPath: $0) },
+                                   looksDirectory: looks)
         var files: [String: URL] = [:]
         var unavailable: [String: String] = [:]
-        for reference in Set(mediaReferences(of: session) + filterFiles(of: session)) {
+        func resolve(_ reference: String) {
             switch locator.resolve(reference) {
             case .failure(let error):
                 unavailable[reference] = error.description
@@ -40,13 +46,24 @@ public struct LoadedSession: Sendable {
                 files[reference] = file
             }
         }
-        return make(url: url, session: session, files: files, unavailable: unavailable, locator: locator, filters: filters)
+        for reference in Set(mediaReferences(of: session) + filterFiles(of: session)) { resolve(reference) }
+        // A type the catalogue does not know may be a custom filter of the looks directory.
+        for type in Set(session.placedFilters.map(\.filter.type)) where FilterRegistry.builtIn[type] == nil {
+            let reference = CustomFilterFile.definitionReference(type)
+            guard case .success(.file(let file)) = locator.resolve(reference) else { continue }
+            files[reference] = file
+            if let data = try? Data(contentsOf: file), let custom = try? CustomFilterFile.parse(data, name: file.lastPathComponent) {
+                for asset in custom.assets { resolve(asset.reference) }
+            }
+        }
+        return make(url: url, session: session, files: files, unavailable: unavailable, locator: locator,
+                    strictLooks: strictLooks)
     }
 
     /// Probes and validates a session whose references are already resolved to local
     /// files (the coordinator's media store, a worker's cache).
     public static func make(url: URL, session: Session, files: [String: URL], unavailable: [String: String] = [:],
-                            locator: MediaLocator? = nil, filters: FilterRegistry = .builtIn) -> LoadedSession {
+                            locator: MediaLocator? = nil, strictLooks: Bool = false) -> LoadedSession {
         var media: [String: MediaStatus] = [:]
         var probed: [String: MediaStatus] = [:]
         for reference in Set(mediaReferences(of: session)) {
@@ -67,38 +84,23 @@ public struct LoadedSession: Sendable {
                 media[reference] = .unavailable("'\(reference)' was not provided")
             }
         }
-        let resolver = FileResolver(files: files, unavailable: unavailable)
-        var report = SessionValidator(filters: filters, locator: nil).validate(session, media: media)
-        for reference in filterFiles(of: session) {
-            if let reason = resolver.problem(reference) {
-                report.problems.append(.init(path: filterPath(of: reference, in: session), message: reason))
-            }
-        }
+        var filters = FilterFiles(files: files, unavailable: unavailable, strictLooks: strictLooks)
+        let registry = filters.registry(for: session)
+        var report = SessionValidator(filters: registry, locator: nil).validate(session, media: media)
+        filters.load(session, registry: registry, into: &report)
         return LoadedSession(url: url, session: session,
                              locator: locator ?? MediaLocator(sessionFile: url, mediaRoots: []),
-                             media: media, files: files, report: report)
+                             media: media, files: files, report: report, registry: registry, assets: filters.assets)
     }
 
-    /// Files named by filters (`.cube` LUTs), relative to the session like media.
+    /// Files named by filters (`.cube` LUTs, lookup images) and the images of the SDK's
+    /// named looks: what a farm must carry besides the media. Custom filters' files are
+    /// added when the looks directory defines them.
     public static func filterFiles(of session: Session) -> [String] {
-        let video = session.video.map { $0.videoSegments.flatMap(\.filters) + $0.filters + ($0.primaryFilter.map { [$0] } ?? []) } ?? []
-        let image = session.image.map { $0.filters + ($0.primaryFilter.map { [$0] } ?? []) } ?? []
-        return (video + image).compactMap(\.file)
-    }
-
-    private static func filterPath(of file: String, in session: Session) -> String {
-        if let video = session.video {
-            for (i, segment) in video.videoSegments.enumerated() {
-                if let j = segment.filters.firstIndex(where: { $0.file == file }) { return "video.videoSegments[\(i)].filters[\(j)].file" }
-            }
-            if let j = video.filters.firstIndex(where: { $0.file == file }) { return "video.filters[\(j)].file" }
-            if video.primaryFilter?.file == file { return "video.primaryFilter.file" }
+        session.placedFilters.flatMap { placed -> [String] in
+            guard let definition = FilterRegistry.builtIn[placed.filter.type] else { return [] }
+            return definition.assets(of: placed.filter).map(\.0.reference)
         }
-        if let image = session.image {
-            if let j = image.filters.firstIndex(where: { $0.file == file }) { return "image.filters[\(j)].file" }
-            if image.primaryFilter?.file == file { return "image.primaryFilter.file" }
-        }
-        return "filters"
     }
 
     /// The local file of a reference (media or filter file), or why there is none.
@@ -120,14 +122,91 @@ public struct LoadedSession: Sendable {
     public func timeline() throws -> Timeline {
         try Timeline(session: session, media: probes)
     }
+
+    /// The fused filters of one segment or image.
+    public func chain(_ filters: [SessionFilter]) throws -> FilterChain {
+        try FilterChain(filters: filters, registry: registry, assets: assets)
+    }
 }
 
-private struct FileResolver {
+/// Loads what the filters of a session read, reporting each problem at the filter's path.
+private struct FilterFiles {
     let files: [String: URL]
     let unavailable: [String: String]
+    let strictLooks: Bool
+    private(set) var custom: [String: CustomFilterFile] = [:]
+    private(set) var customProblems: [String: String] = [:]
+    private(set) var assets: [String: FilterAssetFile] = [:]
+    private var assetProblems: [String: String] = [:]
 
-    func problem(_ reference: String) -> String? {
-        if let reason = unavailable[reference] { return reason }
-        return files[reference] == nil ? "'\(reference)' was not provided" : nil
+    init(files: [String: URL], unavailable: [String: String], strictLooks: Bool) {
+        self.files = files
+        self.unavailable = unavailable
+        self.strictLooks = strictLooks
+    }
+
+    /// The catalogue plus the custom types whose definitions came with the session.
+    mutating func registry(for session: Session) -> FilterRegistry {
+        for type in Set(session.placedFilters.map(\.filter.type)) where FilterRegistry.builtIn[type] == nil {
+            guard let file = files[CustomFilterFile.definitionReference(type)] else { continue }
+            do {
+                let parsed = try CustomFilterFile.parse(try Data(contentsOf: file), name: "looks/\(type).json")
+                guard parsed.type == type else {
+                    customProblems[type] = "looks/\(type).json defines type '\(parsed.type)', not '\(type)'"
+                    continue
+                }
+                custom[type] = parsed
+            } catch {
+                customProblems[type] = "\(error)"
+            }
+        }
+        return FilterRegistry.builtIn.adding(custom.values.map(\.definition))
+    }
+
+    mutating func load(_ session: Session, registry: FilterRegistry, into report: inout ValidationReport) {
+        for placed in session.placedFilters {
+            let type = placed.filter.type
+            if let problem = customProblems[type] {
+                report.problems.append(.init(path: placed.path["type"].description, message: problem))
+                continue
+            }
+            guard let definition = registry[type] else { continue }   // reported by the validator
+            for (asset, key) in definition.assets(of: placed.filter, custom: custom[type]) {
+                let path = placed.path[key].description
+                if let problem = load(asset) {
+                    report.problems.append(.init(path: path, message: problem))
+                } else if definition.category == .primary, definition.input == .look,
+                          case .lookup(let image)? = assets[asset.reference], image.standInFor != nil {
+                    let message = "'\(type)' renders with ReelFarm's stand-in image (looks/\(type).png), not the SDK's own look; "
+                        + "install a captured look to match the app (docs/filters.md)"
+                    if strictLooks {
+                        report.problems.append(.init(path: path, message: message + " (--strict-looks)"))
+                    } else {
+                        report.warnings.append(.init(path: path, message: message))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Loads one file once; returns the problem, if any.
+    private mutating func load(_ asset: FilterAsset) -> String? {
+        if assets[asset.reference] != nil { return nil }
+        if let known = assetProblems[asset.reference] { return known }
+        let problem: String?
+        if let reason = unavailable[asset.reference] {
+            problem = reason
+        } else if let url = files[asset.reference] {
+            do {
+                assets[asset.reference] = try FilterAssetFile.load(asset.kind, from: url)
+                problem = nil
+            } catch {
+                problem = "\(error)"
+            }
+        } else {
+            problem = "'\(asset.reference)' was not provided"
+        }
+        assetProblems[asset.reference] = problem
+        return problem
     }
 }

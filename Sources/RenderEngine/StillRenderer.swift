@@ -131,7 +131,7 @@ public struct StillRenderer: Sendable {
     public func render(_ plan: StillPlan, to path: String) throws {
         let file = try loaded.file(plan.source)
         guard let info = loaded.probes[plan.source] else { throw EngineError("'\(plan.source)' is not available") }
-        let chain = try ColorFilterChain(filters: plan.filters, resolveFile: loaded.file)
+        let chain = try loaded.chain(plan.filters)
         let source = try VideoSource(path: file.path)
         let selector = try FrameSelector(source: source, startingAt: plan.sourceTime)
         let (frame, _) = try selector.frame(at: plan.sourceTime)

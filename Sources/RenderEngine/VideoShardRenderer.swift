@@ -18,7 +18,7 @@ public struct VideoShardRenderer: Sendable {
     }
 
     /// `progress` is called after each encoded frame.
-    public func render(_ shard: Plan.VideoShard, sourcePath: String, chain: ColorFilterChain, to chunkPath: String,
+    public func render(_ shard: Plan.VideoShard, sourcePath: String, chain: FilterChain, to chunkPath: String,
                        progress: (Int) -> Void = { _ in }) throws -> Statistics {
         let segment = timeline.segments[shard.segment]
         let source = try VideoSource(path: sourcePath)

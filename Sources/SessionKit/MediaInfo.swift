@@ -3,7 +3,7 @@
 public struct MediaInfo: Hashable, Sendable {
     /// Seconds, on the source's own clock (first video frame at 0).
     public var duration: Rational
-    /// Average frame duration in seconds; `nil` when the container does not know it.
+    /// Nominal frame duration in seconds (`r_frame_rate`, else the average); `nil` when unknown.
     public var frameDuration: Rational?
     public var codedWidth: Int
     public var codedHeight: Int

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Resolves media references (DESIGN §2) and keeps them inside the configured roots.
+/// Resolves media references (docs/session-format.md) and keeps them inside the configured roots.
 ///
 /// A relative path is read against the session file's directory; absolute paths are
 /// taken as they are. Either way the real path (symlinks resolved) must lie inside one
@@ -8,12 +8,18 @@ import Foundation
 public struct MediaLocator: Sendable {
     public let baseDirectory: URL
     public let roots: [URL]
+    /// Where `look:NAME` references are read (docs/filters.md, "Named looks").
+    public let looksDirectory: URL?
 
-    public init(sessionFile: URL, mediaRoots: [URL] = []) {
+    public init(sessionFile: URL, mediaRoots: [URL] = [], looksDirectory: URL? = nil) {
         baseDirectory = sessionFile.deletingLastPathComponent().standardizedFileURL
         let chosen = mediaRoots.isEmpty ? [baseDirectory] : mediaRoots
         roots = chosen.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+        self.looksDirectory = looksDirectory?.standardizedFileURL.resolvingSymlinksInPath()
     }
+
+    /// `look:NAME`: a file of the looks directory (a look's image, a custom filter's definition).
+    public static let lookPrefix = "look:"
 
     public enum Reference: Hashable, Sendable {
         case file(URL)
@@ -38,11 +44,23 @@ public struct MediaLocator: Sendable {
         }
         guard !reference.isEmpty else { return .failure(.init("media reference is empty")) }
         guard !reference.contains("\0") else { return .failure(.init("media reference contains a NUL byte")) }
+        if reference.hasPrefix(Self.lookPrefix) { return resolveLook(String(reference.dropFirst(Self.lookPrefix.count))) }
         let url = reference.hasPrefix("/")
             ? URL(fileURLWithPath: reference)
             : URL(fileURLWithPath: reference, relativeTo: baseDirectory)
-        let lexical = url.standardizedFileURL
-        let real = lexical.resolvingSymlinksInPath()
+        return check(url.standardizedFileURL.resolvingSymlinksInPath(), reference: reference, roots: roots)
+    }
+
+    private func resolveLook(_ name: String) -> Result<Reference, MediaLocatorError> {
+        guard let looksDirectory else { return .failure(.init("no looks directory is configured (--looks DIR)")) }
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+            return .failure(.init("'\(name)' is not a file name in the looks directory"))
+        }
+        let url = looksDirectory.appendingPathComponent(name).resolvingSymlinksInPath()
+        return check(url, reference: "\(Self.lookPrefix)\(name)", roots: [looksDirectory])
+    }
+
+    private func check(_ real: URL, reference: String, roots: [URL]) -> Result<Reference, MediaLocatorError> {
         guard roots.contains(where: { Self.contains($0, real) }) else {
             let rootList = roots.map(\.path).joined(separator: ", ")
             return .failure(.init("'\(reference)' resolves to \(real.path), outside the media roots (\(rootList))"))

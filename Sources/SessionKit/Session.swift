@@ -9,7 +9,7 @@ public struct Session: Hashable, Sendable, Codable {
 
     public var formatIdentifier: String
     public var formatVersion: String
-    public var sessionID: String?
+    public var sessionID: SessionID?
     public var dateCreated: Date?
     public var dateModified: Date?
     /// The app or device that made the session.
@@ -21,7 +21,7 @@ public struct Session: Hashable, Sendable, Codable {
     public var image: SessionImage?
     public var video: SessionVideo?
 
-    public init(video: SessionVideo? = nil, image: SessionImage? = nil, sessionID: String? = nil,
+    public init(video: SessionVideo? = nil, image: SessionImage? = nil, sessionID: SessionID? = nil,
                 dateCreated: Date? = nil, dateModified: Date? = nil, source: String? = nil,
                 userInfo: JSONValue? = nil, location: Location? = nil, isTransient: Bool? = nil,
                 hidden: Bool? = nil) {
@@ -48,7 +48,7 @@ public struct Session: Hashable, Sendable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         formatIdentifier = try c.decodeIfPresent(String.self, forKey: .formatIdentifier) ?? Session.formatIdentifier
         formatVersion = try c.decodeIfPresent(String.self, forKey: .formatVersion) ?? Session.formatVersion.description
-        sessionID = try c.decodeIfPresent(String.self, forKey: .sessionID)
+        sessionID = try c.decodeIfPresent(SessionID.self, forKey: .sessionID)
         dateCreated = try c.decodeIfPresent(Date.self, forKey: .dateCreated)
         dateModified = try c.decodeIfPresent(Date.self, forKey: .dateModified)
         source = try c.decodeIfPresent(String.self, forKey: .source)

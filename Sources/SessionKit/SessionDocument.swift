@@ -129,6 +129,7 @@ public struct SessionDocumentError: Error, Equatable, CustomStringConvertible {
         case is Double.Type, is Float.Type: return "a number"
         case is Int64.Type, is Int32.Type, is Int.Type: return "an integer"
         case is Bool.Type: return "true or false"
+        case is SessionID.Type: return "an integer or a string"
         default:
             let name = String(describing: type)
             if name.hasPrefix("Array") { return "an array" }

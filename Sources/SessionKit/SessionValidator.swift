@@ -1,6 +1,6 @@
 import Foundation
 
-/// Checks a decoded session against DESIGN §2–§5 and reports every problem at once,
+/// Checks a decoded session against docs/session-format.md, docs/timeline.md and docs/filters.md and reports every problem at once,
 /// each with its JSON path and the numbers involved.
 public struct SessionValidator: Sendable {
     public var filters: FilterRegistry
@@ -48,14 +48,18 @@ public struct SessionValidator: Sendable {
             report.problem(segmentsPath, "at least one segment is required")
             return
         }
-        // Output frame duration and render size follow the first segment when not given.
-        var frameDuration: Rational?
+        // Defaults as the SDK's (docs/timeline.md): the shortest frame duration of the segments,
+        // the first segment's crop or picture size.
+        let probes = media.compactMapValues { status -> MediaInfo? in
+            if case .available(let info) = status { return info } else { return nil }
+        }
+        let allProbed = video.videoSegments.allSatisfy { probes[$0.source] != nil }
+        let frameDuration = allProbed ? (try? Timeline.outputFrameDuration(video: video, media: probes))?.0 : nil
         var render: (width: Int, height: Int)? = renderSize
         if case .available(let info)? = media[first.source] {
-            frameDuration = try? Timeline.outputFrameDuration(video: video, firstInfo: info)
             if render == nil, video.renderSize == nil, first.preferredTransform.map({ Orientation($0) != nil }) ?? true {
                 let size = Timeline.renderSize(video: video, firstInfo: info)
-                if size.width > 0, size.height > 0 { render = size }
+                if size.width > 0, size.height > 0 { render = (size.width, size.height) }
                 else { report.problem(segmentsPath[0], "the first segment's picture (\(info.naturalSize)) is too small to render") }
             }
         }
@@ -241,21 +245,27 @@ public struct SessionValidator: Sendable {
 
     private func checkFilter(_ filter: SessionFilter, at path: JSONPath, into report: inout ValidationReport) {
         guard let definition = filters[filter.type] else {
-            report.problem(path["type"], "unknown filter type '\(filter.type)'; known types: "
-                + filters.knownTypes.joined(separator: ", "))
+            if FilterRegistry.unsupportedEffects.contains(filter.type) {
+                report.problem(path["type"], "'\(filter.type)' is one of the SDK's visual effects, which this version "
+                    + "of ReelFarm does not render")
+            } else {
+                report.problem(path["type"], "unknown filter type '\(filter.type)'; known types: "
+                    + filters.knownTypes.joined(separator: ", "))
+            }
             return
         }
-        if let n = filter.normalizedIntensity, !(n.isFinite && definition.normalizedRange.contains(n)) {
+        if let slider = definition.slider, let n = filter.normalizedIntensity,
+           !(n.isFinite && slider.normalizedRange.contains(n)) {
             report.problem(path["normalizedIntensity"], "\(formatNumber(n)) is outside "
-                + "\(formatNumber(definition.normalizedRange.lowerBound)) … \(formatNumber(definition.normalizedRange.upperBound)) for '\(filter.type)'")
+                + "\(formatNumber(slider.normalizedRange.lowerBound)) … \(formatNumber(slider.normalizedRange.upperBound)) for '\(filter.type)'")
         }
-        if definition.requiresFile {
-            guard let file = filter.file, !file.isEmpty else {
-                report.problem(path["file"], "is required for '\(filter.type)'")
+        if case .fileField(let key, _) = definition.input {
+            guard let file = key == "image" ? filter.image : filter.file, !file.isEmpty else {
+                report.problem(path[key], "is required for '\(filter.type)'")
                 return
             }
             if let locator, case .failure(let error) = locator.resolve(file) {
-                report.problem(path["file"], error.description)
+                report.problem(path[key], error.description)
             }
         }
     }

@@ -1,4 +1,4 @@
-/// The exact output timeline of a video session (DESIGN §3–§4): which source frame
+/// The exact output timeline of a video session (docs/timeline.md, docs/geometry.md): which source frame
 /// every output frame shows, and the geometry and filters of each segment.
 ///
 /// Built from a session that passed validation and the probes of its media.
@@ -8,6 +8,13 @@ public struct Timeline: Hashable, Sendable {
     /// `1 / F` seconds.
     public let frameDuration: Rational
     public let segments: [SegmentTimeline]
+    /// Where the frame rate and the render size came from (given, or which default).
+    public let origins: Origins
+
+    public struct Origins: Hashable, Sendable {
+        public let frameDuration: String
+        public let renderSize: String
+    }
 
     public var frameRate: Rational { .one / frameDuration }
     public var totalFrames: Int64 { segments.last.map { $0.outputStartFrame + $0.frameCount } ?? 0 }
@@ -18,8 +25,10 @@ public struct Timeline: Hashable, Sendable {
             throw TimelineError("the session has no video segments")
         }
         guard let firstInfo = media[first.source] else { throw TimelineError("no probe for '\(first.source)'") }
-        frameDuration = try Timeline.outputFrameDuration(video: video, firstInfo: firstInfo)
+        let rate = try Timeline.outputFrameDuration(video: video, media: media)
+        frameDuration = rate.0
         let render = Timeline.renderSize(video: video, firstInfo: firstInfo)
+        origins = Origins(frameDuration: rate.origin, renderSize: render.origin)
         guard render.width > 0, render.height > 0 else { throw TimelineError("renderSize rounds to \(render.width)×\(render.height)") }
         (renderWidth, renderHeight) = (render.width, render.height)
         let renderSize = Size(width: Double(render.width), height: Double(render.height))
@@ -66,22 +75,48 @@ public struct Timeline: Hashable, Sendable {
         return (trimDuration / speed / frameDuration).roundedHalfUp
     }
 
-    /// `video.frameDuration`, else the first segment's, else its source's average, else 1/30.
-    public static func outputFrameDuration(video: SessionVideo, firstInfo: MediaInfo) throws(TimelineError) -> Rational {
-        let chosen = video.frameDuration?.rational
-            ?? video.videoSegments.first?.frameDuration?.rational
-            ?? firstInfo.frameDuration
-            ?? Rational(1, 30)
-        guard let chosen, chosen.isPositive else { throw TimelineError("frame duration is not positive") }
-        return chosen
+    /// `video.frameDuration`, else the shortest segment frame duration, as the SDK picks it
+    /// (docs/timeline.md): a segment's own `frameDuration`, else its source's nominal rate,
+    /// else 1/30 s. Returns the choice and where it came from.
+    public static func outputFrameDuration(video: SessionVideo, media: [String: MediaInfo])
+        throws(TimelineError) -> (Rational, origin: String) {
+        if let given = video.frameDuration {
+            guard let r = given.rational, r.isPositive else { throw TimelineError("video.frameDuration is not positive") }
+            return (r, "video.frameDuration")
+        }
+        var best: (Rational, String)?
+        for (index, segment) in video.videoSegments.enumerated() {
+            let path = "video.videoSegments[\(index)]"
+            let candidate: (Rational, String)
+            if let own = segment.frameDuration {
+                guard let r = own.rational, r.isPositive else { throw TimelineError("\(path).frameDuration is not positive") }
+                candidate = (r, "\(path).frameDuration")
+            } else if let nominal = media[segment.source]?.frameDuration {
+                candidate = (nominal, "\(path): its source's nominal rate")
+            } else {
+                candidate = (Rational(1, 30)!, "\(path): 1/30 s, its source has no known rate")
+            }
+            if best.map({ candidate.0 < $0.0 }) ?? true { best = candidate }
+        }
+        guard let best else { throw TimelineError("the session has no video segments") }
+        return best
     }
 
-    /// `video.renderSize`, else the first segment's `actualSize`, rounded down to even.
-    public static func renderSize(video: SessionVideo, firstInfo: MediaInfo) -> (width: Int, height: Int) {
-        if let size = video.renderSize { return evenRenderSize(size) }
+    /// `video.renderSize`, else the first segment's `cropRect` size, else its `actualSize`,
+    /// rounded down to even numbers; with where it came from.
+    public static func renderSize(video: SessionVideo, firstInfo: MediaInfo) -> (width: Int, height: Int, origin: String) {
+        if let size = video.renderSize {
+            let even = evenRenderSize(size)
+            return (even.width, even.height, "video.renderSize")
+        }
         let first = video.videoSegments.first
+        if let crop = first?.cropRect {
+            let even = evenRenderSize(crop.size)
+            return (even.width, even.height, "video.videoSegments[0].cropRect")
+        }
         let orientation = first?.preferredTransform.flatMap(Orientation.init) ?? firstInfo.orientation
-        return evenRenderSize(orientation.actualSize(of: firstInfo.naturalSize))
+        let even = evenRenderSize(orientation.actualSize(of: firstInfo.naturalSize))
+        return (even.width, even.height, "video.videoSegments[0]: its actualSize")
     }
 }
 

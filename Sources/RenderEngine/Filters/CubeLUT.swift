@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 
 /// A 3D colour lookup table read from an Adobe/Resolve `.cube` file.
 public struct CubeLUT: Sendable, Hashable {
@@ -92,7 +93,7 @@ public struct CubeLUT: Sendable, Hashable {
             for x in 0..<count {
                 let v = SIMD4<Float>(r[x], g[x], b[x], 0)
                 let q = (v - lo) / span
-                let u = SIMD4<Float>(clamp(q[0]), clamp(q[1]), clamp(q[2]), 0) * top
+                let u = SIMD4<Float>(clampUnit(q[0]), clampUnit(q[1]), clampUnit(q[2]), 0) * top
                 let r0 = min(Int(u[0]), n - 1), g0 = min(Int(u[1]), n - 1), b0 = min(Int(u[2]), n - 1)
                 let fr = SIMD4<Float>(repeating: u[0] - Float(r0))
                 let fg = SIMD4<Float>(repeating: u[1] - Float(g0))
@@ -108,9 +109,9 @@ public struct CubeLUT: Sendable, Hashable {
                 let c1 = c01 + (c11 - c01) * fg
                 let looked = c0 + (c1 - c0) * fb
                 let blended = v + (looked - v) * SIMD4<Float>(repeating: a)
-                r[x] = clamp(blended[0])
-                g[x] = clamp(blended[1])
-                b[x] = clamp(blended[2])
+                r[x] = clampUnit(blended[0])
+                g[x] = clampUnit(blended[1])
+                b[x] = clampUnit(blended[2])
             }
         }
     }

@@ -1,0 +1,51 @@
+/// The filter types a session may use: the built-in catalogue (docs/filters.md) plus the
+/// custom chains of a looks directory. Validation, the engine, `reel inspect`,
+/// `reel filters`, the JSON Schema test and docs/filters.md all read this one list.
+public struct FilterRegistry: Sendable {
+    public private(set) var definitions: [String: FilterDefinition] = [:]
+    /// SDK class name → type.
+    public private(set) var aliases: [String: String] = [:]
+
+    public init(_ definitions: [FilterDefinition] = []) {
+        for d in definitions { register(d) }
+    }
+
+    public mutating func register(_ definition: FilterDefinition) {
+        definitions[definition.type] = definition
+        if let alias = definition.className { aliases[alias] = definition.type }
+    }
+
+    /// This registry with `more` added (custom filters never replace a built-in type).
+    public func adding(_ more: [FilterDefinition]) -> FilterRegistry {
+        var copy = self
+        for d in more where definitions[d.type] == nil { copy.register(d) }
+        return copy
+    }
+
+    public subscript(type: String) -> FilterDefinition? { definitions[canonicalType(type)] }
+
+    /// The lower-camel type for a type or an SDK class name.
+    public func canonicalType(_ name: String) -> String { aliases[name] ?? name }
+
+    public var knownTypes: [String] { definitions.keys.sorted() }
+
+    /// The catalogue in the order of docs/filters.md.
+    public static let catalogue: [FilterDefinition] = [
+        Brightness.definition, Contrast.definition, Saturation.definition, Exposure.definition,
+        Vibrance.definition, Hue.definition, Warmth.definition, Sharpness.definition, Gamma.definition,
+        Highlights.definition, Shadows.definition, Vignette.definition, Speed.definition,
+        Lookup.definition, CubeLUTFilter.definition,
+    ] + NamedLooks.definitions + [
+        Straighten.definition, Perspective.horizontal, Perspective.vertical,
+    ]
+
+    public static let builtIn = FilterRegistry(catalogue)
+
+    /// The SDK's visual effects, which this version does not render yet: named in the
+    /// error so that a user knows the type is real, not misspelt.
+    public static let unsupportedEffects: Set<String> = [
+        "pixellate", "falseColor", "luminanceThreshold", "sketch", "polkaDot", "halftone", "sepiaTone", "toon",
+        "tiltShift", "swirl", "bulge", "cgaColorspace", "pinch", "edgeDetection", "sphereRefraction",
+        "gaussianBlur", "stretchDistortion",
+    ]
+}
