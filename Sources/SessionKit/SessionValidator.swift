@@ -60,7 +60,11 @@ public struct SessionValidator: Sendable {
             if render == nil, video.renderSize == nil, first.preferredTransform.map({ Orientation($0) != nil }) ?? true {
                 let size = Timeline.renderSize(video: video, firstInfo: info)
                 if size.width > 0, size.height > 0 { render = (size.width, size.height) }
-                else { report.problem(segmentsPath[0], "the first segment's picture (\(info.naturalSize)) is too small to render") }
+                else if first.cropRect == nil {
+                    report.problem(segmentsPath[0], "the first segment's picture (\(info.naturalSize)) is too small to render")
+                } else if let crop = first.cropRect, crop.isFinite, crop.width > 0, crop.height > 0 {
+                    report.problem(segmentsPath[0]["cropRect"], "\(crop) is under 2×2 pixels, too small for the render size it sets")
+                }
             }
         }
         for (index, segment) in video.videoSegments.enumerated() {

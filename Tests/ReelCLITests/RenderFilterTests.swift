@@ -2,8 +2,9 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// Each filter, and a chain ending in a `.cube` LUT, against DESIGN §5's formulas applied
-/// here to the source frames as ffmpeg decodes them.
+/// Colour filters through the whole video path (decode → filters → x264 → mux), and a
+/// chain ending in a `.cube` LUT, against docs/filters.md's formulas applied here to the
+/// source frames as ffmpeg decodes them. Every filter type alone: RenderEngineTests.
 @Suite struct RenderFilterTests {
     /// A test look: a smooth, clearly non-linear map, sampled on a 9-point grid.
     static func lookFunction(_ r: Double, _ g: Double, _ b: Double) -> (Double, Double, Double) {
@@ -42,15 +43,16 @@ import Testing
         return out
     }
 
-    /// DESIGN §5, on RGB in [0, 1], clamped after each filter.
+    /// docs/filters.md, on RGB in [0, 1], clamped after each filter; adjust sliders are
+    /// piecewise-linear around the identity.
     static func apply(_ filter: (String, Double), to rgb: [Double]) -> [Double] {
         let (type, n) = filter
         let clamp = { (x: Double) in min(max(x, 0), 1) }
         switch type {
-        case "brightness": return rgb.map { clamp($0 + n * 0.3) }
-        case "contrast": let a = 1 + n * 0.5; return rgb.map { clamp(($0 - 0.5) * a + 0.5) }
+        case "brightness": return rgb.map { clamp($0 + n * 0.18) }
+        case "contrast": let a = 1 + n * (n < 0 ? 0.7 : 0.8); return rgb.map { clamp(($0 - 0.5) * a + 0.5) }
         case "saturation":
-            let a = 1 + n
+            let a = 1 + n * (n < 0 ? 1 : 1.3)
             let lum = 0.2125 * rgb[0] + 0.7154 * rgb[1] + 0.0721 * rgb[2]
             return rgb.map { clamp(lum * (1 - a) + $0 * a) }
         case "exposure": return rgb.map { clamp($0 * pow(2, n)) }

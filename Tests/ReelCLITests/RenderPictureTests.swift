@@ -135,7 +135,7 @@ import Testing
         let fx = try RenderFixture("image-\(output)")
         try fx.sample("photo.jpg", ["--size", "160x96", "--pattern", "quadrants"])
         // Quarter turn clockwise → 96×160; keep the middle square; 64×64 out; darker.
-        try fx.session(#"{"image": {"source": "photo.jpg", "preferredTransform": [0, 1, -1, 0, 96, 0], "cropRect": [[0, 32], [96, 96]], "renderSize": [64, 64], "filters": [{"type": "brightness", "normalizedIntensity": -0.5}]}}"#)
+        try fx.session(#"{"image": {"source": "photo.jpg", "preferredTransform": [0, 1, -1, 0, 96, 0], "cropRect": [[0, 32], [96, 96]], "renderSize": [64, 64], "filters": [{"type": "brightness", "normalizedIntensity": -1}]}}"#)
         let result = try fx.render("s.json", to: output)
         #expect(result.status == 0, "\(result.stderr)")
         let stream = try #require(try FFprobe.streams(fx.path(output)).first)
@@ -144,9 +144,9 @@ import Testing
         let frame = try #require(try DecodedMedia.rgbFrames(fx.path(output), width: 64, height: 64).first)
         for (x0, y0) in [(0, 0), (32, 0), (0, 32), (32, 32)] {
             let color = RenderPictureTests.regionColor(frame, width: 64, x0: x0, y0: y0, x1: x0 + 32, y1: y0 + 32)
-            // Brightness −0.15: every channel at most 255·0.85 (+ coding slack).
-            #expect(max(color.0, color.1, color.2) < 225)
-            let undimmed = (min(255, color.0 + 38), min(255, color.1 + 38), min(255, color.2 + 38))
+            // Brightness −0.18: every channel at most 255·0.82 (+ coding slack).
+            #expect(max(color.0, color.1, color.2) < 218)
+            let undimmed = (min(255, color.0 + 46), min(255, color.1 + 46), min(255, color.2 + 46))
             let expected = RenderPictureTests.sourceQuadrant(atOriented: Double(x0 + 16) * 1.5, Double(y0 + 16) * 1.5 + 32,
                                                              a: 0, b: 1, c: -1, d: 0, w: 160, h: 96)
             #expect(RenderPictureTests.nearestQuadrantColor(undimmed) == expected)

@@ -79,15 +79,15 @@ import Testing
         let fx = try fixture()
         let plain = try TestEnvironment.reel(["thumbnail", "s.json", "--segment", "3", "--time", "1.5", "--size", "160x96", "-o", "a.jpg", "--cache-dir", "cache"], in: fx.dir)
         let lit = try TestEnvironment.reel(["thumbnail", "s.json", "--segment", "3", "--time", "1.5", "--size", "160x96", "-o", "b.jpg", "--cache-dir", "cache",
-                                            "--filter", #"{"type": "brightness", "normalizedIntensity": 0.5}"#], in: fx.dir)
+                                            "--filter", #"{"type": "brightness", "normalizedIntensity": 1}"#], in: fx.dir)
         #expect(plain.status == 0 && lit.status == 0, "\(plain.stderr) \(lit.stderr)")
         let a = mean(try #require(try DecodedMedia.rgbFrames(fx.path("a.jpg"), width: 160, height: 96).first))
         let b = mean(try #require(try DecodedMedia.rgbFrames(fx.path("b.jpg"), width: 160, height: 96).first))
         let expected = frameRGB(45)
         for c in 0..<3 {
             #expect(abs(a[c] - expected[c]) < 6, "unfiltered channel \(c): \(a[c]) vs \(expected[c])")
-            // brightness 0.5 → +0.15 (DESIGN §5): +38 code values, clamped at 255.
-            #expect(abs(b[c] - min(255, expected[c] + 38.25)) < 6, "brightened channel \(c): \(b[c])")
+            // brightness 1 → +0.18 (docs/filters.md): +45.9 code values, clamped at 255.
+            #expect(abs(b[c] - min(255, expected[c] + 45.9)) < 6, "brightened channel \(c): \(b[c])")
         }
         // The session's own filters never reach a thumbnail or a frame.
         try fx.session(#"{"video": {"filters": [{"type": "brightness", "normalizedIntensity": 1}], "videoSegments": [{"source": "index.mp4", "filters": [{"type": "contrast", "normalizedIntensity": 1}]}]}}"#, name: "f.json")

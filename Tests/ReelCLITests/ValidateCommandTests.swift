@@ -25,7 +25,7 @@ import Testing
         #expect(result.stderrLines == [
             "error: video.videoSegments[0].trimDuration: 4.2 s exceeds duration - trimStartTime (1.5 s)",
             "error: video.videoSegments[1].speedMultiplier: -2 must be a finite number greater than 0",
-            "error: video.videoSegments[2].filters[0].type: unknown filter type 'sepia'; known types: brightness, contrast, exposure, lut, saturation",
+            "error: video.videoSegments[2].filters[0].type: unknown filter type 'sepia'; known types: abbotKinney, brightness, contrast, exposure, gamma, highlights, horizontalPerspective, hue, laCienega, lookup, lut, melrose, montana, mulholland, sanVicente, saturation, sepulveda, shadows, sharpness, speed, straighten, sunset, verticalPerspective, vibrance, vignette, warmth, wilshire",
         ])
     }
 

@@ -23,7 +23,7 @@ import Testing
         let (dir, timeline, source) = try shardSetup()
         let plan = Plan(timeline: timeline, keyframeIntervalSeconds: Rational(1), shardKeyframeIntervals: 1)
         #expect(plan.videoShards.count == 2)
-        let chain = try ColorFilterChain(filters: []) { _ in throw EngineError("no files") }
+        let chain = try FilterChain(stages: [])
         var chunks: [Assembler.VideoChunk] = []
         for (shard, preset) in zip(plan.videoShards, ["veryfast", "ultrafast"]) {
             let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
@@ -46,7 +46,7 @@ import Testing
         let (dir, timeline, source) = try shardSetup()
         let plan = Plan(timeline: timeline, keyframeIntervalSeconds: try #require(Rational(1, 2)), shardKeyframeIntervals: 1)
         #expect(plan.videoShards.map(\.frameCount) == [15, 15, 15, 15])
-        let chain = try ColorFilterChain(filters: []) { _ in throw EngineError("no files") }
+        let chain = try FilterChain(stages: [])
         var chunks: [Assembler.VideoChunk] = []
         var packetsInChunks = 0
         for shard in plan.videoShards {

@@ -78,7 +78,7 @@ import Testing
         segment.filters = [SessionFilter(type: "sepia"), SessionFilter(type: "brightness", normalizedIntensity: 1.5),
                            SessionFilter(type: "lut", normalizedIntensity: 50)]
         let p = problems(segment)
-        #expect(p.contains("video.videoSegments[0].filters[0].type: unknown filter type 'sepia'; known types: brightness, contrast, exposure, lut, saturation"))
+        #expect(p.contains("video.videoSegments[0].filters[0].type: unknown filter type 'sepia'; known types: abbotKinney, brightness, contrast, exposure, gamma, highlights, horizontalPerspective, hue, laCienega, lookup, lut, melrose, montana, mulholland, sanVicente, saturation, sepulveda, shadows, sharpness, speed, straighten, sunset, verticalPerspective, vibrance, vignette, warmth, wilshire"))
         #expect(p.contains("video.videoSegments[0].filters[1].normalizedIntensity: 1.5 is outside -1 … 1 for 'brightness'"))
         #expect(p.contains("video.videoSegments[0].filters[2].file: is required for 'lut'"))
         var session = Fixtures.session([SessionVideoSegment(source: "a")])
@@ -125,8 +125,9 @@ import Testing
 
     @Test func registeredFilterTypesValidate() {
         var registry = FilterRegistry.builtIn
-        registry.register(FilterDefinition(type: "glow", normalizedRange: 0...1, actualRange: 0...1, actualDefault: 0, formula: "x"))
-        let segment = SessionVideoSegment(source: "a", filters: [SessionFilter(type: "glow", normalizedIntensity: 0.5)])
+        registry.register(FilterDefinition(type: "glow", category: .custom, slider: .percent(0, 1, default: 0),
+                                           formula: "x") { _, _ in [] })
+        let segment = SessionVideoSegment(source: "a", filters: [SessionFilter(type: "glow", normalizedIntensity: 50)])
         #expect(SessionValidator(filters: registry).validate(Fixtures.session([segment]), media: media).isValid)
     }
 }
