@@ -10,7 +10,7 @@ struct Reel: ParsableCommand {
         version: "reel \(EngineVersion.engine) (\(EngineVersion.libraries), libzmq \(TransportLibraries.zeroMQ), lz4 \(TransportLibraries.lz4))",
         subcommands: [Render.self, CoordinatorCommand.self, WorkerCommand.self, SubmitCommand.self, Status.self, Watch.self,
                       Cancel.self, Fetch.self, Workers.self, Validate.self, Inspect.self, Sample.self, Keygen.self,
-                      Thumbnail.self, Thumbnails.self, FrameCommand.self]
+                      Thumbnail.self, Thumbnails.self, FrameCommand.self, FiltersCommand.self, LooksCommand.self]
     )
 }
 
