@@ -1,7 +1,7 @@
 # ReelFarm: one image for the coordinator, the workers and the client.
 #   docker build -t reelfarm .
 #   docker run --rm reelfarm --version
-# Debian 12 gives FFmpeg 5.1, the version the engine is written against (DESIGN §1).
+# Debian 12 gives FFmpeg 5.1, the version the engine is written against (docs/architecture.md).
 
 FROM swift:6.0-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
@@ -17,6 +17,8 @@ COPY Tests ./Tests
 COPY bench ./bench
 RUN swift build -c release --product reel --static-swift-stdlib \
     && install -D .build/release/reel /out/usr/local/bin/reel
+# The shipped looks, where `reel` finds them beside the installed binary (docs/filters.md).
+COPY looks/*.png looks/*.json /out/usr/local/share/reelfarm/looks/
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \

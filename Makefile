@@ -1,5 +1,5 @@
 # ReelFarm — two commands on a fresh Debian/Ubuntu machine:
-#   make demo   installs missing system packages, builds, renders the bundled example
+#   make demo   installs missing system packages, builds, renders the bundled examples
 #   make test   builds and runs the test suite
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
@@ -29,9 +29,11 @@ demo: build
 	$(REEL) validate $(DEMO)/multi-segment.json
 	$(REEL) inspect $(DEMO)/multi-segment.json
 	$(REEL) render $(DEMO)/multi-segment.json -o $(DEMO)/multi-segment.mp4
+	$(REEL) render $(DEMO)/sdk-session.json -o $(DEMO)/sdk-session.mp4
 	$(REEL) render $(DEMO)/image.json -o $(DEMO)/image.jpg
+	$(REEL) filters --contact-sheet $(DEMO)/filters.jpg
 	$(REEL) thumbnails $(DEMO)/multi-segment.json --segment 1 --count 4 --size 160x90 -o $(DEMO)/filmstrip --cache-dir $(DEMO)/stills
-	@echo "rendered $(DEMO)/multi-segment.mp4 (+ .reel.json sidecar), $(DEMO)/image.jpg and $(DEMO)/filmstrip/"
+	@echo "rendered $(DEMO)/multi-segment.mp4 and $(DEMO)/sdk-session.mp4 (+ .reel.json sidecars), $(DEMO)/image.jpg, $(DEMO)/filters.jpg and $(DEMO)/filmstrip/"
 
 test: build
 	swift test

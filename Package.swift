@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers (DESIGN §1): SessionKit (pure model) ← C modules ← RenderEngine ← Farm ← reel.
+// Layers (docs/architecture.md): SessionKit (pure model) ← C modules ← RenderEngine ← Farm ← reel.
 let package = Package(
     name: "ReelFarm",
     platforms: [.macOS(.v14)],

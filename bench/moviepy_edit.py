@@ -4,7 +4,7 @@ Same trims, speeds, rotation, crops, scale and colour math as the ReelFarm sessi
 Where MoviePy cannot do the same thing, it is said here and in docs/benchmarks.md:
   * speed changes resample the audio (pitch shifts); MoviePy has no pitch-preserving stretch;
   * the .cube LUT is applied nearest-neighbour with numpy (MoviePy has no 3D LUT);
-  * frames are picked at t·fps by MoviePy's own rule, not the frame on screen (DESIGN §3).
+  * frames are picked at t·fps by MoviePy's own rule, not the frame on screen (docs/timeline.md).
 usage: python moviepy_edit.py Q OUT.mp4   (Q: output seconds per segment)
 """
 import sys

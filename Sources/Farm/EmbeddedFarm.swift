@@ -3,7 +3,7 @@ import RenderEngine
 import SessionKit
 import Synchronization
 
-/// `reel render`'s default (DESIGN §8): a coordinator in this process on a private
+/// `reel render`'s default (docs/rendering.md): a coordinator in this process on a private
 /// endpoint plus `workers` local `reel worker` processes — the farm's real path, on one machine.
 public struct EmbeddedFarm: Sendable {
     public let executable: String

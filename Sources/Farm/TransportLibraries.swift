@@ -14,6 +14,6 @@ public enum TransportLibraries {
         return "\(v / 10000).\((v / 100) % 100).\(v % 100)"
     }
 
-    /// Whether libzmq was built with CURVE security (DESIGN §7 requires it off-host).
+    /// Whether libzmq was built with CURVE security (docs/operations.md requires it off-host).
     public static var hasCurve: Bool { zmq_has("curve") != 0 }
 }

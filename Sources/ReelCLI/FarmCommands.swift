@@ -76,6 +76,13 @@ struct CoordinatorCommand: ParsableCommand {
     @Flag(help: "Allow binding a non-loopback address without CURVE keys.")
     var insecure = false
 
+    @Option(name: .customLong("looks"), help: ArgumentHelp(
+        "The farm's looks directory: its looks and custom filters replace those a client sends.", valueName: "dir"))
+    var looks: String?
+
+    @Flag(name: .customLong("strict-looks"), help: "Refuse jobs that use ReelFarm's stand-in images for the SDK's named looks.")
+    var strictLooks = false
+
     func validate() throws {
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
         if (curveKey == nil) != (authorizedKeys == nil) {
@@ -89,6 +96,8 @@ struct CoordinatorCommand: ParsableCommand {
     func run() throws {
         var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        options.looks = looks.map { URL(fileURLWithPath: $0) }
+        options.strictLooks = strictLooks
         if let curveKey, let authorizedKeys {
             do {
                 options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),

@@ -15,6 +15,9 @@ struct FiltersCommand: ParsableCommand {
     @Flag(help: "Print the table of docs/filters.md.")
     var markdown = false
 
+    @Flag(help: "Print the JSON Schema of a filter (docs/session.schema.json, $defs.filter).")
+    var schema = false
+
     @Option(name: .customLong("contact-sheet"), help: ArgumentHelp("Draw every type at three intensities into a PNG.", valueName: "out.png"))
     var contactSheet: String?
 
@@ -34,7 +37,9 @@ struct FiltersCommand: ParsableCommand {
             return
         }
         let rows = FilterRegistry.catalogue.map(Row.init)
-        if json {
+        if schema {
+            print(String(decoding: try FilterSchema.make(), as: UTF8.self))
+        } else if json {
             try printJSON(rows)
         } else if markdown {
             print("| type | SDK class | category | slider (default) | actual (default) | per pixel |")
@@ -134,5 +139,40 @@ struct LooksCommand: ParsableCommand {
                 + "\(e.file)\(notes.isEmpty ? "" : "  (\(notes.joined(separator: "; ")))")")
         }
         if !missing.isEmpty { print("missing SDK looks: \(missing.joined(separator: ", "))") }
+    }
+}
+
+/// The JSON Schema of one filter, from the catalogue: the type is open (custom filters of
+/// a looks directory), and each built-in type and its SDK class name gets its slider range
+/// and the file it needs.
+enum FilterSchema {
+    static func make() throws -> Data {
+        var rules: [[String: Any]] = []
+        for d in FilterRegistry.catalogue {
+            var then: [String: Any] = [:]
+            if let slider = d.slider {
+                then["properties"] = ["normalizedIntensity": ["minimum": slider.normalizedRange.lowerBound,
+                                                              "maximum": slider.normalizedRange.upperBound]]
+            }
+            if case .fileField(let key, _) = d.input { then["required"] = [key] }
+            guard !then.isEmpty else { continue }
+            let names = [d.type] + (d.className.map { [$0] } ?? [])
+            rules.append(["if": ["properties": ["type": ["enum": names]]], "then": then])
+        }
+        let schema: [String: Any] = [
+            "type": "object",
+            "properties": [
+                "type": ["type": "string", "minLength": 1,
+                         "description": "A type of docs/filters.md, its SDK class name, or a custom filter of the looks directory."],
+                "normalizedIntensity": ["type": "number"],
+                "displayName": ["type": "string"],
+                "version": ["type": ["string", "integer"]],
+                "file": ["type": "string", "minLength": 1],
+                "image": ["type": "string", "minLength": 1],
+            ],
+            "required": ["type"],
+            "allOf": rules,
+        ]
+        return try JSONSerialization.data(withJSONObject: schema, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 }

@@ -15,7 +15,7 @@ struct Inspect: ParsableCommand {
         let loaded = try options.loadValid()
         if let image = loaded.session.image {
             guard let info = loaded.probes[image.source] else { throw Reported(code: ExitStatus.failure) }
-            let summary = ImageSummary(image: image, info: info)
+            let summary = ImageSummary(image: image, info: info, registry: loaded.registry)
             if json { try printJSON(summary) } else { print(summary.text) }
             return
         }
@@ -26,7 +26,7 @@ struct Inspect: ParsableCommand {
             printError("error: \(error)")
             throw Reported(code: ExitStatus.invalidInput)
         }
-        let summary = TimelineSummary(timeline)
+        let summary = TimelineSummary(timeline, registry: loaded.registry)
         if json { try printJSON(summary) } else { print(summary.text) }
     }
 }
@@ -35,8 +35,12 @@ struct Inspect: ParsableCommand {
 struct TimelineSummary: Encodable {
     var kind = "video"
     var renderSize: [Int]
+    /// Where the render size came from: `video.renderSize` or the SDK's default.
+    var renderSizeFrom: String
     var frameRate: Double
     var frameDuration: SessionTime
+    /// Where the frame rate came from: `video.frameDuration` or the SDK's default.
+    var frameRateFrom: String
     var totalFrames: Int64
     var duration: Double
     var segments: [Segment]
@@ -52,13 +56,15 @@ struct TimelineSummary: Encodable {
         var naturalSize: Size
         var actualSize: Size
         var cropRect: Rect
-        var filters: [String]
+        var filters: [FilterSummary]
     }
 
-    init(_ t: Timeline) {
+    init(_ t: Timeline, registry: FilterRegistry) {
         renderSize = [t.renderWidth, t.renderHeight]
+        renderSizeFrom = t.origins.renderSize
         frameRate = t.frameRate.doubleValue
         frameDuration = SessionTime(t.frameDuration)
+        frameRateFrom = t.origins.frameDuration
         totalFrames = t.totalFrames
         duration = t.duration.doubleValue
         segments = t.segments.map { s in
@@ -67,18 +73,19 @@ struct TimelineSummary: Encodable {
                     lastSourceTime: s.sourceTime(ofFrame: max(0, s.frameCount - 1)).doubleValue,
                     speed: s.speed.doubleValue, orientation: s.orientation.description,
                     naturalSize: s.naturalSize, actualSize: s.actualSize, cropRect: s.cropRect,
-                    filters: s.filters.map(\.type))
+                    filters: s.filters.map { FilterSummary($0, registry: registry) })
         }
     }
 
     var text: String {
         var lines = ["render \(renderSize[0])×\(renderSize[1]) at \(formatNumber(frameRate)) fps: "
-            + "\(totalFrames) frames, \(formatSeconds(duration))"]
+            + "\(totalFrames) frames, \(formatSeconds(duration))",
+            "  size from \(renderSizeFrom); rate from \(frameRateFrom)"]
         for (i, s) in segments.enumerated() {
             lines.append("  [\(i)] \(s.source): frames \(s.outputStartFrame)..<\(s.outputStartFrame + s.frameCount) "
                 + "(\(s.frameCount)), source \(formatSeconds(s.firstSourceTime)) … \(formatSeconds(s.lastSourceTime)) "
                 + "at speed \(formatNumber(s.speed)); \(s.orientation); actual \(s.actualSize), crop \(s.cropRect)"
-                + (s.filters.isEmpty ? "" : "; filters \(s.filters.joined(separator: " → "))"))
+                + (s.filters.isEmpty ? "" : "; filters \(s.filters.map(\.text).joined(separator: " → "))"))
         }
         return lines.joined(separator: "\n")
     }
@@ -91,19 +98,49 @@ struct ImageSummary: Encodable {
     var orientation: String
     var actualSize: Size
     var cropRect: Rect
-    var filters: [String]
+    var filters: [FilterSummary]
 
-    init(image: SessionImage, info: MediaInfo) {
+    init(image: SessionImage, info: MediaInfo, registry: FilterRegistry) {
         let g = ImageGeometry(image: image, info: info)
         renderSize = [g.renderWidth, g.renderHeight]
         orientation = g.orientation.description
         actualSize = g.actualSize
         cropRect = g.cropRect
-        filters = g.filters.map(\.type)
+        filters = g.filters.map { FilterSummary($0, registry: registry) }
     }
 
     var text: String {
         "image \(renderSize[0])×\(renderSize[1]); \(orientation); actual \(actualSize), crop \(cropRect)"
-            + (filters.isEmpty ? "" : "; filters \(filters.joined(separator: " → "))")
+            + (filters.isEmpty ? "" : "; filters \(filters.map(\.text).joined(separator: " → "))")
+    }
+}
+
+/// One filter as rendered: its slider, the actual intensity it maps to, and whether it
+/// does anything (`isActive` is the SDK's: the slider is off its default).
+struct FilterSummary: Encodable {
+    var type: String
+    var normalizedIntensity: Double?
+    var actualIntensity: Double?
+    var isActive: Bool
+    /// False when the filter is the identity at its intensity and is skipped.
+    var rendered: Bool
+
+    init(_ filter: SessionFilter, registry: FilterRegistry) {
+        type = filter.type
+        guard let definition = registry[filter.type] else {
+            (isActive, rendered) = (false, false)
+            return
+        }
+        if definition.slider != nil {
+            normalizedIntensity = filter.normalizedIntensity(in: definition)
+            actualIntensity = filter.actualIntensity(in: definition)
+        }
+        isActive = filter.isActive(in: definition)
+        rendered = !filter.stages(in: definition).isEmpty
+    }
+
+    var text: String {
+        guard let n = normalizedIntensity, let a = actualIntensity else { return type }
+        return "\(type) \(formatNumber(n)) (actual \(formatNumber(a))\(rendered ? "" : ", identity"))"
     }
 }

@@ -14,7 +14,7 @@ struct Reel: ParsableCommand {
     )
 }
 
-/// DESIGN §8: 0 success, 2 invalid input, 1 any other failure; one clear line on stderr.
+/// README.md, "Usage": 0 success, 2 invalid input, 1 any other failure; one clear line on stderr.
 enum ExitStatus {
     static let invalidInput = ExitCode(2)
     static let failure = ExitCode(1)

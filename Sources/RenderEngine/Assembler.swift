@@ -3,7 +3,7 @@ import Foundation
 import SessionKit
 
 /// Joins the video chunks (no re-encode) and the audio track into the final MP4
-/// (DESIGN §6): continuous timestamps, parameter sets checked, `moov` at the front,
+/// (docs/rendering.md): continuous timestamps, parameter sets checked, `moov` at the front,
 /// the session's creation date and location, written under a temporary name.
 public struct Assembler: Sendable {
     public struct VideoChunk: Sendable {

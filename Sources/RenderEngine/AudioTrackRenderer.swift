@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 import SessionKit
 
-/// Renders the whole output audio track (DESIGN §3): per segment the source audio of the
+/// Renders the whole output audio track (docs/timeline.md): per segment the source audio of the
 /// trimmed range, time-stretched by the total speed with pitch preserved (`atempo`),
 /// exactly `n_s / F` long (cut or padded with silence; silence without source audio),
 /// joined with short fades, and encoded as one continuous AAC stream (48 kHz stereo).
@@ -151,7 +151,7 @@ struct SegmentAudio {
 /// libav picks DSP routines by CPU feature when a context is created, and some float
 /// paths (AAC, atempo) and scaler paths round differently from one to another. Pinning
 /// the whole process to the x86-64 baseline, once, before any context exists, makes
-/// every worker produce the same bytes on any processor (DESIGN §6). Changing the flags
+/// every worker produce the same bytes on any processor (docs/rendering.md). Changing the flags
 /// while other threads create contexts would mix routines, so it happens exactly once.
 public enum LibavCPU {
     private static let pinned: Void = {

@@ -1,6 +1,6 @@
 import SessionKit
 
-/// Fixed encoder settings of a job (DESIGN §6). Every chunk of a job uses the same ones,
+/// Fixed encoder settings of a job (docs/rendering.md). Every chunk of a job uses the same ones,
 /// so their parameter sets are identical and the chunks concatenate.
 public struct EncoderSettings: Hashable, Sendable, Codable {
     public var crf: Int = 20

@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// Identifies the engine's output: a job never mixes chunks from different engine
-/// versions (DESIGN §6). Bump `engine` whenever rendered bytes may change.
+/// versions (docs/rendering.md). Bump `engine` whenever rendered bytes may change.
 public enum EngineVersion {
     public static let engine = "0.1.0"
 

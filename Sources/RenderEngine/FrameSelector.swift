@@ -1,7 +1,7 @@
 import CFFmpeg
 import SessionKit
 
-/// Picks, for increasing source times, the frame on screen (DESIGN §3): the last frame
+/// Picks, for increasing source times, the frame on screen (docs/timeline.md): the last frame
 /// whose presentation time is ≤ t + 1 ms; before the first frame, the first frame.
 /// Speed-ups skip frames, slow-downs return the same frame again.
 final class FrameSelector {

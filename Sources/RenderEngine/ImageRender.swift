@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 import SessionKit
 
-/// Renders an image session (DESIGN §4–§5) to a JPEG (default quality 0.95) or, when the
+/// Renders an image session (docs/geometry.md, docs/filters.md) to a JPEG (default quality 0.95) or, when the
 /// output ends in `.png`, a PNG: orient → crop → scale → `image.filters` → `primaryFilter`.
 public struct ImageRender: Sendable {
     public let loaded: LoadedSession

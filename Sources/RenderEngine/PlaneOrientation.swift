@@ -1,6 +1,6 @@
 import SessionKit
 
-/// Copies a picture plane into its oriented position (DESIGN §4): a pure permutation of
+/// Copies a picture plane into its oriented position (docs/geometry.md): a pure permutation of
 /// pixels, so exact. `source` is the plane before orientation (`width`×`height`);
 /// `destination` receives the oriented plane (width and height swapped at 90°/270°).
 func orientPlane(_ orientation: Orientation, source: UnsafePointer<UInt8>, sourceStride: Int,

@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// An owned libswscale context with explicit colour matrices and ranges. Bit-exact flags
-/// keep the output independent of the processor's SIMD paths (DESIGN §6).
+/// keep the output independent of the processor's SIMD paths (docs/rendering.md).
 final class Scaler {
     private let context: OpaquePointer
     let key: Key
@@ -14,7 +14,7 @@ final class Scaler {
 
     static let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT | SWS_FULL_CHR_H_INP | SWS_FULL_CHR_H_INT
 
-    /// Output is BT.709 limited range when it is YUV (DESIGN §5) unless told otherwise (JPEG).
+    /// Output is BT.709 limited range when it is YUV (docs/rendering.md) unless told otherwise (JPEG).
     init(_ key: Key, outputMatrix: Int32 = SWS_CS_ITU709, outputFullRange: Bool? = nil) throws {
         LibavCPU.pinBaseline()
         guard let ctx = sws_getContext(key.sourceWidth, key.sourceHeight, AVPixelFormat(rawValue: key.sourceFormat),

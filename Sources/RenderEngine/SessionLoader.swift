@@ -47,15 +47,7 @@ public struct LoadedSession: Sendable {
             }
         }
         for reference in Set(mediaReferences(of: session) + filterFiles(of: session)) { resolve(reference) }
-        // A type the catalogue does not know may be a custom filter of the looks directory.
-        for type in Set(session.placedFilters.map(\.filter.type)) where FilterRegistry.builtIn[type] == nil {
-            let reference = CustomFilterFile.definitionReference(type)
-            guard case .success(.file(let file)) = locator.resolve(reference) else { continue }
-            files[reference] = file
-            if let data = try? Data(contentsOf: file), let custom = try? CustomFilterFile.parse(data, name: file.lastPathComponent) {
-                for asset in custom.assets { resolve(asset.reference) }
-            }
-        }
+        for (reference, file) in customFilterFiles(of: session, in: locator) { files[reference] = file }
         return make(url: url, session: session, files: files, unavailable: unavailable, locator: locator,
                     strictLooks: strictLooks)
     }
@@ -101,6 +93,33 @@ public struct LoadedSession: Sendable {
             guard let definition = FilterRegistry.builtIn[placed.filter.type] else { return [] }
             return definition.assets(of: placed.filter).map(\.0.reference)
         }
+    }
+
+    /// The files of the looks directory that a session's filters read: the images of the
+    /// SDK's named looks, and for a type the catalogue does not know, the directory's
+    /// custom filter of that name with the files it reads. What cannot be found is left
+    /// out (validation then names the problem at the filter's path).
+    public static func lookFiles(of session: Session, in locator: MediaLocator) -> [String: URL] {
+        var found = customFilterFiles(of: session, in: locator)
+        for reference in filterFiles(of: session) where reference.hasPrefix(MediaLocator.lookPrefix) {
+            if case .success(.file(let file)) = locator.resolve(reference) { found[reference] = file }
+        }
+        return found
+    }
+
+    private static func customFilterFiles(of session: Session, in locator: MediaLocator) -> [String: URL] {
+        var found: [String: URL] = [:]
+        for type in Set(session.placedFilters.map(\.filter.type)) where FilterRegistry.builtIn[type] == nil {
+            let reference = CustomFilterFile.definitionReference(type)
+            guard case .success(.file(let file)) = locator.resolve(reference) else { continue }
+            found[reference] = file
+            guard let data = try? Data(contentsOf: file),
+                  let custom = try? CustomFilterFile.parse(data, name: file.lastPathComponent) else { continue }
+            for asset in custom.assets {
+                if case .success(.file(let file)) = locator.resolve(asset.reference) { found[asset.reference] = file }
+            }
+        }
+        return found
     }
 
     /// The local file of a reference (media or filter file), or why there is none.

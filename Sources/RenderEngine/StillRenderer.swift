@@ -9,7 +9,7 @@ public enum ContentMode: String, Codable, Sendable, CaseIterable {
 }
 
 /// One picture of a segment: a thumbnail (`requestThumbnail(boundingSize:contentMode:filter:)`)
-/// or a frame (`generateFrame(time:cropped:maximumSize:)`), DESIGN §7. Thumbnails apply the
+/// or a frame (`generateFrame(time:cropped:maximumSize:)`), docs/operations.md. Thumbnails apply the
 /// segment's filters — in a still session (`Session.stillSession`) exactly the requested
 /// filter or none; frames never apply filters.
 public struct StillRequest: Codable, Sendable, Hashable {
@@ -62,7 +62,7 @@ public struct StillPlan: Sendable, Hashable {
 }
 
 /// Draws stills of a loaded (one-segment or whole) session: decode the frame on screen at
-/// the time (DESIGN §3), orient, crop, scale with the engine's pipeline, filter, encode.
+/// the time (docs/timeline.md), orient, crop, scale with the engine's pipeline, filter, encode.
 public struct StillRenderer: Sendable {
     public let loaded: LoadedSession
     public let timeline: Timeline

@@ -4,7 +4,7 @@ import SessionKit
 /// An H.264 chunk being written: libx264 with the job's fixed settings into a small MP4.
 /// Every chunk is an independent closed-GOP stream that starts with an IDR frame, with
 /// IDRs exactly every `gop` frames and one encoder thread, so its bytes depend only on
-/// its pictures and the settings (DESIGN §6). `cpu-independent=1` matters: without it the
+/// its pictures and the settings (docs/rendering.md). `cpu-independent=1` matters: without it the
 /// same pictures gave different bits in about one render in ten, even on one machine.
 final class VideoChunkWriter {
     private let output: OutputContainer

@@ -2,7 +2,7 @@ import CFFmpeg
 import SessionKit
 
 /// Decoded video frames of one media file in presentation order, on the source's own
-/// clock: the first decoded frame is time 0 (DESIGN §3; edit lists and B-frame delay
+/// clock: the first decoded frame is time 0 (docs/timeline.md; edit lists and B-frame delay
 /// can put it elsewhere in the container).
 final class VideoSource {
     let path: String

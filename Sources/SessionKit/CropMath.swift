@@ -1,4 +1,4 @@
-/// DESIGN §4: the largest rectangle with `renderSize`'s aspect ratio, centred in
+/// docs/geometry.md: the largest rectangle with `renderSize`'s aspect ratio, centred in
 /// `actualSize`; it touches two opposite edges.
 public func suggestedCropRect(actualSize: Size, renderSize: Size) -> Rect {
     guard actualSize.isFinitePositive, renderSize.isFinitePositive else {

@@ -1,4 +1,4 @@
-/// Orientation, crop and output size of an image session (DESIGN §4 applied to a still).
+/// Orientation, crop and output size of an image session (docs/geometry.md applied to a still).
 public struct ImageGeometry: Hashable, Sendable {
     public let orientation: Orientation
     public let naturalSize: Size

@@ -1,5 +1,5 @@
 /// What the engine's probe learned about one media file. SessionKit never opens media
-/// (DESIGN §1): validation and the timeline take these values.
+/// (docs/architecture.md): validation and the timeline take these values.
 public struct MediaInfo: Hashable, Sendable {
     /// Seconds, on the source's own clock (first video frame at 0).
     public var duration: Rational
@@ -37,7 +37,7 @@ public struct MediaInfo: Hashable, Sendable {
         self.colorRange = colorRange
     }
 
-    /// The coded picture with its sample aspect applied (DESIGN §4).
+    /// The coded picture with its sample aspect applied (docs/geometry.md).
     public var naturalSize: Size {
         let sar = sampleAspect.isPositive ? sampleAspect.doubleValue : 1
         return Size(width: (Double(codedWidth) * sar).rounded(), height: Double(codedHeight))

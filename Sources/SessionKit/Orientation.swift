@@ -1,5 +1,5 @@
 /// One of the eight axis-aligned orientations (rotations by multiples of 90°, with or
-/// without a mirror) that a `preferredTransform` may express (DESIGN §4).
+/// without a mirror) that a `preferredTransform` may express (docs/geometry.md).
 ///
 /// Stored as the 2×2 part of the transform, a signed permutation matrix; the translation
 /// only moves the picture back into the positive quadrant and is derived, not stored.

@@ -1,4 +1,4 @@
-/// How a job is cut into shards (DESIGN §6). A pure function of the timeline and the
+/// How a job is cut into shards (docs/rendering.md). A pure function of the timeline and the
 /// encoder settings — never of the number of workers — so that a render with one worker
 /// and with twenty gives the same bytes: x264's rate control looks ahead across frames,
 /// so moving a shard boundary would change the encoded pictures.

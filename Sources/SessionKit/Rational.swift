@@ -1,6 +1,6 @@
 /// An exact rational number, always reduced, with a positive denominator.
 ///
-/// Timeline math (DESIGN §3) is exact: frame counts and source times are computed on
+/// Timeline math (docs/timeline.md) is exact: frame counts and source times are computed on
 /// rationals, with products formed in `Int128` so that CMTime-sized operands
 /// (Int64 values, Int32 timescales) cannot overflow in between.
 public struct Rational: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -73,7 +73,7 @@ public struct Rational: Hashable, Sendable, Comparable, CustomStringConvertible 
         return (numerator % denominator != 0 && numerator < 0) ? q - 1 : q
     }
 
-    /// `floor(self + 1/2)`: round half up, the rounding DESIGN §3 uses for frame counts.
+    /// `floor(self + 1/2)`: round half up, the rounding docs/timeline.md uses for frame counts.
     public var roundedHalfUp: Int64 {
         let n = 2 * Int128(numerator) + Int128(denominator)
         let d = 2 * Int128(denominator)

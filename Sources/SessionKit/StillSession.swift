@@ -1,5 +1,5 @@
 extension Session {
-    /// The one-segment session a still of segment `index` is drawn from (DESIGN §7): that
+    /// The one-segment session a still of segment `index` is drawn from (docs/operations.md): that
     /// segment alone, with `filters` as its only filters (a thumbnail's optional filter;
     /// none for frames). A worker then needs only that segment's media, and the filter is
     /// validated and its files resolved like any other. `nil` when there is no such segment.

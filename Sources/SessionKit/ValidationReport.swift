@@ -1,4 +1,4 @@
-/// Everything wrong with a session, found in one pass (DESIGN §2).
+/// Everything wrong with a session, found in one pass (docs/session-format.md).
 public struct ValidationReport: Hashable, Sendable, Codable {
     public struct Issue: Hashable, Sendable, Codable, CustomStringConvertible {
         public var path: String

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct TransportLibrariesTests {
     @Test func linksLibzmqWithCurveAndLZ4() {
-        // DESIGN §7 needs libzmq 4.x built with CURVE; the LZ4 frame API arrived in 1.8.
+        // docs/operations.md needs libzmq 4.x built with CURVE; the LZ4 frame API arrived in 1.8.
         #expect(TransportLibraries.zeroMQ.hasPrefix("4."))
         #expect(TransportLibraries.hasCurve)
         let parts = TransportLibraries.lz4.split(separator: ".").compactMap { Int($0) }

@@ -16,7 +16,7 @@ enum Examples {
         return dir
     }
 
-    static let sessions = ["simple.json", "multi-segment.json", "image.json"]
+    static let sessions = ["simple.json", "multi-segment.json", "sdk-session.json", "image.json"]
 }
 
 struct Failure: Error, CustomStringConvertible {

@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// The farm as users run it: real processes and sockets on loopback (DESIGN §7).
+/// The farm as users run it: real processes and sockets on loopback (docs/operations.md).
 @Suite(.serialized) struct FarmProcessTests {
     @Test func coordinatorAndTwoWorkersMatchASingleWorkerRender() throws {
         let farm = try FarmFixture()

@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// CURVE on the farm's socket (DESIGN §7): encrypted, and only allow-listed keys get in.
+/// CURVE on the farm's socket (docs/operations.md): encrypted, and only allow-listed keys get in.
 @Suite(.serialized) struct FarmSecurityTests {
     @Test func onlyAuthorizedKeysReachACurveCoordinator() throws {
         let farm = try FarmFixture()

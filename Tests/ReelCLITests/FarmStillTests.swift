@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// Thumbnails through the farm (DESIGN §7): one media's pictures go to one worker's cache,
+/// Thumbnails through the farm (docs/operations.md): one media's pictures go to one worker's cache,
 /// survive its restart, move when it dies, and jump the queue of a busy farm.
 @Suite(.serialized) struct FarmStillTests {
     private func thumbnail(_ farm: FarmFixture, time: Double? = nil, segment: Int = 0) throws -> [String: Any] {

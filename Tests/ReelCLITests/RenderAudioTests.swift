@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// The audio track (DESIGN §3): AAC 48 kHz stereo, pitch kept through speed changes,
+/// The audio track (docs/timeline.md): AAC 48 kHz stereo, pitch kept through speed changes,
 /// silence where a source has none, no click where segments meet.
 @Suite struct RenderAudioTests {
     @Test(arguments: [2.0, 0.5])

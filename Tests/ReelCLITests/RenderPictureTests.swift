@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// Orientation, crop and scale checked by the colours of the picture's quadrants (DESIGN §4).
+/// Orientation, crop and scale checked by the colours of the picture's quadrants (docs/geometry.md).
 @Suite struct RenderPictureTests {
     /// The sample's quadrants in RGB: red, green, blue, white (top-left, top-right, bottom-left, bottom-right).
     static let quadrantColors: [(Double, Double, Double)] = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]

@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// Frame counts, durations and frame selection read back from rendered files (DESIGN §3).
+/// Frame counts, durations and frame selection read back from rendered files (docs/timeline.md).
 @Suite struct RenderTimingTests {
     struct Segment {
         var source: String
@@ -33,7 +33,7 @@ import Testing
         try fx.session(#"{"video": {"frameDuration": {"value": 1, "timescale": \#(Int(outputFPS))}, "speedMultiplier": \#(videoSpeed), "videoSegments": [\#(segmentJSON)]}}"#)
         let out = try fx.rendered()
 
-        // Expected, from DESIGN §3 alone: n = floor(R·F + 1/2); frame k shows floor((t + 1 ms)·fps).
+        // Expected, from docs/timeline.md alone: n = floor(R·F + 1/2); frame k shows floor((t + 1 ms)·fps).
         var expected: [Int] = []
         for s in Self.segments {
             let v = s.speed * videoSpeed

@@ -2,7 +2,7 @@ import Foundation
 import ReelTestSupport
 import Testing
 
-/// `reel thumbnail`, `thumbnails` and `frame` on this machine (DESIGN §7, the SDK's
+/// `reel thumbnail`, `thumbnails` and `frame` on this machine (docs/operations.md, the SDK's
 /// requestThumbnail and generateFrame).
 @Suite struct StillCommandTests {
     /// Landscape 640x360, portrait (640x360 coded, display matrix 90°: 360x640 on screen),

@@ -48,13 +48,30 @@ extension Coordinator {
             }
         }
         let url = options.stateDirectory.appendingPathComponent("session.json")
-        return LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable)
+        return LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable,
+                                  strictLooks: options.strictLooks)
     }
 
-    func submit(_ request: Submit, from identity: Data) throws {
+    /// With `--looks`, the farm's looks replace the submission's: every job on this farm
+    /// renders a look name with the farm's image (docs/filters.md, "Named looks").
+    func withFarmLooks(_ request: Submit, session: Session) throws -> Submit {
+        guard let looks = options.looks else { return request }
+        var request = request
+        let locator = MediaLocator(sessionFile: options.stateDirectory.appendingPathComponent("session.json"),
+                                   looksDirectory: looks)
+        for (reference, file) in LoadedSession.lookFiles(of: session, in: locator) {
+            request.files[reference] = try ContentID.of(file: file.path)
+            request.paths[reference] = file.path
+        }
+        return request
+    }
+
+    func submit(_ submitted: Submit, from identity: Data) throws {
         let session: Session
+        let request: Submit
         do {
-            session = try SessionDocument.decode(Data(request.session.utf8))
+            session = try SessionDocument.decode(Data(submitted.session.utf8))
+            request = try withFarmLooks(submitted, session: session)
         } catch {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["\(error)"]))
             return

@@ -15,7 +15,7 @@ struct PendingStills {
 }
 
 extension Coordinator {
-    /// Thumbnails and frames (DESIGN §7) go to the live worker ranked first by rendezvous
+    /// Thumbnails and frames (docs/operations.md) go to the live worker ranked first by rendezvous
     /// hashing of the media id, so one source's pictures hit one cache; they are sent at
     /// once, ahead of queued shards and outside the workers' slots.
     func stills(_ request: StillsRequest, from client: Data) throws {

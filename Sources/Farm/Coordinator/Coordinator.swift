@@ -3,7 +3,7 @@ import RenderEngine
 import SessionKit
 import Synchronization
 
-/// The farm's coordinator (DESIGN §7): one ROUTER socket for workers and clients, a
+/// The farm's coordinator (docs/operations.md): one ROUTER socket for workers and clients, a
 /// single-threaded event loop, SQLite for every state change, credit-based dispatch.
 public final class Coordinator {
     public struct Options: Sendable {
@@ -16,6 +16,10 @@ public final class Coordinator {
         public var backupAfterSeconds = 2.0
         /// Directories whose files submitted by path may be read in place.
         public var mediaRoots: [URL] = []
+        /// The farm's looks directory: its looks replace a submission's (docs/filters.md).
+        public var looks: URL?
+        /// Refuse ReelFarm's stand-in images for the SDK's named looks.
+        public var strictLooks = false
         /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
         public var curve: CurveServer?
         /// Ends `run()` when raised (from any thread).
@@ -54,7 +58,8 @@ public final class Coordinator {
             try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
-        media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store, roots: options.mediaRoots)
+        media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
+                               roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         context = try ZMQContext()
         socket = try ZMQSocket(context, .router, sendTimeoutMillis: 2000)
         if let curve = options.curve {

@@ -3,7 +3,7 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// Thumbnails and frames on disk (DESIGN §7): one file per picture under a key made of
+/// Thumbnails and frames on disk (docs/operations.md): one file per picture under a key made of
 /// what it shows, an SQLite index of sizes and last use for LRU eviction by bytes, and a
 /// memo of content ids by (path, size, mtime). Survives restarts. One thread owns it.
 public final class StillCache {

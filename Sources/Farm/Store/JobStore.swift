@@ -1,7 +1,7 @@
 import Foundation
 import RenderEngine
 
-/// The coordinator's durable state (DESIGN §7): jobs, shards, attempts and workers in
+/// The coordinator's durable state (docs/operations.md): jobs, shards, attempts and workers in
 /// SQLite. Every state change is one transaction, so a restart finds each job exactly as
 /// the last committed change left it.
 public final class JobStore {

@@ -2,7 +2,7 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// A worker's thumbnail and frame server (DESIGN §7): one thread of its own, apart from
+/// A worker's thumbnail and frame server (docs/operations.md): one thread of its own, apart from
 /// the render slots, so interactive requests are served at once even while every slot
 /// renders. It owns the worker's `StillCache`; requests and invalidations reach it in the
 /// order the coordinator sent them.

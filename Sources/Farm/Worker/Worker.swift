@@ -3,7 +3,7 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// A farm worker (DESIGN §7): a DEALER that announces itself, heartbeats, renders up to
+/// A farm worker (docs/operations.md): a DEALER that announces itself, heartbeats, renders up to
 /// `slots` shards at once on its own threads, sends LZ4 chunks, fetches media it cannot
 /// read, and reconnects with backoff when the coordinator goes away.
 public final class Worker {
