@@ -27,6 +27,7 @@ final class FrameProcessor {
     private let unoriented: Frame
     /// The oriented RGB picture, for chains that move pixels.
     private let orientedRGB: Frame?
+    private let workspace = FilterWorkspace()
 
     convenience init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: FilterChain) throws {
         try self.init(geometry: Geometry(orientation: segment.orientation, naturalSize: segment.naturalSize, cropRect: segment.cropRect),
@@ -77,7 +78,8 @@ final class FrameProcessor {
             try scaler.scale(source: sourcePlanes, sourceStrides: strides,
                              destination: planes(rgb), destinationStrides: lineSizes(rgb))
             if let pixels = rgb.pointer.pointee.data.0 {
-                chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: Int(rgb.pointer.pointee.linesize.0))
+                chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: Int(rgb.pointer.pointee.linesize.0),
+                            workspace: workspace)
             }
             try convertToYUV(rgb, width: scaledWidth, height: scaledHeight, into: target)
         }
@@ -114,7 +116,7 @@ final class FrameProcessor {
         let stride = Int(destination.pointer.pointee.linesize.0)
         orientPlane(geometry.orientation, source: pixels, sourceStride: Int(rgb.pointer.pointee.linesize.0),
                     width: scaledWidth, height: scaledHeight, destination: out, destinationStride: stride, bytesPerPixel: 3)
-        chain.apply(rgb: out, width: renderWidth, height: renderHeight, stride: stride)
+        chain.apply(rgb: out, width: renderWidth, height: renderHeight, stride: stride, workspace: workspace)
         return destination
     }
 
@@ -133,7 +135,7 @@ final class FrameProcessor {
         }
         guard let pixels = rgb.pointer.pointee.data.0 else { throw EngineError("RGB frame has no data") }
         let stride = Int(rgb.pointer.pointee.linesize.0)
-        chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: stride)
+        chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: stride, workspace: workspace)
         let result = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight)
         guard let out = result.pointer.pointee.data.0 else { throw EngineError("RGB frame has no data") }
         orientPlane(geometry.orientation, source: pixels, sourceStride: stride, width: scaledWidth, height: scaledHeight,

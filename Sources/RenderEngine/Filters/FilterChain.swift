@@ -68,8 +68,10 @@ public struct FilterChain: Sendable {
         needsOrientedPicture = oriented
     }
 
-    /// Runs the chain in place on packed RGB24 rows.
-    public func apply(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
+    /// Runs the chain in place on packed RGB24 rows. `workspace` keeps the float pictures
+    /// of chains with picture passes from one frame to the next.
+    public func apply(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
+                      workspace: FilterWorkspace = FilterWorkspace()) {
         guard !isIdentity else { return }
         if let table {
             table.withUnsafeBufferPointer { t in
@@ -81,7 +83,7 @@ public struct FilterChain: Sendable {
         } else if steps.count == 1, case .pixels(let ops) = steps[0] {
             streamRows(ops, rgb: rgb, width: width, height: height, stride: stride)
         } else {
-            applyInPlanes(rgb: rgb, width: width, height: height, stride: stride)
+            applyInPlanes(rgb: rgb, width: width, height: height, stride: stride, workspace: workspace)
         }
     }
 
@@ -112,8 +114,10 @@ public struct FilterChain: Sendable {
     }
 
     /// The whole picture in float planes, stage after stage.
-    private func applyInPlanes(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
-        var picture = PlanarPicture(width: width, height: height)
+    private func applyInPlanes(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
+                               workspace: FilterWorkspace) {
+        var (picture, spare) = workspace.take(width: width, height: height)
+        defer { workspace.keep(picture, spare) }
         leading.withUnsafeBufferPointer { lead in
             for y in 0..<height {
                 let row = rgb + y * stride
@@ -124,7 +128,6 @@ public struct FilterChain: Sendable {
                 }
             }
         }
-        var spare = PlanarPicture(width: width, height: height)
         for step in steps {
             switch step {
             case .pixels(let ops):
@@ -157,3 +160,22 @@ public struct FilterChain: Sendable {
 
 @inline(__always)
 func quantize(_ x: Float) -> UInt8 { UInt8(min(max(x * 255 + 0.5, 0), 255)) }
+
+/// The two float pictures a chain with picture passes works in, kept between frames (a
+/// 1080p picture is 24 MB: allocating and clearing it every frame costs more than most
+/// filters). Used by one thread at a time.
+public final class FilterWorkspace {
+    private var pictures: (PlanarPicture, PlanarPicture)?
+
+    public init() {}
+
+    func take(width: Int, height: Int) -> (PlanarPicture, PlanarPicture) {
+        if let kept = pictures, kept.0.width == width, kept.0.height == height {
+            pictures = nil
+            return kept
+        }
+        return (PlanarPicture(width: width, height: height), PlanarPicture(width: width, height: height))
+    }
+
+    func keep(_ a: PlanarPicture, _ b: PlanarPicture) { pictures = (a, b) }
+}

@@ -67,6 +67,62 @@ public enum PortableMath {
         return (s, c)
     }
 
+    // MARK: Single precision, eight lanes at a time, for per-pixel use
+
+    public typealias Lanes = SIMD8<Float>
+
+    /// log2(x) for x > 0 (relative error about 1e-7): exponent and mantissa from the
+    /// bits, the mantissa brought into [√½, √2), five terms of the atanh series.
+    @inlinable @inline(__always)
+    public static func log2(_ x: Lanes) -> Lanes {
+        let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
+        var e = Lanes(SIMD8<Int32>(truncatingIfNeeded: bits &>> 23) &- 127)
+        var m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F80_0000, to: Lanes.self)
+        let high = m .> 1.4142135
+        m.replace(with: m * 0.5, where: high)
+        e.replace(with: e + 1, where: high)
+        let s: Lanes = (m - 1) / (m + 1)
+        let s2: Lanes = s * s
+        var series: Lanes = s2 * 0.2222222 + 0.2857143
+        series = series * s2 + 0.4
+        series = series * s2 + 0.6666667
+        series = series * s2 + 2
+        return e + s * series * 1.442695
+    }
+
+    /// 2^y for y in [−126, 127] (relative error about 1e-7).
+    @inlinable @inline(__always)
+    public static func exp2(_ y: Lanes) -> Lanes {
+        let y = y.clamped(lowerBound: Lanes(repeating: -126), upperBound: Lanes(repeating: 127))
+        let n: Lanes = (y + 0.5).rounded(.down)
+        let f: Lanes = (y - n) * 0.6931472
+        // Taylor series of e^f to degree 7, |f| ≤ ln2 / 2.
+        var p: Lanes = f * 0.0001984127 + 0.0013888889
+        p = p * f + 0.008333334
+        p = p * f + 0.041666668
+        p = p * f + 0.16666667
+        p = p * f + 0.5
+        p = p * f + 1
+        p = p * f + 1
+        let scale = unsafeBitCast(SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Int32>(n) &+ 127) &<< 23, to: Lanes.self)
+        return p * scale
+    }
+
+    /// x^y for x in [0, 1] and y > 0; 0 where x ≤ 0 (and below 2^-100, where it is 0 to
+    /// eight bits anyway).
+    @inlinable @inline(__always)
+    public static func pow(_ x: Lanes, _ y: Float) -> Lanes {
+        let tiny = x .< 7.9e-31
+        var result = exp2(log2(x.replacing(with: 1, where: tiny)) * y)
+        result.replace(with: 0, where: tiny)
+        return result
+    }
+
+    /// The same function for one value (lane 0 of `pow(Lanes, Float)`), so a value gives
+    /// the same result alone or among others.
+    @inlinable @inline(__always)
+    public static func pow(_ x: Float, _ y: Float) -> Float { pow(Lanes(repeating: x), y)[0] }
+
     /// m · 2^n, exactly (including subnormal results).
     private static func scale(_ m: Double, by n: Int) -> Double {
         var value = m, n = n

@@ -11,12 +11,12 @@ public enum Highlights {
         public let amount: Double
 
         public func apply(_ row: PixelRow) {
-            let k = 1 / (2 - amount)
-            for x in 0..<row.count {
-                let l = luminance(row.r[x], row.g[x], row.b[x])
-                let p = Float(PortableMath.pow(Double(clampUnit(1 - l)), k))   // pow(1−L, 2k) = p²
-                let hi = min(max(1 - (p - 0.8 * p * p) - l, -1), 0)
-                scaleToLuminance(row, x, l, l + hi)
+            let k = Float(1 / (2 - amount))
+            row.forEachLanes { r, g, b in
+                let l = r * 0.2125 + g * 0.7154 + b * 0.0721
+                let p = PortableMath.pow((1 - l).clamped(lowerBound: .zero, upperBound: .one), k)   // pow(1−L, 2k) = p²
+                let hi = (1 - (p - 0.8 * p * p) - l).clamped(lowerBound: .init(repeating: -1), upperBound: .zero)
+                return scaledToLuminance(r, g, b, l, l + hi)
             }
         }
     }
@@ -24,13 +24,11 @@ public enum Highlights {
 
 /// `rgb · target / L`, 0 where L = 0 (the shared last step of highlights and shadows).
 @inline(__always)
-func scaleToLuminance(_ row: PixelRow, _ x: Int, _ l: Float, _ target: Float) {
-    guard l > 0 else {
-        row.r[x] = 0; row.g[x] = 0; row.b[x] = 0
-        return
-    }
-    let f = target / l
-    row.r[x] = clampUnit(row.r[x] * f)
-    row.g[x] = clampUnit(row.g[x] * f)
-    row.b[x] = clampUnit(row.b[x] * f)
+func scaledToLuminance(_ r: PortableMath.Lanes, _ g: PortableMath.Lanes, _ b: PortableMath.Lanes,
+                       _ l: PortableMath.Lanes, _ target: PortableMath.Lanes)
+    -> (PortableMath.Lanes, PortableMath.Lanes, PortableMath.Lanes) {
+    let dark = l .<= 0
+    var f = target / l.replacing(with: 1, where: dark)
+    f.replace(with: 0, where: dark)
+    return (r * f, g * f, b * f)
 }

@@ -11,12 +11,12 @@ public enum Shadows {
         public let amount: Double
 
         public func apply(_ row: PixelRow) {
-            let k = 1 / (amount + 1)
-            for x in 0..<row.count {
-                let l = luminance(row.r[x], row.g[x], row.b[x])
-                let p = Float(PortableMath.pow(Double(max(l, 0)), k))   // pow(L, 2k) = p²
-                let sh = min(max(p - 0.76 * p * p - l, 0), 1)
-                scaleToLuminance(row, x, l, l + sh)
+            let k = Float(1 / (amount + 1))
+            row.forEachLanes { r, g, b in
+                let l = r * 0.2125 + g * 0.7154 + b * 0.0721
+                let p = PortableMath.pow(l, k)   // pow(L, 2k) = p²
+                let sh = (p - 0.76 * p * p - l).clamped(lowerBound: .zero, upperBound: .one)
+                return scaledToLuminance(r, g, b, l, l + sh)
             }
         }
     }
