@@ -142,6 +142,16 @@ import Testing
             worst = max(worst, abs(PortableMath.exp2(x * 2 - 1) - Foundation.exp2(x * 2 - 1)))
         }
         #expect(worst < 1e-13, "worst error \(worst)")
+        var worstFloat = 0.0
+        for i in 1...4096 {
+            let x = Float(i) / 4096
+            for y: Float in [0.5, 0.6, 0.75, 1.3, 2] {
+                let exact = Foundation.pow(Double(x), Double(y))
+                worstFloat = max(worstFloat, abs(Double(PortableMath.pow(x, y)) - exact) / exact)
+            }
+        }
+        #expect(worstFloat < 1e-6, "single precision: worst relative error \(worstFloat)")
+        #expect(PortableMath.pow(Float(0), 0.7) == 0 && PortableMath.pow(Float(1), 0.7) == 1)
         #expect(PortableMath.pow(0, 0.5) == 0 && PortableMath.pow(0.25, 0.5) == 0.5)
     }
 }

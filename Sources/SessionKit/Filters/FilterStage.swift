@@ -55,29 +55,6 @@ public struct PixelRow {
     }
 }
 
-extension PixelRow {
-    /// Runs `body` over the row eight pixels at a time (the last group padded with zeros),
-    /// writing back what it returns, clamped to [0, 1].
-    @inlinable @inline(__always)
-    public func forEachLanes(_ body: (PortableMath.Lanes, PortableMath.Lanes, PortableMath.Lanes)
-                             -> (PortableMath.Lanes, PortableMath.Lanes, PortableMath.Lanes)) {
-        typealias L = PortableMath.Lanes
-        let zero = L(repeating: 0), one = L(repeating: 1)
-        var x = 0
-        while x < count {
-            let n = Swift.min(8, count - x)
-            var lr = zero, lg = zero, lb = zero
-            for i in 0..<n { lr[i] = r[x + i]; lg[i] = g[x + i]; lb[i] = b[x + i] }
-            var (or, og, ob) = body(lr, lg, lb)
-            or = or.clamped(lowerBound: zero, upperBound: one)
-            og = og.clamped(lowerBound: zero, upperBound: one)
-            ob = ob.clamped(lowerBound: zero, upperBound: one)
-            for i in 0..<n { r[x + i] = or[i]; g[x + i] = og[i]; b[x + i] = ob[i] }
-            x += 8
-        }
-    }
-}
-
 public protocol PixelOperation: Sendable {
     /// Runs over one row in place, clamping its results to [0, 1].
     func apply(_ row: PixelRow)
@@ -120,6 +97,22 @@ public struct PlanarPicture: Sendable, Equatable {
         r = [Float](repeating: 0, count: width * height)
         g = r
         b = r
+    }
+
+    /// Bilinear read at continuous pixel coordinates (pixel centres at +½), clamped to the edges.
+    @inline(__always)
+    public func bilinear(_ x: Float, _ y: Float) -> (Float, Float, Float) {
+        let fx = min(max(x - 0.5, 0), Float(width - 1)), fy = min(max(y - 0.5, 0), Float(height - 1))
+        let x0 = min(Int(fx), width - 1), y0 = min(Int(fy), height - 1)
+        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+        let tx = fx - Float(x0), ty = fy - Float(y0)
+        let i00 = y0 * width + x0, i10 = y0 * width + x1, i01 = y1 * width + x0, i11 = y1 * width + x1
+        func at(_ p: [Float]) -> Float {
+            let top = p[i00] + (p[i10] - p[i00]) * tx
+            let bottom = p[i01] + (p[i11] - p[i01]) * tx
+            return top + (bottom - top) * ty
+        }
+        return (at(r), at(g), at(b))
     }
 }
 

@@ -5,18 +5,20 @@ public enum Highlights {
         type: "highlights", className: "SessionFilterHighlights", category: .adjust,
         slider: .percent(0, 1, default: 1),
         formula: "hi = clamp(1 − (pow(1−L, 1/(2−a)) − 0.8·pow(1−L, 2/(2−a))) − L, −1, 0); rgb·(L + hi)/L"
-    ) { a, _ in a == 1 ? [] : [.pixel(Operation(amount: a))] }
+    ) { a, _ in a == 1 ? [] : [.pixel(Operation(curve: PowerCurve(exponent: Float(1 / (2 - a)))))] }
 
     public struct Operation: PixelOperation {
-        public let amount: Double
+        /// `x^(1/(2−a))`.
+        public let curve: PowerCurve
 
         public func apply(_ row: PixelRow) {
-            let k = Float(1 / (2 - amount))
-            row.forEachLanes { r, g, b in
-                let l = r * 0.2125 + g * 0.7154 + b * 0.0721
-                let p = PortableMath.pow((1 - l).clamped(lowerBound: .zero, upperBound: .one), k)   // pow(1−L, 2k) = p²
-                let hi = (1 - (p - 0.8 * p * p) - l).clamped(lowerBound: .init(repeating: -1), upperBound: .zero)
-                return scaledToLuminance(r, g, b, l, l + hi)
+            curve.withTable { t in
+                for x in 0..<row.count {
+                    let l = luminance(row.r[x], row.g[x], row.b[x])
+                    let p = curve.value(1 - l, t)   // pow(1−L, 2k) = p²
+                    let hi = min(max(1 - (p - 0.8 * p * p) - l, -1), 0)
+                    scaleToLuminance(row, x, l, l + hi)
+                }
             }
         }
     }
@@ -24,11 +26,13 @@ public enum Highlights {
 
 /// `rgb · target / L`, 0 where L = 0 (the shared last step of highlights and shadows).
 @inline(__always)
-func scaledToLuminance(_ r: PortableMath.Lanes, _ g: PortableMath.Lanes, _ b: PortableMath.Lanes,
-                       _ l: PortableMath.Lanes, _ target: PortableMath.Lanes)
-    -> (PortableMath.Lanes, PortableMath.Lanes, PortableMath.Lanes) {
-    let dark = l .<= 0
-    var f = target / l.replacing(with: 1, where: dark)
-    f.replace(with: 0, where: dark)
-    return (r * f, g * f, b * f)
+func scaleToLuminance(_ row: PixelRow, _ x: Int, _ l: Float, _ target: Float) {
+    guard l > 0 else {
+        row.r[x] = 0; row.g[x] = 0; row.b[x] = 0
+        return
+    }
+    let f = target / l
+    row.r[x] = clampUnit(row.r[x] * f)
+    row.g[x] = clampUnit(row.g[x] * f)
+    row.b[x] = clampUnit(row.b[x] * f)
 }

@@ -5,18 +5,20 @@ public enum Shadows {
         type: "shadows", className: "SessionFilterShadows", category: .adjust,
         slider: .percent(0, 1, default: 0),
         formula: "sh = clamp(pow(L, 1/(a+1)) − 0.76·pow(L, 2/(a+1)) − L, 0, 1); rgb·(L + sh)/L"
-    ) { a, _ in a == 0 ? [] : [.pixel(Operation(amount: a))] }
+    ) { a, _ in a == 0 ? [] : [.pixel(Operation(curve: PowerCurve(exponent: Float(1 / (a + 1)))))] }
 
     public struct Operation: PixelOperation {
-        public let amount: Double
+        /// `x^(1/(a+1))`.
+        public let curve: PowerCurve
 
         public func apply(_ row: PixelRow) {
-            let k = Float(1 / (amount + 1))
-            row.forEachLanes { r, g, b in
-                let l = r * 0.2125 + g * 0.7154 + b * 0.0721
-                let p = PortableMath.pow(l, k)   // pow(L, 2k) = p²
-                let sh = (p - 0.76 * p * p - l).clamped(lowerBound: .zero, upperBound: .one)
-                return scaledToLuminance(r, g, b, l, l + sh)
+            curve.withTable { t in
+                for x in 0..<row.count {
+                    let l = luminance(row.r[x], row.g[x], row.b[x])
+                    let p = curve.value(l, t)   // pow(L, 2k) = p²
+                    let sh = min(max(p - 0.76 * p * p - l, 0), 1)
+                    scaleToLuminance(row, x, l, l + sh)
+                }
             }
         }
     }
