@@ -29,6 +29,13 @@ public struct EmbeddedFarm: Sendable {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
+        // Interrupted or terminated: stop the workers, remove the scratch directory, leave.
+        let spawned = Mutex<[Int32]>([])
+        let interruption = Self.onSignal {
+            for pid in spawned.withLock({ $0 }) { kill(pid, SIGKILL); waitpid(pid, nil, 0) }
+            try? FileManager.default.removeItem(at: state)
+        }
+        defer { for source in interruption { source.cancel() } }
         let endpoint = "ipc://\(state.path)/coordinator.ipc"
         let roots = Array(Set(loaded.files.values.map { $0.deletingLastPathComponent() }))
         var options = Coordinator.Options(endpoint: endpoint, stateDirectory: state.appendingPathComponent("state"))
@@ -67,12 +74,14 @@ public struct EmbeddedFarm: Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["worker", "--connect", endpoint, "--slots", "1", "--quiet",
-                                 "--cache-dir", state.appendingPathComponent("cache-\(index)").path]
+                                 "--cache-dir", state.appendingPathComponent("cache-\(index)").path,
+                                 "--parent-pid", String(getpid())]
                 + roots.flatMap { ["--media-root", $0.path] }
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             processes.append(process)
+            spawned.withLock { $0.append(process.processIdentifier) }
         }
         let client = try FarmClient(endpoint: endpoint)
         let jobID: String
@@ -86,6 +95,20 @@ public struct EmbeddedFarm: Sendable {
         }
         try client.fetch(jobID, to: output)
         return (status, Date().timeIntervalSince(begin))
+    }
+
+    /// Handles SIGINT and SIGTERM by running `cleanUp` and exiting with 128 + the signal.
+    private static func onSignal(_ cleanUp: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                cleanUp()
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
     }
 
     /// This program, for spawning workers.

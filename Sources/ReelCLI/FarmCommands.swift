@@ -123,6 +123,9 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: "Shards rendered at once (default: the number of cores).")
     var slots: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(name: .customLong("parent-pid"), help: .hidden)
+    var parentPID: Int32?
+
     @Option(name: .customLong("cache-dir"), help: "Media cache directory.")
     var cacheDir: String = FileManager.default.temporaryDirectory.appendingPathComponent("reel-worker-cache").path
 
@@ -154,6 +157,7 @@ struct WorkerCommand: ParsableCommand {
         options.failAlways = testFailAlways
         options.renderLog = testRenderLog
         options.shardDelayMillis = max(0, testShardDelay)
+        options.parentPID = parentPID
         options.curve = try keys.curve()
         let silent = quiet
         let log: @Sendable (String) -> Void = { line in if !silent { logLine(line) } }

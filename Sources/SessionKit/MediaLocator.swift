@@ -70,6 +70,11 @@ public struct MediaLocator: Sendable {
             return .failure(.init("'\(reference)' not found (\(real.path))"))
         }
         guard !isDirectory.boolValue else { return .failure(.init("'\(reference)' is a directory")) }
+        // A FIFO or a device would block whoever opens it: only regular files are media.
+        let type = (try? FileManager.default.attributesOfItem(atPath: real.path))?[.type] as? FileAttributeType
+        guard type == .typeRegular else {
+            return .failure(.init("'\(reference)' is not a regular file (a FIFO, a device or a socket)"))
+        }
         guard FileManager.default.isReadableFile(atPath: real.path) else {
             return .failure(.init("'\(reference)' is not readable (\(real.path))"))
         }

@@ -78,6 +78,8 @@ extension Coordinator {
         }
         let references = Set(LoadedSession.mediaReferences(of: session) + LoadedSession.filterFiles(of: session))
         var problems: [String] = []
+        // The same rules as the command line's: a peer's settings are input like any other.
+        do { try request.settings.validate() } catch { problems.append("settings: \(error)") }
         for reference in references where request.files[reference] == nil {
             problems.append("'\(reference)' has no content id in the submission")
         }

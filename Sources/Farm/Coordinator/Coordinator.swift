@@ -46,6 +46,7 @@ public final class Coordinator {
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
     private var lastWatchUpdate: [String: Double] = [:]
+    private var logLimiter = LogLimiter()
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
     let log: @Sendable (String) -> Void
@@ -119,7 +120,7 @@ public final class Coordinator {
             send(to: identity, .refused, Refusal(message: mismatch.description))
             return
         } catch {
-            log("dropped a malformed message: \(error)")
+            logLimited("malformed", "dropped a malformed message: \(error)")
             send(to: identity, .error, ErrorReply(message: "\(error)"))
             return
         }
@@ -141,10 +142,17 @@ public final class Coordinator {
             } else {
                 send(to: identity, .heartbeat, Heartbeat(busy: workers[identity]?.running.count ?? 0))
             }
-        case .chunk: try chunk(message.decode(ChunkReady.self), payload: message.payload.first ?? Data(), from: identity)
-        case .failed: try failed(message.decode(ShardFailed.self), from: identity)
+        case .chunk:
+            let ready = try message.decode(ChunkReady.self)
+            guard mayReport(ready.jobID, ready.shard, ready.attempt, from: identity, what: "a chunk") else { return }
+            try chunk(ready, payload: message.payload.first ?? Data(), from: identity)
+        case .failed:
+            let failure = try message.decode(ShardFailed.self)
+            guard mayReport(failure.jobID, failure.shard, failure.attempt, from: identity, what: "a failure") else { return }
+            try failed(failure, from: identity)
         case .mediaRequest:
             let request = try message.decode(MediaRequest.self)
+            guard mayRead(request, from: identity) else { return }
             let candidate = jobs.values.lazy.compactMap { job in
                 job.assignment.files.first { $0.value == request.contentID }.flatMap { job.assignment.paths[$0.key] }
             }.first
@@ -297,6 +305,56 @@ public final class Coordinator {
         send(to: identity, .shard, assignment)
     }
 
+    // MARK: Who may say what (docs/operations.md, "Trust")
+
+    /// A shard's result is taken only from the registered worker that was given that
+    /// attempt. Its own late result (a cancelled or beaten attempt) frees its slot and is
+    /// dropped; anyone else is refused and logged.
+    private func mayReport(_ jobID: String, _ shard: Int, _ attempt: Int, from identity: Data, what: String) -> Bool {
+        let key = AttemptKey(job: jobID, shard: shard, attempt: attempt)
+        guard let worker = workers[identity] else {
+            refuse(identity, kind: "forged result", "\(what) for shard \(shard) of job \(jobID) from a peer that is not a worker")
+            return false
+        }
+        guard worker.running.contains(key) else {
+            logLimited("stale result", "dropped \(what) for shard \(shard) of job \(jobID) from \(worker.workerID): "
+                + "it does not hold attempt \(attempt)")
+            return false
+        }
+        return true
+    }
+
+    /// Media blocks go only to registered workers, and only of media that a shard or a
+    /// still request they hold needs; a worker still fetching for work it no longer holds
+    /// (cancelled, beaten by a backup) is told the media is not there, which ends its fetch.
+    private func mayRead(_ request: MediaRequest, from identity: Data) -> Bool {
+        let contentID = request.contentID
+        guard let worker = workers[identity] else {
+            refuse(identity, kind: "forged media request", "a media request from a peer that is not a worker")
+            return false
+        }
+        let forShard = worker.running.contains { key in jobs[key.job]?.assignment.files.values.contains(contentID) ?? false }
+        let forStill = pendingStills.values.contains { $0.worker == identity && $0.request.files.values.contains(contentID) }
+        guard forShard || forStill else {
+            logLimited("unneeded media", "\(worker.workerID) asked for \(contentID), which no work it holds needs")
+            send(to: identity, .mediaBlock, MediaBlock(contentID: contentID, offset: request.offset, total: 0, missing: true),
+                 payload: [Data()])
+            return false
+        }
+        return true
+    }
+
+    private func refuse(_ identity: Data, kind: String, _ message: String) {
+        logLimited(kind, "refused \(message)")
+        send(to: identity, .refused, Refusal(message: "refused: \(message)"))
+    }
+
+    func logLimited(_ kind: String, _ line: String) {
+        let (write, suppressed) = logLimiter.allow(kind, now: Self.now)
+        guard write else { return }
+        log(line + (suppressed > 0 ? " (and \(suppressed) more like it)" : ""))
+    }
+
     // MARK: Results
 
     private func chunk(_ ready: ChunkReady, payload: Data, from identity: Data) throws {
@@ -319,7 +377,18 @@ public final class Coordinator {
                        from: identity, alreadyRemoved: true)
             return
         }
-        try writeChunk(bytes, to: chunkPath(job: job.id, shard: ready.shard))
+        do {
+            try writeChunk(bytes, to: chunkPath(job: job.id, shard: ready.shard))
+        } catch {
+            // The attempt is over either way; a disk that cannot hold the chunk fails the job
+            // with the reason (docs/operations.md, "Disks") rather than leaving it running.
+            let directory = chunkPath(job: job.id, shard: ready.shard).deletingLastPathComponent().path
+            let reason = "cannot store the \(bytes.count)-byte chunk of shard \(ready.shard) in \(directory): \(error)"
+            try store.endAttempt(job: job.id, shard: ready.shard, attempt: ready.attempt, outcome: "failed",
+                                 message: "\(workerID): \(reason)", at: Self.now, requeue: false)
+            finish(job, state: "failed", error: reason)
+            return
+        }
         try store.finishShard(job: job.id, shard: ready.shard, attempt: ready.attempt, sha256: ready.sha256, worker: workerID, at: Self.now)
         job.set(ready.shard, .done, worker: workerID)
         if let rss = ready.peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, rss) }

@@ -29,6 +29,7 @@ final class MediaStore {
         let stored = directory.appendingPathComponent(hex)
         if FileManager.default.fileExists(atPath: stored.path) { return stored }
         guard let candidate, Self.isInside(candidate, roots), let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
+              attributes[.type] as? FileAttributeType == .typeRegular,   // a FIFO would block the event loop
               let size = (attributes[.size] as? NSNumber)?.int64Value,
               let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
         if let known = try? store.knownMedia(path: candidate, size: size, mtime: mtime), known == contentID {

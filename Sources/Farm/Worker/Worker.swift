@@ -28,6 +28,9 @@ public final class Worker {
         public var curve: CurveClient?
         /// Directories whose files may be read in place (a shared filesystem).
         public var mediaRoots: [URL] = []
+        /// The process whose worker this is (`reel render`'s embedded farm): when it dies,
+        /// this worker leaves too instead of running on as an orphan.
+        public var parentPID: Int32?
         public var stop = StopSignal()
 
         public init(endpoint: String, slots: Int, cacheDirectory: URL) {
@@ -104,6 +107,10 @@ public final class Worker {
         defer { try? FileManager.default.removeItem(at: scratch) }
         sendHello()
         while !options.stop.isRaised {
+            if let parent = options.parentPID, getppid() != parent {
+                log("parent process \(parent) is gone; leaving")
+                break
+            }
             if try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: 100)[0] {
                 while let frames = try socket.receive() { try handle(frames) }
             }

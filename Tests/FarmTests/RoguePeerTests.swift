@@ -1,0 +1,116 @@
+import Foundation
+import ReelTestSupport
+import Testing
+@testable import Farm
+import RenderEngine
+
+/// A peer that never said `hello` sends results for another user's running job: chunks
+/// with a correct SHA-256 of other content, and failures. The coordinator (a real process)
+/// must refuse every one, and the job must come out as a clean render does.
+@Suite(.serialized) struct RoguePeerTests {
+    final class Processes {
+        var running: [Process] = []
+        deinit { for p in running where p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
+
+        func start(_ arguments: [String], log: URL, in dir: URL) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: TestEnvironment.reel)
+            process.arguments = arguments
+            process.currentDirectoryURL = dir
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            running.append(process)
+        }
+    }
+
+    @Test func forgedChunksAndFailuresFromAStrangerAreRefused() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        let sample = try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir)
+        #expect(sample.status == 0)
+        try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 2.5}]}}"#, to: "s.json", in: dir)
+        let gop = ["--keyframe-interval", "0.5"]
+        let processes = Processes()
+        let coordinatorLog = dir.appendingPathComponent("coordinator.log")
+        try processes.start(["coordinator", "--bind", endpoint, "--state-dir", dir.appendingPathComponent("state").path],
+                            log: coordinatorLog, in: dir)
+        // Slowed down, so the job is still running while the stranger speaks.
+        try processes.start(["worker", "--connect", endpoint, "--slots", "1", "--cache-dir", dir.appendingPathComponent("cache").path,
+                             "--test-shard-delay", "150"], log: dir.appendingPathComponent("worker.log"), in: dir)
+        let submitted = try TestEnvironment.reel(["submit", "s.json", "--coordinator", endpoint] + gop, in: dir)
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let job = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let context = try ZMQContext()
+        let rogue = try ZMQSocket(context, .dealer)
+        try rogue.connect(endpoint)
+        defer { rogue.close() }
+        let fake = Data(repeating: 7, count: 4096)
+        let compressed = Data(try LZ4Frame.compress(fake).bytes)
+        var sent = 0
+        for shard in 0..<6 {
+            for attempt in 0..<3 {
+                let chunk = ChunkReady(jobID: job, shard: shard, attempt: attempt, sha256: Digest.sha256(fake), size: fake.count, millis: 1)
+                try rogue.send(try WireMessage(.chunk, chunk, payload: [compressed]).frames)
+                try rogue.send(try WireMessage(.failed, ShardFailed(jobID: job, shard: shard, attempt: attempt, reason: "forged")).frames)
+                sent += 2
+            }
+        }
+        try rogue.send(try WireMessage(.mediaRequest, MediaRequest(contentID: "sha256:" + String(repeating: "0", count: 64),
+                                                                   offset: 0, length: 1024)).frames)
+        sent += 1
+        var refusals = 0
+        let deadline = Date().addingTimeInterval(20)
+        while refusals < sent && Date() < deadline {
+            guard try ZMQSocket.poll([rogue], timeoutMillis: 200)[0], let frames = try rogue.receive() else { continue }
+            let reply = try WireMessage.parse(frames)
+            #expect(reply.type == .refused)
+            refusals += 1
+        }
+        #expect(refusals == sent, "every forged message is answered with a refusal")
+
+        let fetched = try TestEnvironment.reel(["fetch", job, "-o", "out.mp4", "--wait", "--coordinator", endpoint], in: dir)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let reference = try TestEnvironment.reel(["render", "s.json", "-o", "reference.mp4", "--in-process", "--workers", "1"] + gop, in: dir)
+        #expect(reference.status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out.mp4")) == Data(contentsOf: dir.appendingPathComponent("reference.mp4")))
+        let log = try String(contentsOf: coordinatorLog, encoding: .utf8)
+        #expect(log.contains("refused a chunk for shard"), "\(log)")
+        // One line per kind of refusal in a burst, not one per message.
+        #expect(log.components(separatedBy: "refused a chunk").count - 1 < 5)
+    }
+
+    /// Settings from the wire get the command line's checks: a keyframe interval of 0 or a
+    /// CRF of 99 is refused, not rendered.
+    @Test func encoderSettingsFromTheWireAreChecked() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        let processes = Processes()
+        try processes.start(["coordinator", "--bind", endpoint, "--state-dir", dir.appendingPathComponent("state").path],
+                            log: dir.appendingPathComponent("coordinator.log"), in: dir)
+        let context = try ZMQContext()
+        let client = try ZMQSocket(context, .dealer)
+        try client.connect(endpoint)
+        defer { client.close() }
+        for (settings, expected) in [(EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: 0), "--keyframe-interval 0.0 s is outside"),
+                                     (EncoderSettings(crf: 99, preset: "veryfast", keyframeIntervalSeconds: 2), "--crf 99 is outside")] {
+            let submit = Submit(session: #"{"video": {"videoSegments": [{"source": "a.mp4"}]}}"#,
+                                files: ["a.mp4": "sha256:" + String(repeating: "1", count: 64)], paths: [:], settings: settings, priority: 0)
+            try client.send(try WireMessage(.submit, submit).frames)
+            var reply: WireMessage?
+            for _ in 0..<100 where reply == nil {
+                if try ZMQSocket.poll([client], timeoutMillis: 100)[0], let frames = try client.receive() {
+                    reply = try WireMessage.parse(frames)
+                }
+            }
+            let answer = try #require(reply)
+            #expect(answer.type == .submitted)
+            let submitted = try answer.decode(Submitted.self)
+            #expect(submitted.jobID == nil)
+            #expect(submitted.problems.contains { $0.contains(expected) }, "\(submitted.problems)")
+        }
+    }
+}
