@@ -33,6 +33,25 @@ import Testing
         #expect(cache.cached(d) != nil && cache.cached(a) != nil && cache.cached(c) != nil)
     }
 
+    /// Media larger than the limit evicts other media, never the worker's own scratch and
+    /// stills directories that live beside it.
+    @Test func evictionTouchesOnlyTheCachesOwnFiles() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let fm = FileManager.default
+        for folder in ["work-123", "stills"] {
+            try fm.createDirectory(at: dir.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try Data(repeating: 9, count: 5000).write(to: dir.appendingPathComponent("\(folder)/kept"))
+        }
+        try Data(repeating: 8, count: 5000).write(to: dir.appendingPathComponent("notes.txt"))
+        let cache = try WorkerMediaCache(directory: dir, limit: 1000)
+        let big = try fetch(cache, Data(repeating: 5, count: 3000))
+        _ = try fetch(cache, Data(repeating: 6, count: 3000), keeping: [])
+        #expect(cache.cached(big) == nil)
+        for kept in ["work-123/kept", "stills/kept", "notes.txt"] {
+            #expect(fm.fileExists(atPath: dir.appendingPathComponent(kept).path), "\(kept) was evicted")
+        }
+    }
+
     @Test func aFetchThatDoesNotMatchItsContentIDIsDiscarded() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let cache = try WorkerMediaCache(directory: dir, limit: 1 << 20)

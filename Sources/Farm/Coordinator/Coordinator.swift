@@ -344,9 +344,12 @@ public final class Coordinator {
         return true
     }
 
+    /// Refuses what a peer that has not said `hello` sent. A worker reconnecting after a
+    /// coordinator restart delivers results of attempts this process never gave it: it is
+    /// told to say hello (and its shard is rendered again), a stranger learns nothing more.
     private func refuse(_ identity: Data, kind: String, _ message: String) {
         logLimited(kind, "refused \(message)")
-        send(to: identity, .refused, Refusal(message: "refused: \(message)"))
+        send(to: identity, .refused, Refusal(message: "unknown worker: say hello (refused \(message))"))
     }
 
     func logLimited(_ kind: String, _ line: String) {

@@ -61,7 +61,10 @@ final class WorkerMediaCache {
     func evict(keeping inUse: Set<String>) {
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         guard let items = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
-        var files = items.filter { !$0.lastPathComponent.hasSuffix(".part") }.compactMap { url -> (URL, Int64, Date)? in
+        // Only media this cache wrote (named by their content id): the worker's scratch and
+        // stills directories live beside them and are not the cache's to remove.
+        let owned = items.filter { MediaLocatorContentID.hex("sha256:" + $0.lastPathComponent) != nil }
+        var files = owned.compactMap { url -> (URL, Int64, Date)? in
             guard let values = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
             return (url, Int64(values.fileSize ?? 0), values.contentModificationDate ?? .distantPast)
         }.sorted { $0.2 < $1.2 }
