@@ -117,11 +117,14 @@ public enum RenderTask: Sendable, Hashable {
 extension LocalRender {
     /// Renders one task of a job into `path` (a farm worker's entry point); returns the
     /// number of source frames processed.
-    public static func renderShard(loaded: LoadedSession, settings: EncoderSettings, task: RenderTask, to path: String) throws -> Int {
+    /// `stop` is asked after every frame of a video shard; when it answers true the render
+    /// ends with `RenderCancelled`.
+    public static func renderShard(loaded: LoadedSession, settings: EncoderSettings, task: RenderTask, to path: String,
+                                   stop: () -> Bool = { false }) throws -> Int {
         let timeline = try loaded.timeline()
         let job = try RenderJob(loaded: loaded, timeline: timeline,
                                 plan: Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval), settings: settings)
-        return try job.run(task, to: path) { _ in }
+        return try job.run(task, to: path) { _ in if stop() { throw RenderCancelled() } }
     }
 }
 
@@ -164,7 +167,7 @@ struct RenderJob: Sendable {
         }
     }
 
-    func run(_ task: Task, to path: String, progress: (Int) -> Void) throws -> Int {
+    func run(_ task: Task, to path: String, progress: (Int) throws -> Void) throws -> Int {
         switch task {
         case .audio:
             var sources: [Int: String] = [:]
@@ -240,4 +243,10 @@ final class JobBoard: Sendable {
             LocalRender.Progress(framesDone: s.frames, totalFrames: totalFrames, shardsDone: s.done, shardCount: count, elapsed: elapsed)
         }
     }
+}
+
+/// A render stopped because its work was cancelled.
+public struct RenderCancelled: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "cancelled" }
 }

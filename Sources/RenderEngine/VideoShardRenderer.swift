@@ -17,9 +17,10 @@ public struct VideoShardRenderer: Sendable {
         public var sourceFramesProcessed = 0
     }
 
-    /// `progress` is called after each encoded frame.
+    /// `progress` is called after each encoded frame; it may throw to stop the render (a
+    /// cancelled shard stops within a frame).
     public func render(_ shard: Plan.VideoShard, sourcePath: String, chain: FilterChain, to chunkPath: String,
-                       progress: (Int) -> Void = { _ in }) throws -> Statistics {
+                       progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let segment = timeline.segments[shard.segment]
         let source = try VideoSource(path: sourcePath)
         let selector = try FrameSelector(source: source, startingAt: segment.sourceTime(ofFrame: shard.startFrame))
@@ -38,7 +39,7 @@ public struct VideoShardRenderer: Sendable {
             }
             try writer.append(picture)
             stats.framesEncoded += 1
-            progress(1)
+            try progress(1)
         }
         try writer.close()
         return stats

@@ -396,8 +396,7 @@ public final class Coordinator {
         job.set(ready.shard, .done, worker: workerID)
         if let rss = ready.peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, rss) }
         // Other copies of this shard are no longer needed.
-        for (attempt, other) in job.running[ready.shard] ?? [:] {
-            workers[other.worker]?.running.remove(AttemptKey(job: job.id, shard: ready.shard, attempt: attempt))
+        for (_, other) in job.running[ready.shard] ?? [:] {
             send(to: other.worker, .cancelShard, CancelShard(jobID: job.id, shard: ready.shard))
         }
         job.running[ready.shard] = nil
@@ -453,11 +452,10 @@ public final class Coordinator {
             send(to: identity, .error, ErrorReply(message: known ? "job \(jobID) has already ended" : "no job \(jobID)"))
             return
         }
+        // Running attempts stop on their workers; each slot is freed when its worker confirms
+        // (its "cancelled" failure), so a slot is never given out twice.
         for (shard, attempts) in job.running {
-            for (attempt, run) in attempts {
-                workers[run.worker]?.running.remove(AttemptKey(job: jobID, shard: shard, attempt: attempt))
-                send(to: run.worker, .cancelShard, CancelShard(jobID: jobID, shard: shard))
-            }
+            for (_, run) in attempts { send(to: run.worker, .cancelShard, CancelShard(jobID: jobID, shard: shard)) }
         }
         job.running = [:]
         finish(job, state: "cancelled", error: nil)

@@ -46,6 +46,8 @@ public final class Worker {
     private let cache: WorkerMediaCache
     private let results = Inbox<(key: String, outcome: Outcome)>()
     private var running: [String: Date] = [:]          // "job/shard/attempt"
+    /// Raised to stop a running shard (cancel, or a backup copy that won elsewhere).
+    private var stopFlags: [String: StopSignal] = [:]
     private var waiting: [Waiting] = []                  // for media
     private let stills: StillThread
     /// Signalled by render and still threads when a result is ready.
@@ -186,6 +188,9 @@ public final class Worker {
         case .cancelShard:
             let cancel = try message.decode(CancelShard.self)
             waiting.removeAll { if case .shard(let a) = $0 { a.jobID == cancel.jobID && a.shard == cancel.shard } else { false } }
+            // A running render stops within a frame; its "cancelled" failure frees the slot
+            // on the coordinator.
+            for (key, flag) in stopFlags where key.hasPrefix("\(cancel.jobID)/\(cancel.shard)/") { flag.raise() }
         case .error:
             log("coordinator error: \((try? message.decode(ErrorReply.self).message) ?? "?")")
         default:
@@ -273,12 +278,14 @@ public final class Worker {
     private func start(_ assignment: ShardAssignment, files: [String: URL]) {
         let key = "\(assignment.jobID)/\(assignment.shard)/\(assignment.attempt)"
         running[key] = Date()
+        let stop = StopSignal()
+        stopFlags[key] = stop
         let options = self.options
         let results = self.results
         let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
         let wakeup = self.wakeup
         let thread = Thread {
-            results.post((key, Self.render(assignment, files: files, chunk: chunk, options: options)))
+            results.post((key, Self.render(assignment, files: files, chunk: chunk, options: options, stop: stop)))
             wakeup.signal()
         }
         thread.stackSize = 4 << 20
@@ -290,13 +297,14 @@ public final class Worker {
         case failed(ShardFailed)
     }
 
-    private static func render(_ a: ShardAssignment, files: [String: URL], chunk: String, options: Options) -> Outcome {
+    private static func render(_ a: ShardAssignment, files: [String: URL], chunk: String, options: Options,
+                               stop: StopSignal) -> Outcome {
         let started = Date()
         defer { unlink(chunk) }
         do {
             if let log = options.renderLog { try appendLine("\(a.jobID) \(a.shard) \(a.attempt) \(options.workerID)", to: log) }
             if options.failAlways { throw EngineError("this worker was started with --fail-always") }
-            if options.shardDelayMillis > 0 { Thread.sleep(forTimeInterval: Double(options.shardDelayMillis) / 1000) }
+            if options.shardDelayMillis > 0 { try pause(milliseconds: options.shardDelayMillis, unless: stop) }
             let session = try SessionDocument.decode(Data(a.session.utf8))
             let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files)
             guard loaded.report.isValid else {
@@ -305,7 +313,7 @@ public final class Worker {
             let task: RenderTask = a.task.kind == .audio ? .audio : .video(Plan.VideoShard(
                 index: a.shard, segment: a.task.segment, startFrame: a.task.startFrame, endFrame: a.task.endFrame,
                 outputStartFrame: a.task.outputStartFrame))
-            _ = try LocalRender.renderShard(loaded: loaded, settings: a.settings, task: task, to: chunk)
+            _ = try LocalRender.renderShard(loaded: loaded, settings: a.settings, task: task, to: chunk) { stop.isRaised }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: chunk))
             let compressed = try LZ4Frame.compress(bytes)
             if options.corruptChunks, compressed.count > 32 {
@@ -321,11 +329,24 @@ public final class Worker {
         }
     }
 
+    /// The test hook's pause, cut short by a cancel.
+    private static func pause(milliseconds: Int, unless stop: StopSignal) throws {
+        let until = Date().addingTimeInterval(Double(milliseconds) / 1000)
+        while Date() < until {
+            if stop.isRaised { throw RenderCancelled() }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
     private func deliver(_ result: (key: String, outcome: Outcome)) {
         running[result.key] = nil
+        stopFlags[result.key] = nil
         switch result.outcome {
         case .chunk(let ready, let buffer):
             send(.chunk, ready, payload: [.owned(buffer)])
+        case .failed(let failure) where failure.reason == RenderCancelled().description:
+            log("stopped shard \(failure.shard) of \(failure.jobID): cancelled")
+            send(.failed, failure)
         case .failed(let failure):
             log("shard \(failure.shard) of \(failure.jobID) failed: \(failure.reason)")
             send(.failed, failure)
