@@ -36,6 +36,22 @@ import Testing
         #expect(try reopened.shardsDone(byWorker: "w1") == 1)
     }
 
+    /// Attempts in flight when the coordinator died get an outcome on restart; finished and
+    /// failed ones keep theirs.
+    @Test func resumeClosesStaleAttempts() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
+        try store.createJob(record("j1"), shards: tasks)
+        try store.startAttempt(job: "j1", shard: 0, attempt: 1, worker: "w1", at: 1)
+        try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: "failed", message: "w1: boom", at: 2, requeue: true)
+        try store.startAttempt(job: "j1", shard: 0, attempt: 2, worker: "w2", at: 3)
+        try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 3)
+        try store.startAttempt(job: "j1", shard: 1, attempt: 2, worker: "w2", at: 4)   // a backup
+        #expect(try store.closeOpenAttempts(job: "j1", at: 9, reason: "coordinator restarted") == 3)
+        #expect(try store.closeOpenAttempts(job: "j1", at: 10, reason: "again") == 0)
+        #expect(try store.failures(job: "j1", shard: 0).map(\.message) == ["w1: boom"])
+    }
+
     @Test func aBatchCommitsTogetherAndAFailedChangeInsideUndoesOnlyItself() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let path = dir.appendingPathComponent("farm.sqlite").path

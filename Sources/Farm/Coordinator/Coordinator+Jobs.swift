@@ -20,6 +20,8 @@ extension Coordinator {
                 }
             }
             for (shard, attempts) in try store.attemptCounts(job: record.id) { job.nextAttempt[shard] = attempts }
+            let lost = try store.closeOpenAttempts(job: record.id, at: Self.now, reason: "coordinator restarted")
+            if lost > 0 { log("job \(record.id): \(lost) attempts in flight at the restart marked lost") }
             jobs[record.id] = job
             log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept")
             if job.allDone { startAssembly(job) }

@@ -141,6 +141,20 @@ public final class JobStore {
         }
     }
 
+    /// Gives every attempt of `job` still without an outcome the outcome `lost`: after a
+    /// restart no worker will ever report them, and a shard's history should say so.
+    /// Returns how many were closed.
+    @discardableResult
+    public func closeOpenAttempts(job: String, at time: Double, reason: String) throws -> Int {
+        var closed = 0
+        try db.transaction {
+            closed = try db.query("SELECT COUNT(*) FROM attempts WHERE job_id=? AND outcome IS NULL", [.text(job)]).first?[0].int.map(Int.init) ?? 0
+            try db.query("UPDATE attempts SET ended=?, outcome='lost', message=? WHERE job_id=? AND outcome IS NULL",
+                         [.real(time), .text(reason), .text(job)])
+        }
+        return closed
+    }
+
     /// Attempts of a shard that failed, with the worker and the message.
     public func failures(job: String, shard: Int) throws -> [(worker: String, message: String)] {
         try db.query("SELECT worker, message FROM attempts WHERE job_id=? AND idx=? AND outcome='failed' ORDER BY attempt",
