@@ -109,7 +109,15 @@ struct CoordinatorCommand: ParsableCommand {
         }
         let log: @Sendable (String) -> Void = { logLine($0) }
         let coordinator = try farmCall { try Coordinator(options: options, log: log) }
+        // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
+        let stop = options.stop
+        let signals = onTerminationSignals { number in
+            log("signal \(number): stopping")
+            stop.raise()
+        }
+        defer { signals.forEach { $0.cancel() } }
         try farmCall { try coordinator.run() }
+        log("coordinator stopped")
     }
 }
 
@@ -122,6 +130,9 @@ struct WorkerCommand: ParsableCommand {
 
     @Option(help: "Shards rendered at once (default: the number of cores).")
     var slots: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("drain-seconds"), help: "On SIGTERM/SIGINT: how long running shards may finish before they are handed back.")
+    var drainSeconds: Double = 30
 
     @Option(name: .customLong("parent-pid"), help: .hidden)
     var parentPID: Int32?
@@ -158,11 +169,20 @@ struct WorkerCommand: ParsableCommand {
         options.renderLog = testRenderLog
         options.shardDelayMillis = max(0, testShardDelay)
         options.parentPID = parentPID
+        options.drainSeconds = max(0, drainSeconds)
         options.curve = try keys.curve()
         let silent = quiet
         let log: @Sendable (String) -> Void = { line in if !silent { logLine(line) } }
         let worker = try farmCall { try Worker(options: options, log: log) }
+        // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0; a second
+        // signal leaves at once.
+        let drain = options.drain, stop = options.stop
+        let signals = onTerminationSignals { number in
+            if drain.isRaised { stop.raise() } else { drain.raise() }
+        }
+        defer { signals.forEach { $0.cancel() } }
         try farmCall { try worker.run() }
+        log("worker stopped")
     }
 }
 

@@ -30,3 +30,41 @@ import Testing
         #expect(try farm.status(job)["state"] as? String == "cancelled")
     }
 }
+
+/// SIGTERM on a worker: no new work, running shards handed back (drain 0 s), scratch
+/// removed, exit 0 — and the job still completes byte-identical on the other worker.
+@Suite(.serialized) struct WorkerDrainTests {
+    @Test func sigtermMidShardHandsTheShardBackAndTheJobCompletes() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 4)
+        try farm.startCoordinator()
+        try farm.startWorker("a", ["--test-shard-delay", "400", "--drain-seconds", "0"])
+        #expect(try farm.waitUntil(20) { farm.log("coordinator.log").contains("joined") })
+        let job = try farm.submit()
+        // Wait until worker a holds a shard, then start b and stop a.
+        #expect(try farm.waitUntil(30) { (try farm.status(job)["shards"] as? [String: Int])?["running"] ?? 0 > 0 })
+        try farm.startWorker("b", ["--test-shard-delay", "50"])
+        let a = try #require(farm.workers["a"])
+        kill(a.processIdentifier, SIGTERM)
+        #expect(try farm.waitUntil(15) { !a.isRunning }, "worker a did not leave after SIGTERM")
+        #expect(a.terminationStatus == 0)
+        #expect(farm.log("worker-a.log").contains("draining"))
+        #expect(farm.log("coordinator.log").contains("handed back by"), "\(farm.log("coordinator.log"))")
+        let scratch = try FileManager.default.contentsOfDirectory(atPath: farm.path("cache-a")).filter { $0.hasPrefix("work-") }
+        #expect(scratch.isEmpty, "scratch left behind: \(scratch)")
+        let output = try farm.fetched(job)
+        #expect(output == (try farm.reference()))
+        #expect(try farm.status(job)["state"] as? String == "done")
+    }
+
+    @Test func sigtermStopsTheCoordinatorCleanly() throws {
+        let farm = try FarmFixture()
+        try farm.startCoordinator()
+        #expect(try farm.waitUntil(20) { farm.log("coordinator.log").contains("listening") })
+        let coordinator = try #require(farm.coordinator)
+        kill(coordinator.processIdentifier, SIGTERM)
+        #expect(try farm.waitUntil(10) { !coordinator.isRunning })
+        #expect(coordinator.terminationStatus == 0)
+        #expect(farm.log("coordinator.log").contains("coordinator stopped"))
+    }
+}

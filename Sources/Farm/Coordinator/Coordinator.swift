@@ -140,6 +140,11 @@ public final class Coordinator {
             if workers[identity] == nil {
                 send(to: identity, .refused, Refusal(message: "unknown worker: say hello"))
             } else {
+                // A draining worker takes no more work; what it holds it finishes or hands back.
+                if (try? message.decode(Heartbeat.self))?.draining == true, let worker = workers[identity], worker.slots > 0 {
+                    workers[identity]?.slots = 0
+                    log("worker \(worker.workerID) is draining")
+                }
                 send(to: identity, .heartbeat, Heartbeat(busy: workers[identity]?.running.count ?? 0))
             }
         case .chunk:
@@ -410,6 +415,17 @@ public final class Coordinator {
         workers[identity]?.running.remove(key)
         guard let job = jobs[failure.jobID], alreadyRemoved || job.running[failure.shard]?[failure.attempt] != nil else { return }
         job.running[failure.shard]?[failure.attempt] = nil
+        if failure.reason == ShardFailed.handedBack {
+            // Not the shard's fault: queued again, not counted toward its failures.
+            try store.endAttempt(job: job.id, shard: failure.shard, attempt: failure.attempt, outcome: "handed back",
+                                 message: workerID, at: Self.now, requeue: false)
+            log("shard \(failure.shard) of job \(job.id) handed back by \(workerID)")
+            if job.state[failure.shard] != .done, job.running[failure.shard]?.isEmpty ?? true {
+                job.set(failure.shard, .queued)
+                try store.requeueShard(job: job.id, shard: failure.shard)
+            }
+            return
+        }
         try store.endAttempt(job: job.id, shard: failure.shard, attempt: failure.attempt, outcome: "failed",
                              message: "\(workerID): \(failure.reason)", at: Self.now, requeue: false)
         job.failedOn[failure.shard, default: []].insert(workerID)

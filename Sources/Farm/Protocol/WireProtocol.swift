@@ -124,7 +124,12 @@ public struct Welcome: Codable, Sendable {
 
 public struct Heartbeat: Codable, Sendable {
     public var busy: Int
-    public init(busy: Int) { self.busy = busy }
+    /// A worker that is shutting down: it takes no more work (absent = false).
+    public var draining: Bool?
+    public init(busy: Int, draining: Bool? = nil) {
+        self.busy = busy
+        self.draining = draining
+    }
 }
 
 public struct Refusal: Codable, Sendable {
@@ -186,6 +191,10 @@ public struct ShardFailed: Codable, Sendable {
     public var shard: Int
     public var attempt: Int
     public var reason: String
+
+    /// The reason of a shard a draining worker gives back unfinished: queued again, not
+    /// counted as a failure.
+    public static let handedBack = "handed back: the worker is shutting down"
 }
 
 public struct MediaRequest: Codable, Sendable {

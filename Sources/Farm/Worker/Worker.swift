@@ -28,6 +28,10 @@ public final class Worker {
         public var curve: CurveClient?
         /// Directories whose files may be read in place (a shared filesystem).
         public var mediaRoots: [URL] = []
+        /// Raised by SIGTERM/SIGINT: take no more work, finish or hand back running shards
+        /// within `drainSeconds`, then leave (docs/operations.md, "Shutting down").
+        public var drain = StopSignal()
+        public var drainSeconds = 30.0
         /// The process whose worker this is (`reel render`'s embedded farm): when it dies,
         /// this worker leaves too instead of running on as an orphan.
         public var parentPID: Int32?
@@ -108,10 +112,23 @@ public final class Worker {
     public func run() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         sendHello()
+        var drainDeadline: Date?
         while !options.stop.isRaised {
             if let parent = options.parentPID, getppid() != parent {
                 log("parent process \(parent) is gone; leaving")
                 break
+            }
+            if options.drain.isRaised {
+                if drainDeadline == nil {
+                    drainDeadline = Date().addingTimeInterval(options.drainSeconds)
+                    log("draining: \(running.count) shard(s) running, up to \(Int(options.drainSeconds)) s")
+                    handBackWaiting()
+                    send(.heartbeat, Heartbeat(busy: running.count, draining: true))
+                }
+                if running.isEmpty { break }
+                if let deadline = drainDeadline, Date() >= deadline {
+                    for flag in stopFlags.values { flag.raise() }   // their results are hand-backs
+                }
             }
             if try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: 100)[0] {
                 while let frames = try socket.receive() { try handle(frames) }
@@ -119,7 +136,7 @@ public final class Worker {
             for result in results.take() { deliver(result) }
             for (reply, pictures) in stills.take() { send(.stillsReply, reply, payload: pictures.map { .bytes($0) }) }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
-                send(.heartbeat, Heartbeat(busy: running.count))
+                send(.heartbeat, Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil))
             }
             if Date().timeIntervalSince(lastHeard) * 1000 > Double(options.heartbeatMillis * options.liveness) {
                 try reconnect()
@@ -181,7 +198,14 @@ public final class Worker {
             } else {
                 throw ProtocolError("coordinator refused this worker: \(refusal.message)")
             }
-        case .shard: try accept(.shard(message.decode(ShardAssignment.self)))
+        case .shard:
+            let assignment = try message.decode(ShardAssignment.self)
+            if options.drain.isRaised {
+                send(.failed, ShardFailed(jobID: assignment.jobID, shard: assignment.shard, attempt: assignment.attempt,
+                                          reason: ShardFailed.handedBack))
+            } else {
+                try accept(.shard(assignment))
+            }
         case .stills: try accept(.stills(message.decode(StillsRequest.self)))
         case .invalidate: stills.post(.invalidate(try message.decode(InvalidateRequest.self).contentIDs))
         case .mediaBlock: try received(message.decode(MediaBlock.self), data: message.payload.first ?? Data())
@@ -329,6 +353,14 @@ public final class Worker {
         }
     }
 
+    /// Shards still waiting for media go back to the coordinator at once.
+    private func handBackWaiting() {
+        for case .shard(let a) in waiting {
+            send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: ShardFailed.handedBack))
+        }
+        waiting.removeAll { if case .shard = $0 { true } else { false } }
+    }
+
     /// The test hook's pause, cut short by a cancel.
     private static func pause(milliseconds: Int, unless stop: StopSignal) throws {
         let until = Date().addingTimeInterval(Double(milliseconds) / 1000)
@@ -344,8 +376,13 @@ public final class Worker {
         switch result.outcome {
         case .chunk(let ready, let buffer):
             send(.chunk, ready, payload: [.owned(buffer)])
-        case .failed(let failure) where failure.reason == RenderCancelled().description:
-            log("stopped shard \(failure.shard) of \(failure.jobID): cancelled")
+        case .failed(var failure) where failure.reason == RenderCancelled().description:
+            if options.drain.isRaised {
+                failure.reason = ShardFailed.handedBack
+                log("handed back shard \(failure.shard) of \(failure.jobID)")
+            } else {
+                log("stopped shard \(failure.shard) of \(failure.jobID): cancelled")
+            }
             send(.failed, failure)
         case .failed(let failure):
             log("shard \(failure.shard) of \(failure.jobID) failed: \(failure.reason)")
