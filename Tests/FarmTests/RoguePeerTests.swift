@@ -17,7 +17,7 @@ import RenderEngine
             process.executableURL = URL(fileURLWithPath: TestEnvironment.reel)
             process.arguments = arguments
             process.currentDirectoryURL = dir
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle
@@ -112,5 +112,45 @@ import RenderEngine
             #expect(submitted.jobID == nil)
             #expect(submitted.problems.contains { $0.contains(expected) }, "\(submitted.problems)")
         }
+    }
+
+    /// A peer that floods requests and never reads its replies: the coordinator neither
+    /// blocks nor grows, and a job running meanwhile finishes as usual.
+    @Test func aPeerThatNeverReadsCannotStallOrGrowTheCoordinator() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        #expect(try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir).status == 0)
+        try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 2.5}]}}"#, to: "s.json", in: dir)
+        let processes = Processes()
+        try processes.start(["coordinator", "--bind", endpoint, "--state-dir", dir.appendingPathComponent("state").path],
+                            log: dir.appendingPathComponent("coordinator.log"), in: dir)
+        let coordinator = try #require(processes.running.first).processIdentifier
+        try processes.start(["worker", "--connect", endpoint, "--slots", "1", "--cache-dir", dir.appendingPathComponent("cache").path],
+                            log: dir.appendingPathComponent("worker.log"), in: dir)
+        let context = try ZMQContext()
+        let flooder = try ZMQSocket(context, .dealer)
+        try flooder.connect(endpoint)
+        defer { flooder.close() }
+        let contentID = try ContentID.of(file: dir.appendingPathComponent("a.mp4").path)
+        for _ in 0..<3000 {
+            try flooder.send(try WireMessage(.mediaRequest, MediaRequest(contentID: contentID, offset: 0, length: 4 << 20)).frames)
+            try flooder.send(try WireMessage(.fetch, FetchRequest(jobID: "nothing", offset: 0, length: 4 << 20, part: "output")).frames)
+        }
+        let started = Date()
+        let rendered = try TestEnvironment.reel(["render", "s.json", "-o", "out.mp4", "--in-process"], in: dir)   // the reference
+        #expect(rendered.status == 0)
+        let submitted = try TestEnvironment.reel(["submit", "s.json", "--coordinator", endpoint], in: dir)
+        let job = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let fetched = try TestEnvironment.reel(["fetch", job, "-o", "farm.mp4", "--wait", "--coordinator", endpoint], in: dir)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(Date().timeIntervalSince(started) < 60)
+        let status = try String(contentsOfFile: "/proc/\(coordinator)/status", encoding: .utf8)
+        let rssKB = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) } ?? .max
+        #expect(rssKB < 200 * 1024, "coordinator RSS \(rssKB) kB")
+        // Replies beyond the peer's queue were dropped, and said so once, not 6,000 times.
+        let log = try String(contentsOf: dir.appendingPathComponent("coordinator.log"), encoding: .utf8)
+        #expect(log.contains("does not read"), "\(log.suffix(2000))")
+        #expect(log.split(separator: "\n").count < 40)
     }
 }

@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 import RenderEngine
 import SessionKit
@@ -62,7 +63,11 @@ public final class Coordinator {
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         context = try ZMQContext()
-        socket = try ZMQSocket(context, .router, sendTimeoutMillis: 2000)
+        // Sends never wait (a peer that does not read would stall every other), and each
+        // peer's outgoing queue is bounded: past it, what would be sent is dropped
+        // (docs/operations.md, "Trust"). Workers ask for one block at a time, clients too.
+        socket = try ZMQSocket(context, .router, sendTimeoutMillis: 0)
+        try socket.set(ZMQ_SNDHWM, Coordinator.peerQueueLimit)
         if let curve = options.curve {
             authenticator = try ZAPAuthenticator(context: context, authorized: curve.authorized, log: log)
             try socket.secure(curve)
@@ -75,6 +80,10 @@ public final class Coordinator {
     }
 
     public func stop() { options.stop.raise() }
+
+    /// Messages queued to one peer at most (ZMQ_SNDHWM): 32 × a 4 MiB block bounds what a
+    /// peer that never reads can make the coordinator hold.
+    static let peerQueueLimit: Int32 = 32
 
     static var now: Double { Date().timeIntervalSince1970 }
 
@@ -128,7 +137,7 @@ public final class Coordinator {
         do {
             try route(message, from: identity)
         } catch {
-            log("\(message.type.rawValue) from a peer failed: \(error)")
+            logLimited("failed \(message.type.rawValue)", "\(message.type.rawValue) from a peer failed: \(error)")
             send(to: identity, .error, ErrorReply(message: "\(error)"))
         }
     }
@@ -192,9 +201,14 @@ public final class Coordinator {
             let message = try WireMessage(type, body, payload: payload)
             try socket.send([.bytes(identity)] + message.frames)
         } catch {
-            // ROUTER_MANDATORY: an unroutable peer is gone; a worker's shards go back to the queue.
-            log("send \(type.rawValue) failed: \(error)")
-            if workers[identity] != nil { dropWorker(identity, reason: "unreachable") }
+            // ROUTER_MANDATORY: an unroutable peer is gone, and one whose queue is full does
+            // not read; a worker's shards go back to the queue, anyone else is dropped.
+            if workers[identity] != nil {
+                log("send \(type.rawValue) to a worker failed: \(error)")
+                dropWorker(identity, reason: "unreachable or not reading")
+            } else {
+                logLimited("send failed", "dropped \(type.rawValue) to a peer that is gone or does not read: \(error)")
+            }
         }
     }
 
