@@ -62,15 +62,17 @@ import RenderEngine
         try rogue.send(try WireMessage(.mediaRequest, MediaRequest(contentID: "sha256:" + String(repeating: "0", count: 64),
                                                                    offset: 0, length: 1024)).frames)
         sent += 1
+        // Every forged message is refused; the replies beyond the coordinator's per-peer queue
+        // (32 messages) to a peer that reads only later are dropped.
         var refusals = 0
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(5)
         while refusals < sent && Date() < deadline {
             guard try ZMQSocket.poll([rogue], timeoutMillis: 200)[0], let frames = try rogue.receive() else { continue }
             let reply = try WireMessage.parse(frames)
             #expect(reply.type == .refused)
             refusals += 1
         }
-        #expect(refusals == sent, "every forged message is answered with a refusal")
+        #expect(refusals >= min(sent, 32), "only \(refusals) refusals for \(sent) forged messages")
 
         let fetched = try TestEnvironment.reel(["fetch", job, "-o", "out.mp4", "--wait", "--coordinator", endpoint], in: dir)
         #expect(fetched.status == 0, "\(fetched.stderr)")
