@@ -203,9 +203,9 @@ public final class Coordinator {
         } catch {
             // ROUTER_MANDATORY: an unroutable peer is gone, and one whose queue is full does
             // not read; a worker's shards go back to the queue, anyone else is dropped.
-            if workers[identity] != nil {
-                log("send \(type.rawValue) to a worker failed: \(error)")
-                dropWorker(identity, reason: "unreachable or not reading")
+            if let worker = workers[identity] {
+                if !worker.unreachable { log("send \(type.rawValue) to a worker failed: \(error)") }
+                workers[identity]?.unreachable = true
             } else {
                 logLimited("send failed", "dropped \(type.rawValue) to a peer that is gone or does not read: \(error)")
             }
@@ -235,8 +235,12 @@ public final class Coordinator {
     private func reapDeadWorkers() {
         let limit = Double(options.heartbeatMillis * options.liveness) / 1000
         let now = Self.now
-        for (identity, worker) in workers where now - worker.lastSeen > limit {
-            dropWorker(identity, reason: "missed \(options.liveness) heartbeats")
+        for (identity, worker) in workers {
+            if worker.unreachable {
+                dropWorker(identity, reason: "unreachable or not reading")
+            } else if now - worker.lastSeen > limit {
+                dropWorker(identity, reason: "missed \(options.liveness) heartbeats")
+            }
         }
     }
 

@@ -9,8 +9,11 @@ struct WorkerState {
     var lastSeen: Double
     /// (job, shard, attempt) running on it.
     var running: Set<AttemptKey> = []
+    /// A send to it failed: it is dropped at the end of the turn, after what it sent before
+    /// leaving (a drain's hand-backs, a last chunk) has been read.
+    var unreachable = false
 
-    var free: Int { slots - running.count }
+    var free: Int { unreachable ? 0 : slots - running.count }
 }
 
 struct AttemptKey: Hashable {
