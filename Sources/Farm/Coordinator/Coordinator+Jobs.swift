@@ -4,28 +4,35 @@ import SessionKit
 
 extension Coordinator {
     /// Loads every unfinished job after a (re)start: finished shards are kept when their
-    /// chunk still verifies; running ones go back to the queue.
+    /// chunk still verifies; running ones go back to the queue, and their attempts are
+    /// closed as lost. The store changes this needs are written with the first turn, so a
+    /// coordinator starts on a full disk (docs/operations.md, "Disks").
     func resume() throws {
-        for record in try store.jobs(states: ["queued", "rendering", "assembling"]) {
+        let now = Self.now
+        var changes: [StoreChange] = []
+        for record in try store.jobs(states: [JobPhase.queued, .rendering, .assembling].map(\.rawValue)) {
             let shards = try store.shards(of: record.id)
             let assignment = try makeAssignment(record)
-            let job = ActiveJob(id: record.id, priority: record.priority, created: record.created, assignment: assignment,
-                                tasks: shards.map(\.task), phase: "rendering")
+            var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
+                                   assignment: assignment, tasks: shards.map(\.task), phase: .rendering)
             for shard in shards {
-                if shard.state == "done", let sha = shard.sha256,
+                if shard.state == ShardState.done.rawValue, let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
                     job.set(shard.index, .done, worker: shard.worker)
-                } else if shard.state != "queued" {
-                    try store.requeueShard(job: record.id, shard: shard.index)
+                } else if shard.state != ShardState.queued.rawValue {
+                    changes.append(.requeue(job: record.id, shard: shard.index))
                 }
             }
             for (shard, attempts) in try store.attemptCounts(job: record.id) { job.nextAttempt[shard] = attempts }
-            let lost = try store.closeOpenAttempts(job: record.id, at: Self.now, reason: "coordinator restarted")
-            if lost > 0 { log("job \(record.id): \(lost) attempts in flight at the restart marked lost") }
-            jobs[record.id] = job
+            for (shard, failures) in try store.failures(job: record.id) {
+                job.failures[shard] = failures.map(\.message)
+                job.failedOn[shard] = Set(failures.map(\.worker))
+            }
+            changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
             log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept")
-            if job.allDone { startAssembly(job) }
+            apply(scheduler.handle(.submitted(job, nil), now: now))
         }
+        unsaved = changes + unsaved
     }
 
     private func makeAssignment(_ record: JobStore.JobRecord) throws -> ShardAssignment {
@@ -68,7 +75,7 @@ extension Coordinator {
         return request
     }
 
-    func submit(_ submitted: Submit, from identity: Data) throws {
+    func submit(_ submitted: Submit, from identity: Data, owner: String? = nil) throws {
         let session: Session
         let request: Submit
         do {
@@ -112,15 +119,19 @@ extension Coordinator {
             ShardTask(kind: .video, segment: $0.segment, startFrame: $0.startFrame, endFrame: $0.endFrame, outputStartFrame: $0.outputStartFrame)
         }
         let id = Self.newJobID()
-        let record = JobStore.JobRecord(id: id, state: "queued", priority: request.priority, created: Self.now, finished: nil,
-                                        session: request.session, files: request.files, paths: request.paths, settings: request.settings,
-                                        totalFrames: timeline.totalFrames, error: nil)
-        try store.createJob(record, shards: tasks)
+        let output = Sidecar.Output(timeline)
+        if let shortfall = diskShortfall(for: output) {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
+            return
+        }
+        let record = JobStore.JobRecord(id: id, state: JobPhase.queued.rawValue, priority: request.priority, created: Self.now,
+                                        finished: nil, session: request.session, files: request.files, paths: request.paths,
+                                        settings: request.settings, totalFrames: timeline.totalFrames, error: nil, owner: owner)
         let assignment = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: request.session,
-                                         files: request.files, paths: request.paths, settings: request.settings,
-                                         output: Sidecar.Output(timeline))
-        jobs[id] = ActiveJob(id: id, priority: request.priority, created: record.created, assignment: assignment, tasks: tasks,
-                             phase: "queued")
+                                         files: request.files, paths: request.paths, settings: request.settings, output: output)
+        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, assignment: assignment,
+                               tasks: tasks)
+        apply(scheduler.handle(.submitted(job, record), now: Self.now))
         log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
         send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: []))
     }
@@ -146,7 +157,8 @@ extension Coordinator {
             var counts: [String: Int] = [:]
             var perWorker: [String: Int] = [:]
             var framesDone: Int64 = 0
-            if let job = jobs[record.id] {
+            let job = scheduler.jobs[record.id]
+            if let job {
                 for (state, count) in job.counts where count > 0 { counts[state.rawValue] = count }
                 perWorker = job.doneBy.filter { $0.value > 0 }
                 framesDone = job.framesDone
@@ -159,11 +171,12 @@ extension Coordinator {
                     }
                 }
             }
-            let state = jobs[record.id]?.phase ?? record.state
+            let state = job?.phase.rawValue ?? record.state
             return JobStatus(jobID: record.id, state: state, priority: record.priority, framesDone: framesDone,
                              totalFrames: record.totalFrames, shards: counts, error: record.error, created: record.created,
                              finished: record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
-                             workerPeakRSSKB: jobs[record.id]?.workerPeakRSSKB ?? finishedPeakRSS[record.id])
+                             workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
+                             paused: job == nil ? nil : scheduler.paused)
         }
     }
 
@@ -172,7 +185,7 @@ extension Coordinator {
             throw ProtocolError("no job \(request.jobID)")
         }
         guard record.state == "done" else {
-            throw ProtocolError("job \(request.jobID) is \(jobs[request.jobID]?.phase ?? record.state), not done")
+            throw ProtocolError("job \(request.jobID) is \(scheduler.jobs[request.jobID]?.phase.rawValue ?? record.state), not done")
         }
         let output = resultPath(job: request.jobID).path
         let path = request.part == "sidecar" ? Sidecar.path(for: output) : output

@@ -265,6 +265,9 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var assemblySeconds: Double?
     /// Highest resident memory a worker reported while rendering this job's shards (kB).
     public var workerPeakRSSKB: Int?
+    /// Why the coordinator is not handing out this job's shards right now (a full disk, a
+    /// store that cannot write), while it is so.
+    public var paused: String?
 
     public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
 }

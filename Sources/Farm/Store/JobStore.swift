@@ -24,6 +24,10 @@ public final class JobStore {
           id TEXT PRIMARY KEY, host TEXT NOT NULL, slots INTEGER NOT NULL, last_seen REAL NOT NULL, shards_done INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS media(content_id TEXT PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL);
         """)
+        // Stores made before jobs had owners gain the column (their jobs have none: only an
+        // admin key may cancel or fetch them under CURVE).
+        let columns = try db.query("PRAGMA table_info(jobs)").compactMap { $0[1].string }
+        if !columns.contains("owner") { try db.execute("ALTER TABLE jobs ADD COLUMN owner TEXT") }
     }
 
     public struct JobRecord {
@@ -38,6 +42,8 @@ public final class JobStore {
         public var settings: EncoderSettings
         public var totalFrames: Int64
         public var error: String?
+        /// The CURVE key of the client that submitted it (`nil` without CURVE).
+        public var owner: String? = nil
     }
 
     public struct ShardRecord {
@@ -58,10 +64,10 @@ public final class JobStore {
 
     public func createJob(_ job: JobRecord, shards: [ShardTask]) throws {
         try db.transaction {
-            try db.query("INSERT INTO jobs VALUES(?,?,?,?,?,?,?,?,?,?,?)", [
+            try db.query("INSERT INTO jobs(\(Self.jobColumns)) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", [
                 .text(job.id), .text(job.state), .integer(Int64(job.priority)), .real(job.created), .null,
                 .text(job.session), .text(try Self.json(job.files)), .text(try Self.json(job.paths)),
-                .text(try Self.json(job.settings)), .integer(job.totalFrames), .null,
+                .text(try Self.json(job.settings)), .integer(job.totalFrames), .null, job.owner.map { .text($0) } ?? .null,
             ])
             for (index, task) in shards.enumerated() {
                 try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
@@ -79,7 +85,7 @@ public final class JobStore {
         try records(try db.query("SELECT \(Self.jobColumns) FROM jobs WHERE id=?", [.text(id)]), states: nil).first
     }
 
-    private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error"
+    private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error, owner"
 
     private func records(_ rows: [[SQLiteDatabase.Value]], states: [String]?) throws -> [JobRecord] {
         try rows.compactMap { r in
@@ -88,7 +94,8 @@ public final class JobStore {
             return JobRecord(id: id, state: state, priority: Int(r[2].int ?? 0), created: r[3].double ?? 0, finished: r[4].double,
                              session: r[5].string ?? "", files: try Self.parse([String: String].self, r[6].string),
                              paths: try Self.parse([String: String].self, r[7].string),
-                             settings: try Self.parse(EncoderSettings.self, r[8].string), totalFrames: r[9].int ?? 0, error: r[10].string)
+                             settings: try Self.parse(EncoderSettings.self, r[8].string), totalFrames: r[9].int ?? 0, error: r[10].string,
+                             owner: r[11].string)
         }
     }
 
@@ -155,10 +162,14 @@ public final class JobStore {
         return closed
     }
 
-    /// Attempts of a shard that failed, with the worker and the message.
-    public func failures(job: String, shard: Int) throws -> [(worker: String, message: String)] {
-        try db.query("SELECT worker, message FROM attempts WHERE job_id=? AND idx=? AND outcome='failed' ORDER BY attempt",
-                     [.text(job), .integer(Int64(shard))]).map { ($0[0].string ?? "?", $0[1].string ?? "") }
+    /// Every failed attempt of a job, by shard, in order: the worker and the message.
+    public func failures(job: String) throws -> [Int: [(worker: String, message: String)]] {
+        var failures: [Int: [(worker: String, message: String)]] = [:]
+        for row in try db.query("SELECT idx, worker, message FROM attempts WHERE job_id=? AND outcome='failed' ORDER BY idx, attempt",
+                                [.text(job)]) {
+            failures[Int(row[0].int ?? 0), default: []].append((row[1].string ?? "?", row[2].string ?? ""))
+        }
+        return failures
     }
 
     /// Attempts made so far, by shard (shards never tried are absent).

@@ -48,16 +48,30 @@ public final class SQLiteDatabase {
         let savepoint = "s\(depth)"
         try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
         depth += 1
+        let result: T
         do {
-            let result = try body()
-            depth -= 1
-            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
-            return result
+            result = try body()
         } catch {
             depth -= 1
-            try? execute(depth == 0 ? "ROLLBACK" : "ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+            rollBack(savepoint)
             throw error
         }
+        depth -= 1
+        do {
+            // A full disk is usually found here, at COMMIT: the transaction is then undone
+            // whole, so the caller may write the same changes again later.
+            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+        } catch {
+            rollBack(savepoint)
+            throw error
+        }
+        return result
+    }
+
+    /// Undoes the innermost open transaction; an error here means there is nothing left to undo.
+    private func rollBack(_ savepoint: String) {
+        let sql = depth == 0 ? "ROLLBACK" : "ROLLBACK TO \(savepoint); RELEASE \(savepoint)"
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { return }
     }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {

@@ -6,8 +6,8 @@ import Testing
 
 /// The scheduler's bookkeeping: the queue hands out the lowest queued shard, requeued
 /// shards come back, counts and frames follow every change.
-struct ActiveJobTests {
-    private func job(shards: Int) -> ActiveJob {
+struct ScheduledJobTests {
+    private func job(shards: Int) -> ScheduledJob {
         let tasks: [ShardTask] = (0..<shards).map { (i: Int) -> ShardTask in
             let start = Int64(i) * 10
             return ShardTask(kind: .video, segment: 0, startFrame: start, endFrame: start + 10, outputStartFrame: start)
@@ -15,11 +15,11 @@ struct ActiveJobTests {
         let output = Sidecar.Output(width: 16, height: 16, frameDuration: SessionTime(value: 1, timescale: 30), frames: 10)
         let template = ShardAssignment(jobID: "j", shard: 0, attempt: 0, task: tasks[0], session: "{}", files: [:], paths: [:],
                                        settings: EncoderSettings(), output: output)
-        return ActiveJob(id: "j", priority: 0, created: 0, assignment: template, tasks: tasks, phase: "queued")
+        return ScheduledJob(id: "j", priority: 0, created: 0, assignment: template, tasks: tasks)
     }
 
     @Test func queueGivesTheLowestQueuedShardAndTakesBackRequeuedOnes() {
-        let j = job(shards: 6)
+        var j = job(shards: 6)
         var order: [Int] = []
         while let next = j.nextQueued(where: { _ in true }) {
             order.append(next)
@@ -37,7 +37,7 @@ struct ActiveJobTests {
     }
 
     @Test func countsFramesAndWorkersFollowEveryChange() {
-        let j = job(shards: 4)
+        var j = job(shards: 4)
         for shard in 0..<4 { j.set(shard, .running) }
         j.set(0, .done, worker: "a")
         j.set(1, .done, worker: "b")

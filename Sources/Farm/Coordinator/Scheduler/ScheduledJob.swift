@@ -1,37 +1,39 @@
 import Foundation
+import RenderEngine
 
-/// What the coordinator keeps in memory about a connected worker.
-struct WorkerState {
-    var identity: Data
-    var workerID: String
-    var host: String
-    var slots: Int
-    var lastSeen: Double
-    /// (job, shard, attempt) running on it.
-    var running: Set<AttemptKey> = []
-    /// A send to it failed: it is dropped at the end of the turn, after what it sent before
-    /// leaving (a drain's hand-backs, a last chunk) has been read.
-    var unreachable = false
+/// Where a job is in its life (docs/operations.md, "Jobs"). The store keeps the raw value.
+public enum JobPhase: String, Sendable, CaseIterable {
+    case queued, rendering, assembling, done, failed, cancelled
 
-    var free: Int { unreachable ? 0 : slots - running.count }
-}
-
-struct AttemptKey: Hashable {
-    var job: String
-    var shard: Int
-    var attempt: Int
+    /// The job is over: nothing more is dispatched, its result (if any) is final.
+    public var isFinal: Bool { self == .done || self == .failed || self == .cancelled }
 }
 
 enum ShardState: String {
     case queued, running, done
 }
 
+/// One attempt at one shard: the unit a worker is given and reports on.
+struct AttemptKey: Hashable, Sendable {
+    var job: String
+    var shard: Int
+    var attempt: Int
+}
+
+/// A running attempt: who holds it and since when.
+struct RunningAttempt: Equatable {
+    var worker: PeerID
+    var started: Double
+}
+
 /// An unfinished job's shards as the scheduler sees them. Counts and the queue are kept
 /// as shards change state, so dispatch and status cost the same for 10 or 50,000 shards.
-final class ActiveJob {
+struct ScheduledJob {
     let id: String
     let priority: Int
     let created: Double
+    /// The client key that submitted it (under CURVE), who may cancel and fetch it.
+    let owner: String?
     let assignment: ShardAssignment   // template: session, files, paths, settings
     let tasks: [ShardTask]
     private(set) var state: [ShardState]
@@ -41,17 +43,21 @@ final class ActiveJob {
     /// Shards finished per worker id.
     private(set) var doneBy: [String: Int] = [:]
     private var doneWorker: [Int: String] = [:]
-    var running: [Int: [Int: (worker: Data, started: Double)]] = [:]   // shard → attempt → (worker, start)
+    /// shard → attempt → holder.
+    var running: [Int: [Int: RunningAttempt]] = [:]
     var nextAttempt: [Int: Int] = [:]
+    /// Worker ids each shard failed on, and every failure's message (for the job's error).
     var failedOn: [Int: Set<String>] = [:]
-    var phase: String                 // queued, rendering, assembling
-    var watchers: Set<Data> = []
+    var failures: [Int: [String]] = [:]
+    var phase: JobPhase
     var workerPeakRSSKB: Int?
 
-    init(id: String, priority: Int, created: Double, assignment: ShardAssignment, tasks: [ShardTask], phase: String) {
+    init(id: String, priority: Int, created: Double, owner: String? = nil, assignment: ShardAssignment, tasks: [ShardTask],
+         phase: JobPhase = .queued) {
         self.id = id
         self.priority = priority
         self.created = created
+        self.owner = owner
         self.assignment = assignment
         self.tasks = tasks
         self.phase = phase
@@ -61,7 +67,7 @@ final class ActiveJob {
     }
 
     /// Moves a shard to `new`; `worker` names who finished it (for `.done`).
-    func set(_ shard: Int, _ new: ShardState, worker: String? = nil) {
+    mutating func set(_ shard: Int, _ new: ShardState, worker: String? = nil) {
         let old = state[shard]
         guard old != new else { return }
         state[shard] = new
@@ -82,11 +88,13 @@ final class ActiveJob {
     }
 
     /// The lowest queued shard that `accept`s.
-    func nextQueued(where accept: (Int) -> Bool) -> Int? {
-        queue.first(isQueued: { state[$0] == .queued }, where: accept)
+    mutating func nextQueued(where accept: (Int) -> Bool) -> Int? {
+        let state = self.state
+        return queue.first(isQueued: { state[$0] == .queued }, where: accept)
     }
 
     var hasQueued: Bool { (counts[.queued] ?? 0) > 0 }
     var runningCount: Int { running.values.reduce(0) { $0 + $1.count } }
     var allDone: Bool { counts[.done] == tasks.count }
+    var isDispatchable: Bool { phase == .queued || phase == .rendering }
 }

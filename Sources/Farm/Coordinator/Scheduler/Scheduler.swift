@@ -1,0 +1,387 @@
+import Foundation
+import RenderEngine
+
+/// The coordinator's decisions as a value (docs/architecture.md, "The scheduler"): every
+/// event — a message from a peer, a finished write, the clock — goes in with the time, and
+/// what to do comes out as effects for the ZeroMQ/SQLite shell to carry out. No I/O, no
+/// clock, no randomness here, so every rule is tested on a fake clock.
+struct Scheduler {
+    struct Limits: Sendable {
+        var maxFailuresPerShard = 3
+        /// A shard running this long on one worker gets a second attempt elsewhere once
+        /// nothing is queued (the first valid chunk wins).
+        var backupAfterSeconds = 2.0
+        /// A worker not heard from for this long is gone.
+        var workerTimeoutSeconds = 3.0
+    }
+
+    enum Event {
+        /// Any message from a peer: it is alive.
+        case heard(PeerID)
+        case hello(PeerID, workerID: String, host: String, slots: Int)
+        case heartbeat(PeerID, draining: Bool)
+        /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
+        /// reports one of the three outcomes below.
+        case chunk(PeerID, AttemptKey)
+        case chunkStored(PeerID, AttemptKey, sha256: String, peakRSSKB: Int?)
+        case chunkRejected(PeerID, AttemptKey, reason: String)
+        case chunkNotStored(PeerID, AttemptKey, reason: String)
+        case failed(PeerID, AttemptKey, reason: String)
+        /// A new job (with its record to persist), or one resumed from the store (`nil`).
+        case submitted(ScheduledJob, JobStore.JobRecord?)
+        case cancel(String)
+        case assembled(String, error: String?)
+        case sendFailed(PeerID)
+        /// Dispatch stops while there is a reason (the store cannot write, the disk is full)
+        /// and resumes with `nil`.
+        case pause(String?)
+        /// Reap the silent, then dispatch.
+        case tick
+    }
+
+    enum Message {
+        case welcome
+        case heartbeat(busy: Int)
+        case shard(ShardAssignment)
+        case cancelShard(job: String, shard: Int)
+        case refused(String)
+    }
+
+    enum Effect {
+        case send(PeerID, Message)
+        case persist(StoreChange)
+        /// Verify the chunk at hand and write it, then report `chunkStored`, `chunkRejected`
+        /// or `chunkNotStored`.
+        case storeChunk(PeerID, AttemptKey)
+        case assemble(String)
+        /// Watchers of the job get its status (`final`: they must, whatever the rate).
+        case notify(String, final: Bool)
+        /// The job has ended: its chunks are no longer needed.
+        case discardChunks(String)
+        case log(String)
+        /// A line that a misbehaving peer could repeat: written at a limited rate per kind.
+        case logLimited(kind: String, String)
+    }
+
+    let limits: Limits
+    private(set) var workers: [PeerID: WorkerState] = [:]
+    private(set) var jobs: [String: ScheduledJob] = [:]
+    /// Why dispatch is paused, if it is.
+    private(set) var paused: String?
+    private var effects: [Effect] = []
+    private(set) var now = 0.0
+
+    init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    mutating func handle(_ event: Event, now: Double) -> [Effect] {
+        self.now = now
+        switch event {
+        case .heard(let peer): workers[peer]?.lastSeen = now
+        case .hello(let peer, let workerID, let host, let slots): hello(peer, workerID: workerID, host: host, slots: slots)
+        case .heartbeat(let peer, let draining): heartbeat(peer, draining: draining)
+        case .chunk(let peer, let key): chunk(from: peer, key)
+        case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
+        case .chunkRejected(let peer, let key, let reason):
+            emit(.log("rejected chunk \(key.shard) of job \(key.job) from \(name(peer)): \(reason)"))
+            failed(key, from: peer, reason: "corrupt chunk: \(reason)")
+        case .chunkNotStored(let peer, let key, let reason): notStored(key, from: peer, reason: reason)
+        case .failed(let peer, let key, let reason):
+            if mayReport(key, from: peer, what: "a failure") { failed(key, from: peer, reason: reason) }
+        case .submitted(let job, let record): adopt(job, record: record)
+        case .cancel(let id): if let job = jobs[id] { finish(job, .cancelled, error: nil) }
+        case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
+        case .sendFailed(let peer): sendFailed(peer)
+        case .pause(let reason): pause(reason)
+        case .tick:
+            reapSilentWorkers()
+            if paused == nil { dispatch() }
+        }
+        defer { effects = [] }
+        return effects
+    }
+
+    mutating func emit(_ effect: Effect) { effects.append(effect) }
+    mutating func persist(_ change: StoreChange) { effects.append(.persist(change)) }
+    private func name(_ peer: PeerID) -> String { workers[peer]?.workerID ?? "?" }
+
+    // MARK: Workers
+
+    private mutating func hello(_ peer: PeerID, workerID: String, host: String, slots requested: Int) {
+        if let previous = workers.first(where: { $0.value.workerID == workerID && $0.key != peer })?.key {
+            drop(previous, reason: "reconnected")
+        }
+        let slots = max(1, min(requested, 64))
+        var state = workers[peer] ?? WorkerState(identity: peer, workerID: workerID, host: host, slots: slots, lastSeen: now)
+        state.slots = slots
+        state.lastSeen = now
+        state.unreachable = false
+        workers[peer] = state
+        persist(.recordWorker(id: workerID, host: host, slots: slots, at: now))
+        emit(.log("worker \(workerID) on \(host) joined with \(slots) slot(s)"))
+        emit(.send(peer, .welcome))
+    }
+
+    private mutating func heartbeat(_ peer: PeerID, draining: Bool) {
+        guard let worker = workers[peer] else {
+            emit(.send(peer, .refused("unknown worker: say hello")))
+            return
+        }
+        // A draining worker takes no more work; what it holds it finishes or hands back.
+        if draining, worker.slots > 0 {
+            workers[peer]?.slots = 0
+            emit(.log("worker \(worker.workerID) is draining"))
+        }
+        emit(.send(peer, .heartbeat(busy: worker.running.count)))
+    }
+
+    /// The peer is gone or does not read: dropped at the next tick, after the rest of
+    /// what it sent this turn.
+    private mutating func sendFailed(_ peer: PeerID) {
+        guard let worker = workers[peer], !worker.unreachable else { return }
+        workers[peer]?.unreachable = true
+        emit(.log("worker \(worker.workerID) is unreachable or does not read"))
+    }
+
+    private mutating func reapSilentWorkers() {
+        for (peer, worker) in workers {
+            if worker.unreachable {
+                drop(peer, reason: "unreachable or not reading")
+            } else if now - worker.lastSeen > limits.workerTimeoutSeconds {
+                drop(peer, reason: "silent for \(limits.workerTimeoutSeconds) s")
+            }
+        }
+    }
+
+    private mutating func drop(_ peer: PeerID, reason: String) {
+        guard let worker = workers.removeValue(forKey: peer) else { return }
+        emit(.log("worker \(worker.workerID) is gone (\(reason)); \(worker.running.count) shard(s) back to the queue"))
+        for key in worker.running.sorted(by: { ($0.job, $0.shard) < ($1.job, $1.shard) }) {
+            guard var job = jobs[key.job] else { continue }
+            job.running[key.shard]?[key.attempt] = nil
+            persist(.endAttempt(key, .lost, message: reason, at: now))
+            if job.state[key.shard] == .running, job.running[key.shard]?.isEmpty ?? true {
+                job.set(key.shard, .queued)
+                persist(.requeue(job: key.job, shard: key.shard))
+            }
+            jobs[key.job] = job
+        }
+    }
+
+    // MARK: Who may say what (docs/operations.md, "Trust")
+
+    /// A shard's result is taken only from the registered worker that was given that
+    /// attempt. Anyone else is refused and logged; a worker's result for an attempt it no
+    /// longer holds is dropped.
+    private mutating func mayReport(_ key: AttemptKey, from peer: PeerID, what: String) -> Bool {
+        guard let worker = workers[peer] else {
+            // A worker reconnecting after a coordinator restart delivers results of attempts
+            // this process never gave it: it is told to say hello, a stranger learns nothing.
+            let line = "\(what) for shard \(key.shard) of job \(key.job) from a peer that is not a worker"
+            emit(.logLimited(kind: "forged result", "refused \(line)"))
+            emit(.send(peer, .refused("unknown worker: say hello (refused \(line))")))
+            return false
+        }
+        guard worker.running.contains(key) else {
+            emit(.logLimited(kind: "stale result", "dropped \(what) for shard \(key.shard) of job \(key.job) from "
+                + "\(worker.workerID): it does not hold attempt \(key.attempt)"))
+            return false
+        }
+        return true
+    }
+
+    /// Whether `peer` holds work that needs the media `contentID`.
+    func needs(_ contentID: String, peer: PeerID) -> Bool {
+        workers[peer]?.running.contains { jobs[$0.job]?.assignment.files.values.contains(contentID) ?? false } ?? false
+    }
+
+    // MARK: Results
+
+    private mutating func chunk(from peer: PeerID, _ key: AttemptKey) {
+        guard mayReport(key, from: peer, what: "a chunk") else { return }
+        guard let job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else {
+            workers[peer]?.running.remove(key)   // late: cancelled, or beaten by a backup
+            return
+        }
+        emit(.storeChunk(peer, key))
+    }
+
+    private mutating func stored(_ key: AttemptKey, from peer: PeerID, sha256: String, peakRSSKB: Int?) {
+        let workerID = name(peer)
+        workers[peer]?.running.remove(key)
+        guard var job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else { return }
+        job.running[key.shard]?[key.attempt] = nil
+        persist(.finishShard(key, sha256: sha256, worker: workerID, at: now))
+        job.set(key.shard, .done, worker: workerID)
+        if let peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, peakRSSKB) }
+        // Other copies of this shard are no longer needed.
+        for (attempt, other) in (job.running[key.shard] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            emit(.send(other.worker, .cancelShard(job: job.id, shard: key.shard)))
+            persist(.endAttempt(AttemptKey(job: job.id, shard: key.shard, attempt: attempt), .beaten, message: workerID, at: now))
+        }
+        job.running[key.shard] = nil
+        if job.allDone {
+            job.phase = .assembling
+            persist(.jobPhase(job.id, .assembling, error: nil, finished: nil))
+            emit(.assemble(job.id))
+        }
+        jobs[job.id] = job
+        emit(.notify(job.id, final: job.allDone))
+    }
+
+    /// The disk refused the chunk: the attempt is over and the job fails with the reason
+    /// (docs/operations.md, "Disks") rather than being left running.
+    private mutating func notStored(_ key: AttemptKey, from peer: PeerID, reason: String) {
+        let workerID = name(peer)
+        workers[peer]?.running.remove(key)
+        guard var job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else { return }
+        job.running[key.shard]?[key.attempt] = nil
+        jobs[job.id] = job
+        persist(.endAttempt(key, .failed, message: "\(workerID): \(reason)", at: now))
+        finish(job, .failed, error: reason)
+    }
+
+    private mutating func failed(_ key: AttemptKey, from peer: PeerID, reason: String) {
+        let workerID = name(peer)
+        workers[peer]?.running.remove(key)
+        guard var job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else { return }
+        job.running[key.shard]?[key.attempt] = nil
+        defer { if jobs[job.id] != nil { jobs[job.id] = job } }
+        if reason == ShardFailed.handedBack {
+            // Not the shard's fault: queued again, not counted toward its failures.
+            persist(.endAttempt(key, .handedBack, message: workerID, at: now))
+            emit(.log("shard \(key.shard) of job \(job.id) handed back by \(workerID)"))
+            requeueIfIdle(&job, key.shard)
+            return
+        }
+        let message = "\(workerID): \(reason)"
+        persist(.endAttempt(key, .failed, message: message, at: now))
+        job.failedOn[key.shard, default: []].insert(workerID)
+        job.failures[key.shard, default: []].append(message)
+        emit(.log("shard \(key.shard) of job \(job.id) failed on \(workerID): \(reason)"))
+        guard job.state[key.shard] != .done else { return }
+        let failures = job.failures[key.shard] ?? []
+        if (job.failedOn[key.shard]?.count ?? 0) >= limits.maxFailuresPerShard || failures.count >= limits.maxFailuresPerShard + 2 {
+            jobs[job.id] = job
+            finish(job, .failed, error: "shard \(key.shard) failed \(failures.count) times: \(failures.joined(separator: "; "))")
+            return
+        }
+        requeueIfIdle(&job, key.shard)
+    }
+
+    private mutating func requeueIfIdle(_ job: inout ScheduledJob, _ shard: Int) {
+        guard job.state[shard] != .done, job.running[shard]?.isEmpty ?? true else { return }
+        job.set(shard, .queued)
+        persist(.requeue(job: job.id, shard: shard))
+    }
+
+    // MARK: Jobs
+
+    private mutating func adopt(_ job: ScheduledJob, record: JobStore.JobRecord?) {
+        if let record { persist(.createJob(record, job.tasks)) }
+        var job = job
+        if job.allDone {
+            job.phase = .assembling
+            persist(.jobPhase(job.id, .assembling, error: nil, finished: nil))
+            emit(.assemble(job.id))
+        }
+        jobs[job.id] = job
+    }
+
+    /// Ends a job: its running attempts are stopped on their workers (each slot is freed
+    /// when its worker confirms, so a slot is never given out twice) and watchers get the
+    /// final status.
+    private mutating func finish(_ job: ScheduledJob, _ phase: JobPhase, error: String?) {
+        for (shard, attempts) in job.running.sorted(by: { $0.key < $1.key }) {
+            for (attempt, run) in attempts.sorted(by: { $0.key < $1.key }) {
+                emit(.send(run.worker, .cancelShard(job: job.id, shard: shard)))
+                persist(.endAttempt(AttemptKey(job: job.id, shard: shard, attempt: attempt), .cancelled,
+                                    message: "job \(phase.rawValue)", at: now))
+            }
+        }
+        persist(.jobPhase(job.id, phase, error: error, finished: now))
+        jobs[job.id] = nil
+        emit(.discardChunks(job.id))
+        emit(.notify(job.id, final: true))
+        emit(.log("job \(job.id) \(phase.rawValue)\(error.map { ": \($0)" } ?? "")"))
+    }
+
+    private mutating func pause(_ reason: String?) {
+        guard reason != paused else { return }
+        emit(.log(reason.map { "dispatch paused: \($0)" } ?? "dispatch resumed"))
+        paused = reason
+    }
+}
+
+// MARK: Dispatch
+
+extension Scheduler {
+    /// Credit-based: a worker holds at most `slots` shards. Higher priority first; jobs of
+    /// equal priority share workers (the one with fewer running shards goes next).
+    mutating func dispatch() {
+        var assigned = true
+        while assigned {
+            assigned = false
+            // Most free slots first (then by id, so equal cases always go the same way); a
+            // worker that cannot take anything does not stop the others.
+            let ready = workers.values.filter { $0.free > 0 }.sorted { ($0.free, $1.workerID) > ($1.free, $0.workerID) }
+            for worker in ready.map(\.identity) {
+                if let (job, shard) = nextShard(for: worker) {
+                    assign(job: job, shard: shard, to: worker)
+                    assigned = true
+                }
+            }
+        }
+    }
+
+    private mutating func nextShard(for peer: PeerID) -> (String, Int)? {
+        guard let worker = workers[peer] else { return nil }
+        let candidates = jobs.values.filter(\.isDispatchable)
+            .sorted { ($0.priority, -$0.runningCount, -$0.created, $1.id) > ($1.priority, -$1.runningCount, -$1.created, $0.id) }
+        let workerIDs = Set(workers.values.map(\.workerID))
+        for candidate in candidates {
+            guard var job = jobs[candidate.id] else { continue }
+            // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
+            let failedOn = job.failedOn
+            let shard = job.nextQueued { shard in
+                guard let failed = failedOn[shard], failed.contains(worker.workerID) else { return true }
+                return workerIDs.isSubset(of: failed)
+            }
+            jobs[candidate.id] = job
+            if let shard { return (job.id, shard) }
+        }
+        // Nothing queued: back up the slowest running shard near the end of a job.
+        for job in candidates where !job.hasQueued {
+            let slow = job.running.filter { _, attempts in
+                attempts.count == 1 && attempts.values.allSatisfy {
+                    $0.worker != peer && now - $0.started > limits.backupAfterSeconds
+                }
+            }.min { ($0.value.values.first?.started ?? 0, $0.key) < ($1.value.values.first?.started ?? 0, $1.key) }
+            if let shard = slow?.key { return (job.id, shard) }
+        }
+        return nil
+    }
+
+    private mutating func assign(job id: String, shard: Int, to peer: PeerID) {
+        guard var worker = workers[peer], var job = jobs[id] else { return }
+        let attempt = (job.nextAttempt[shard] ?? 0) + 1
+        let key = AttemptKey(job: id, shard: shard, attempt: attempt)
+        job.nextAttempt[shard] = attempt
+        var assignment = job.assignment
+        assignment.shard = shard
+        assignment.attempt = attempt
+        assignment.task = job.tasks[shard]
+        job.set(shard, .running)
+        job.running[shard, default: [:]][attempt] = RunningAttempt(worker: peer, started: now)
+        if job.phase == .queued {
+            job.phase = .rendering
+            persist(.jobPhase(id, .rendering, error: nil, finished: nil))
+        }
+        jobs[id] = job
+        worker.running.insert(key)
+        workers[peer] = worker
+        persist(.startAttempt(key, worker: worker.workerID, at: now))
+        emit(.send(peer, .shard(assignment)))
+    }
+}

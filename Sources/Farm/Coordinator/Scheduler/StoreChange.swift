@@ -1,0 +1,45 @@
+import Foundation
+import RenderEngine
+
+/// How an attempt ended, as the store records it.
+enum AttemptOutcome: String {
+    case done, failed, lost, cancelled
+    case handedBack = "handed back"
+    /// Another attempt at the same shard delivered first (a backup race).
+    case beaten
+}
+
+/// One durable change the scheduler asks for. The shell writes a turn's changes in one
+/// transaction; if the disk refuses them they are kept and written with the next turn's
+/// (docs/operations.md, "Disks").
+enum StoreChange {
+    case createJob(JobStore.JobRecord, [ShardTask])
+    case jobPhase(String, JobPhase, error: String?, finished: Double?)
+    case startAttempt(AttemptKey, worker: String, at: Double)
+    case endAttempt(AttemptKey, AttemptOutcome, message: String?, at: Double)
+    case finishShard(AttemptKey, sha256: String, worker: String, at: Double)
+    case requeue(job: String, shard: Int)
+    case recordWorker(id: String, host: String, slots: Int, at: Double)
+    /// After a restart no worker will report the attempts still open: they are `lost`.
+    case closeOpenAttempts(job: String, reason: String, at: Double)
+}
+
+extension JobStore {
+    func apply(_ change: StoreChange) throws {
+        switch change {
+        case .createJob(let record, let tasks): try createJob(record, shards: tasks)
+        case .jobPhase(let job, let phase, let error, let finished):
+            try setJobState(job, phase.rawValue, error: error, finished: finished)
+        case .startAttempt(let key, let worker, let time):
+            try startAttempt(job: key.job, shard: key.shard, attempt: key.attempt, worker: worker, at: time)
+        case .endAttempt(let key, let outcome, let message, let time):
+            try endAttempt(job: key.job, shard: key.shard, attempt: key.attempt, outcome: outcome.rawValue, message: message,
+                           at: time, requeue: false)
+        case .finishShard(let key, let sha256, let worker, let time):
+            try finishShard(job: key.job, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
+        case .requeue(let job, let shard): try requeueShard(job: job, shard: shard)
+        case .recordWorker(let id, let host, let slots, let time): try recordWorker(id: id, host: host, slots: slots, at: time)
+        case .closeOpenAttempts(let job, let reason, let time): try closeOpenAttempts(job: job, at: time, reason: reason)
+        }
+    }
+}

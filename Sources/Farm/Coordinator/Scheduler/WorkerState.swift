@@ -1,0 +1,20 @@
+import Foundation
+
+/// A peer's ZeroMQ routing id: who sent a message, and where a reply goes.
+typealias PeerID = Data
+
+/// What the coordinator keeps in memory about a connected worker.
+struct WorkerState {
+    var identity: PeerID
+    var workerID: String
+    var host: String
+    var slots: Int
+    var lastSeen: Double
+    /// Attempts it holds: given to it and not yet reported on.
+    var running: Set<AttemptKey> = []
+    /// A send to it failed: it is dropped at the end of the turn, after what it sent before
+    /// leaving (a drain's hand-backs, a last chunk) has been read.
+    var unreachable = false
+
+    var free: Int { unreachable ? 0 : slots - running.count }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import RenderEngine
+import SessionKit
+import Testing
+@testable import Farm
+
+/// The scheduler as a value on a fake clock: events in, effects out, no sockets, no disk,
+/// no sleeps (docs/architecture.md, "The scheduler").
+struct SchedulerTests {
+    /// A scheduler with a clock the test moves, and what it asked the shell to do.
+    struct Farm {
+        var scheduler = Scheduler(limits: Scheduler.Limits(maxFailuresPerShard: 3, backupAfterSeconds: 2, workerTimeoutSeconds: 3))
+        var clock = 1000.0
+        var effects: [Scheduler.Effect] = []
+
+        static func peer(_ name: String) -> PeerID { Data(name.utf8) }
+
+        @discardableResult
+        mutating func on(_ event: Scheduler.Event) -> [Scheduler.Effect] {
+            let out = scheduler.handle(event, now: clock)
+            effects += out
+            return out
+        }
+
+        mutating func join(_ name: String, slots: Int = 1) {
+            on(.hello(Self.peer(name), workerID: name, host: "h", slots: slots))
+        }
+
+        mutating func submit(_ id: String, shards: Int, priority: Int = 0) {
+            let tasks = (0..<shards).map { i in
+                ShardTask(kind: .video, segment: 0, startFrame: Int64(i) * 10, endFrame: Int64(i + 1) * 10, outputStartFrame: Int64(i) * 10)
+            }
+            let output = Sidecar.Output(width: 16, height: 16, frameDuration: SessionTime(value: 1, timescale: 30), frames: Int64(shards) * 10)
+            let template = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: "{}", files: ["a": "sha256:m\(id)"],
+                                           paths: [:], settings: EncoderSettings(), output: output)
+            clock += 0.001
+            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, assignment: template, tasks: tasks), nil))
+        }
+
+        /// Shards handed out by one tick: (worker, job, shard, attempt).
+        mutating func tick() -> [(worker: String, key: AttemptKey)] {
+            on(.tick).compactMap {
+                guard case .send(let peer, .shard(let a)) = $0 else { return nil }
+                return (String(decoding: peer, as: UTF8.self), AttemptKey(job: a.jobID, shard: a.shard, attempt: a.attempt))
+            }
+        }
+
+        /// A worker's chunk that stores fine.
+        mutating func deliver(_ key: AttemptKey, by name: String) {
+            let out = on(.chunk(Self.peer(name), key))
+            if out.contains(where: { if case .storeChunk = $0 { true } else { false } }) {
+                on(.chunkStored(Self.peer(name), key, sha256: "sha", peakRSSKB: nil))
+            }
+        }
+
+        func state(_ job: String, _ shard: Int) -> ShardState? { scheduler.jobs[job]?.state[shard] }
+        func phase(_ job: String) -> JobPhase? { scheduler.jobs[job]?.phase }
+        func busy(_ name: String) -> Int? { scheduler.workers[Self.peer(name)]?.running.count }
+        var logs: [String] { effects.compactMap { if case .log(let l) = $0 { l } else if case .logLimited(_, let l) = $0 { l } else { nil } } }
+        var finalPhases: [String: JobPhase] {
+            var out: [String: JobPhase] = [:]
+            for case .persist(.jobPhase(let job, let phase, _, _)) in effects where phase.isFinal { out[job] = phase }
+            return out
+        }
+        func jobError(_ job: String) -> String? {
+            effects.lazy.compactMap { if case .persist(.jobPhase(job, _, let error?, _)) = $0 { error } else { nil } }.first
+        }
+    }
+
+    @Test func resultsFromPeersThatDoNotHoldTheAttemptAreRefusedAndChangeNothing() {
+        var farm = Farm()
+        farm.join("a")
+        farm.submit("j", shards: 2)
+        let given = farm.tick()
+        #expect(given.count == 1)
+        let key = given[0].key
+        // A stranger (never said hello) and another worker both claim the attempt.
+        let stranger = farm.on(.chunk(Farm.peer("x"), key))
+        #expect(stranger.contains { if case .send(_, .refused(let why)) = $0 { why.contains("unknown worker") } else { false } })
+        #expect(!stranger.contains { if case .storeChunk = $0 { true } else { false } })
+        farm.join("b")
+        let other = farm.on(.failed(Farm.peer("b"), key, reason: "boom"))
+        #expect(other.allSatisfy { if case .persist = $0 { false } else { true } })
+        #expect(farm.on(.chunk(Farm.peer("b"), key)).allSatisfy { if case .storeChunk = $0 { false } else { true } })
+        #expect(farm.state("j", key.shard) == .running && farm.busy("a") == 1)
+        #expect(farm.scheduler.jobs["j"]?.failures.isEmpty == true)
+        // The holder's chunk is taken.
+        farm.deliver(key, by: "a")
+        #expect(farm.state("j", key.shard) == .done && farm.busy("a") == 0)
+    }
+
+    @Test func aPeerThatCannotBeSentToIsDroppedAtTheNextTickAndOthersGoOn() {
+        var farm = Farm()
+        farm.join("a")
+        farm.join("b")
+        farm.submit("j", shards: 4)
+        let first = farm.tick()
+        #expect(Set(first.map(\.worker)) == ["a", "b"])
+        let aKey = first.first { $0.worker == "a" }!.key
+        farm.on(.sendFailed(Farm.peer("a")))
+        // What a sent before it left still counts, in the same turn.
+        farm.deliver(aKey, by: "a")
+        #expect(farm.state("j", aKey.shard) == .done)
+        let bKey = first.first { $0.worker == "b" }!.key
+        farm.deliver(bKey, by: "b")
+        let next = farm.tick()
+        #expect(farm.scheduler.workers[Farm.peer("a")] == nil)
+        #expect(next.map(\.worker) == ["b"])
+    }
+
+    @Test func aChunkTheDiskRefusesFailsTheJobWithTheReasonAndLeavesNothingRunning() {
+        var farm = Farm()
+        farm.join("a", slots: 2)
+        farm.submit("j", shards: 3)
+        let given = farm.tick()
+        #expect(given.count == 2)
+        let out = farm.on(.chunkNotStored(Farm.peer("a"), given[0].key, reason: "cannot store the chunk in /state/chunks/j: No space left on device"))
+        #expect(farm.scheduler.jobs["j"] == nil)
+        #expect(farm.finalPhases["j"] == .failed)
+        #expect(farm.jobError("j")?.contains("No space left") == true)
+        // The other running attempt is stopped on its worker; its slot is freed when it confirms.
+        #expect(out.contains { if case .send(_, .cancelShard("j", given[1].key.shard)) = $0 { true } else { false } })
+        #expect(out.contains { if case .discardChunks("j") = $0 { true } else { false } })
+        #expect(farm.busy("a") == 1)
+        farm.on(.failed(Farm.peer("a"), given[1].key, reason: "cancelled"))
+        #expect(farm.busy("a") == 0)
+    }
+
+    @Test func cancelFreesExactlyTheSlotsTheWorkerConfirms() {
+        var farm = Farm()
+        farm.join("a", slots: 2)
+        farm.submit("j", shards: 4)
+        farm.submit("k", shards: 2)
+        let given = farm.tick()
+        #expect(given.count == 2)
+        let cancelled = farm.on(.cancel("j"))
+        let stops = cancelled.filter { if case .send(_, .cancelShard("j", _)) = $0 { true } else { false } }
+        #expect(stops.count == given.filter { $0.key.job == "j" }.count)
+        // Nothing is handed out until the worker says its renders stopped.
+        #expect(farm.busy("a") == 2)
+        let jKeys = given.filter { $0.key.job == "j" }.map(\.key)
+        #expect(given.map(\.key.job).sorted() == ["j", "k"] && farm.tick().isEmpty)
+        farm.on(.failed(Farm.peer("a"), jKeys[0], reason: "cancelled"))
+        let after = farm.tick()
+        #expect(after.count == 1 && after[0].key.job == "k")
+        #expect(farm.finalPhases["j"] == .cancelled)
+    }
+
+    @Test func higherPriorityGoesFirstAndEqualJobsShareWorkers() {
+        var farm = Farm()
+        farm.submit("low", shards: 4, priority: 0)
+        farm.submit("high", shards: 4, priority: 5)
+        farm.join("a", slots: 2)
+        #expect(farm.tick().map(\.key.job) == ["high", "high"])
+        var fair = Farm()
+        fair.submit("x", shards: 4)
+        fair.submit("y", shards: 4)
+        fair.join("a", slots: 4)
+        let given = fair.tick().map(\.key.job)
+        #expect(given.filter { $0 == "x" }.count == 2 && given.filter { $0 == "y" }.count == 2)
+    }
+
+    @Test func aShardThatFailsOnThreeWorkersFailsTheJobWithEveryMessage() {
+        var farm = Farm()
+        for name in ["a", "b", "c", "d"] { farm.join(name) }
+        farm.submit("j", shards: 1)
+        var failedOn: [String] = []
+        for round in 1...3 {
+            let given = farm.tick()
+            #expect(given.count == 1)
+            // A shard goes to a worker it has not failed on.
+            #expect(!failedOn.contains(given[0].worker))
+            failedOn.append(given[0].worker)
+            farm.on(.failed(Farm.peer(given[0].worker), given[0].key, reason: "decoder error \(round)"))
+        }
+        #expect(farm.finalPhases["j"] == .failed)
+        let error = farm.jobError("j") ?? ""
+        #expect(error.contains("failed 3 times") && error.contains("decoder error 1") && error.contains("decoder error 3"))
+    }
+
+    @Test func handedBackShardsAreRequeuedAndNotCountedAsFailures() {
+        var farm = Farm()
+        farm.join("a")
+        farm.submit("j", shards: 1)
+        let key = farm.tick()[0].key
+        farm.on(.heartbeat(Farm.peer("a"), draining: true))
+        farm.on(.failed(Farm.peer("a"), key, reason: ShardFailed.handedBack))
+        #expect(farm.state("j", 0) == .queued && farm.scheduler.jobs["j"]?.failures.isEmpty == true)
+        #expect(farm.tick().isEmpty)   // a draining worker takes nothing
+        farm.join("b")
+        #expect(farm.tick().map(\.worker) == ["b"])
+    }
+
+    @Test func aSlowShardIsBackedUpAndTheFirstChunkWins() {
+        var farm = Farm()
+        farm.join("a")
+        farm.submit("j", shards: 1)
+        let first = farm.tick()[0].key
+        farm.join("b")
+        #expect(farm.tick().isEmpty)   // not slow yet
+        farm.clock += 2.5
+        farm.on(.heard(Farm.peer("a")))
+        farm.on(.heard(Farm.peer("b")))
+        let backup = farm.tick()
+        #expect(backup.map(\.worker) == ["b"] && backup[0].key.shard == first.shard && backup[0].key.attempt == 2)
+        farm.deliver(backup[0].key, by: "b")
+        #expect(farm.state("j", 0) == .done)
+        #expect(farm.effects.contains { if case .send(Farm.peer("a"), .cancelShard("j", 0)) = $0 { true } else { false } })
+        #expect(farm.effects.contains { if case .persist(.endAttempt(first, .beaten, _, _)) = $0 { true } else { false } })
+        #expect(farm.effects.contains { if case .assemble("j") = $0 { true } else { false } })
+        // The loser's late chunk frees its slot and is not stored.
+        #expect(farm.on(.chunk(Farm.peer("a"), first)).isEmpty)
+        #expect(farm.busy("a") == 0)
+    }
+
+    @Test func aSilentWorkersShardsGoBackToTheQueue() {
+        var farm = Farm()
+        farm.join("a", slots: 2)
+        farm.submit("j", shards: 2)
+        let given = farm.tick()
+        farm.clock += 2
+        farm.join("b", slots: 2)
+        #expect(farm.tick().isEmpty)
+        farm.clock += 1.5   // a: 3.5 s silent, b: 1.5 s
+        let requeued = farm.tick()
+        #expect(farm.scheduler.workers[Farm.peer("a")] == nil)
+        #expect(Set(requeued.map(\.key.shard)) == Set(given.map(\.key.shard)) && requeued.allSatisfy { $0.worker == "b" })
+        let lost = farm.effects.filter { if case .persist(.endAttempt(_, .lost, _, _)) = $0 { true } else { false } }
+        #expect(lost.count == 2)
+    }
+
+    @Test func dispatchWaitsWhilePausedAndResumesAfter() {
+        var farm = Farm()
+        farm.join("a")
+        farm.submit("j", shards: 1)
+        farm.on(.pause("the disk of /state has 10 bytes free"))
+        #expect(farm.tick().isEmpty)
+        #expect(farm.scheduler.paused?.contains("10 bytes") == true)
+        farm.on(.pause(nil))
+        #expect(farm.tick().count == 1)
+    }
+
+    @Test func aResumedJobWhoseShardsAreAllDoneIsAssembled() {
+        var farm = Farm()
+        farm.submit("j", shards: 1)
+        var job = farm.scheduler.jobs["j"]!
+        job.set(0, .done, worker: "a")
+        let out = farm.on(.submitted(job, nil))
+        #expect(out.contains { if case .assemble("j") = $0 { true } else { false } })
+        #expect(farm.phase("j") == .assembling)
+        farm.on(.assembled("j", error: nil))
+        #expect(farm.finalPhases["j"] == .done && farm.scheduler.jobs["j"] == nil)
+    }
+}
+
+/// The disk budget a submission is checked against.
+struct StorageBudgetTests {
+    @Test func aJobNeedsTwiceItsEncodedSizeAndTheMinimumStaysFree() {
+        let output = Sidecar.Output(width: 1920, height: 1080, frameDuration: SessionTime(value: 1, timescale: 30), frames: 1800)
+        // 1920×1080×1800 px at 1/4 bit, plus 60 s of 256 kbit/s audio, twice.
+        let expected: Int64 = 2 * (1920 * 1080 * 1800 / 32 + 60 * 32_000)
+        #expect(StorageBudget.expectedBytes(output) == expected)
+        #expect(StorageBudget.shortfall(free: expected + StorageBudget.minimumFreeBytes, needed: expected, directory: "/s") == nil)
+        let short = StorageBudget.shortfall(free: expected, needed: expected, directory: "/s") ?? ""
+        #expect(short.contains("/s has \(expected) bytes free") && short.contains("needs about \(expected)"))
+    }
+}
