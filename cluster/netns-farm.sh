@@ -47,7 +47,7 @@ endpoint=tcp://10.77.0.1:7700
 
 # Keys: one for the coordinator, one shared by the workers, one for this client.
 for name in coordinator worker client; do "$reel" keygen "$work/$name" >/dev/null; done
-cat "$work/worker.pub" "$work/client.pub" > "$work/authorized-keys"
+{ printf '%s worker\n' "$(cat "$work/worker.pub")"; printf '%s client\n' "$(cat "$work/client.pub")"; } > "$work/authorized-keys"
 
 ip netns exec "$prefix-coord" "$reel" coordinator --bind "$endpoint" --state-dir "$work/state" \
   --curve-key "$work/coordinator.key" --authorized-keys "$work/authorized-keys" 2>"$work/coordinator.log" &

@@ -70,7 +70,7 @@ struct CoordinatorCommand: ParsableCommand {
     @Option(name: .customLong("curve-key"), help: "The coordinator's key file from `reel keygen`: encrypt and authenticate with CURVE.")
     var curveKey: String?
 
-    @Option(name: .customLong("authorized-keys"), help: "File of the public keys (one per line) allowed to connect, with --curve-key.")
+    @Option(name: .customLong("authorized-keys"), help: "File of the public keys allowed to connect, one per line with its role (worker, client or admin), with --curve-key.")
     var authorizedKeys: String?
 
     @Flag(help: "Allow binding a non-loopback address without CURVE keys.")

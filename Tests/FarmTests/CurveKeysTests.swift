@@ -19,16 +19,45 @@ struct CurveKeysTests {
         #expect(throws: CurveKeyError.self) { try CurveKeyPair.load(path: dir.appendingPathComponent("forged.key").path) }
     }
 
-    @Test func allowListTakesKeysWithNamesAndSkipsComments() throws {
+    @Test func allowListGivesEachKeyOneRoleAndSkipsComments() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let withHash = String(repeating: "0000#", count: 8)   // '#' is a Z85 digit
         let plain = try CurveKeyPair.generate().publicKey
-        let path = try TestEnvironment.write("# render nodes\n\n\(withHash) node-1\n  \(plain)\n", to: "keys", in: dir)
-        #expect(try CurveKeyPair.authorizedKeys(path: path) == [withHash, plain])
-        let bad = try TestEnvironment.write("\(plain)\nnot-a-key\n", to: "bad", in: dir)
-        #expect(throws: CurveKeyError.self) { try CurveKeyPair.authorizedKeys(path: bad) }
-        let empty = try TestEnvironment.write("# nobody\n", to: "empty", in: dir)
-        #expect(throws: CurveKeyError.self) { try CurveKeyPair.authorizedKeys(path: empty) }
+        let boss = try CurveKeyPair.generate().publicKey
+        let path = try TestEnvironment.write("# render nodes\n\n\(withHash) worker node-1\n  \(plain) client alice\n\(boss) admin\n",
+                                             to: "keys", in: dir)
+        #expect(try CurveKeyPair.authorizedKeys(path: path) == [withHash: .worker, plain: .client, boss: .admin])
+        let cases: [(String, String)] = [
+            ("\(plain) client\nnot-a-key\n", "bad:2: not a 40-character Z85 public key"),
+            ("\(plain)\n", "bad:1: the key needs a role after it: worker, client, admin"),
+            ("\(plain) owner\n", "bad:1: the key needs a role"),
+            ("\(plain) client\n\(plain) worker\n", "bad:2: the key is listed already as client"),
+            ("# nobody\n", "lists no keys"),
+        ]
+        for (text, message) in cases {
+            let bad = try TestEnvironment.write(text, to: "bad", in: dir)
+            #expect { try CurveKeyPair.authorizedKeys(path: bad) } throws: { "\($0)".contains(message) }
+        }
+    }
+
+    @Test func eachRoleSendsOnlyItsMessagesAndClientsManageOnlyTheirJobs() {
+        let workerMessages: [MessageType] = [.hello, .heartbeat, .chunk, .failed, .mediaRequest, .stillsReply]
+        let clientMessages: [MessageType] = [.submit, .upload, .status, .watch, .cancel, .fetch, .workers, .stills, .invalidate]
+        for type in workerMessages {
+            #expect(PeerRole.worker.may(send: type) && !PeerRole.client.may(send: type) && !PeerRole.admin.may(send: type), "\(type)")
+        }
+        for type in clientMessages {
+            #expect(!PeerRole.worker.may(send: type) && PeerRole.client.may(send: type) && PeerRole.admin.may(send: type), "\(type)")
+        }
+        // Replies the coordinator sends are never accepted from anyone.
+        for type in [MessageType.shard, .welcome, .statusReply, .resultBlock] {
+            #expect(PeerRole.allCases.allSatisfy { !$0.may(send: type) }, "\(type)")
+        }
+        #expect(PeerRole.client.mayManage(jobOwnedBy: "k1", as: "k1"))
+        #expect(!PeerRole.client.mayManage(jobOwnedBy: "k1", as: "k2"))
+        #expect(!PeerRole.client.mayManage(jobOwnedBy: nil, as: "k2"))
+        #expect(PeerRole.admin.mayManage(jobOwnedBy: "k1", as: "k9") && PeerRole.admin.mayManage(jobOwnedBy: nil, as: "k9"))
+        #expect(!PeerRole.worker.mayManage(jobOwnedBy: "k1", as: "k1"))
     }
 
     @Test func zapAdmitsOnlyListedCurveKeys() throws {

@@ -155,4 +155,72 @@ import RenderEngine
         #expect(log.contains("does not read"), "\(log.suffix(2000))")
         #expect(log.split(separator: "\n").count < 40)
     }
+
+    /// Under CURVE each key has a role: a client key cannot deliver results or join as a
+    /// worker, another client cannot cancel or fetch a job that is not its own, an admin can.
+    @Test func underCurveAClientKeyCannotActAsAWorkerNorManageAnothersJob() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        #expect(try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir).status == 0)
+        try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 2.5}]}}"#, to: "s.json", in: dir)
+        var keys: [String: CurveKeyPair] = [:]
+        for name in ["coordinator", "worker", "alice", "mallory", "boss"] {
+            keys[name] = try CurveKeyPair.generate()
+            try keys[name]!.write(name: dir.appendingPathComponent(name).path)
+        }
+        let list = ["worker worker", "alice client", "mallory client", "boss admin"]
+            .map { entry in let p = entry.split(separator: " "); return "\(keys[String(p[0])]!.publicKey) \(p[1]) \(p[0])" }
+        try TestEnvironment.write(list.joined(separator: "\n") + "\n", to: "authorized", in: dir)
+        let processes = Processes()
+        let coordinatorLog = dir.appendingPathComponent("coordinator.log")
+        try processes.start(["coordinator", "--bind", endpoint, "--state-dir", dir.appendingPathComponent("state").path,
+                             "--curve-key", "coordinator.key", "--authorized-keys", "authorized"], log: coordinatorLog, in: dir)
+        let server = ["--server-key", "coordinator.pub", "--coordinator", endpoint]
+        try processes.start(["worker", "--connect", endpoint, "--slots", "1", "--cache-dir", dir.appendingPathComponent("cache").path,
+                             "--test-shard-delay", "150", "--curve-key", "worker.key", "--server-key", "coordinator.pub"],
+                            log: dir.appendingPathComponent("worker.log"), in: dir)
+        let gop = ["--keyframe-interval", "0.5"]
+        let submitted = try TestEnvironment.reel(["submit", "s.json", "--curve-key", "alice.key"] + server + gop, in: dir)
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let job = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // Mallory's key is authorized, as a client: her forged chunk and hello are refused.
+        let context = try ZMQContext()
+        let mallory = try ZMQSocket(context, .dealer)
+        try mallory.secure(CurveClient(keys: keys["mallory"]!, serverKey: keys["coordinator"]!.publicKey))
+        try mallory.connect(endpoint)
+        defer { mallory.close() }
+        let fake = Data(repeating: 7, count: 4096)
+        let chunk = ChunkReady(jobID: job, shard: 1, attempt: 1, sha256: Digest.sha256(fake), size: fake.count, millis: 1)
+        try mallory.send(try WireMessage(.chunk, chunk, payload: [Data(try LZ4Frame.compress(fake).bytes)]).frames)
+        try mallory.send(try WireMessage(.hello, Hello(workerID: "m", host: "m", slots: 8, capabilities: [],
+                                                       engineVersion: EngineVersion.engine)).frames)
+        var refusals: [String] = []
+        let deadline = Date().addingTimeInterval(10)
+        while refusals.count < 2 && Date() < deadline {
+            guard try ZMQSocket.poll([mallory], timeoutMillis: 200)[0], let frames = try mallory.receive() else { continue }
+            let reply = try WireMessage.parse(frames)
+            #expect(reply.type == .refused)
+            refusals.append(try reply.decode(Refusal.self).message)
+        }
+        #expect(refusals == ["a client key may not send chunk", "a client key may not send hello"])
+
+        // Nor may she cancel or fetch Alice's job.
+        let cancel = try TestEnvironment.reel(["cancel", job, "--curve-key", "mallory.key"] + server, in: dir)
+        #expect(cancel.status != 0 && cancel.stderr.contains("belongs to another client"), "\(cancel.stderr)")
+        let aliceFetch = try TestEnvironment.reel(["fetch", job, "-o", "alice.mp4", "--wait", "--curve-key", "alice.key"] + server, in: dir)
+        #expect(aliceFetch.status == 0, "\(aliceFetch.stderr)")
+        let stolen = try TestEnvironment.reel(["fetch", job, "-o", "stolen.mp4", "--curve-key", "mallory.key"] + server, in: dir)
+        #expect(stolen.status != 0 && stolen.stderr.contains("belongs to another client"), "\(stolen.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("stolen.mp4").path))
+        // An admin may fetch anyone's job; the result is a clean render's.
+        let boss = try TestEnvironment.reel(["fetch", job, "-o", "boss.mp4", "--curve-key", "boss.key"] + server, in: dir)
+        #expect(boss.status == 0, "\(boss.stderr)")
+        let reference = try TestEnvironment.reel(["render", "s.json", "-o", "reference.mp4", "--in-process", "--workers", "1"] + gop, in: dir)
+        #expect(reference.status == 0)
+        let expected = try Data(contentsOf: dir.appendingPathComponent("reference.mp4"))
+        #expect(try Data(contentsOf: dir.appendingPathComponent("alice.mp4")) == expected)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("boss.mp4")) == expected)
+        #expect(try String(contentsOf: coordinatorLog, encoding: .utf8).contains("refused chunk from client key"))
+    }
 }

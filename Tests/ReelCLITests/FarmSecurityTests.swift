@@ -12,7 +12,7 @@ import Testing
             #expect(r.status == 0, "\(r.stderr)")
         }
         let key = { (name: String) in try String(contentsOfFile: farm.path(name + ".pub"), encoding: .utf8) }
-        _ = try TestEnvironment.write("# workers\n\(try key("worker"))\n# people\n\(try key("client"))", to: "authorized", in: farm.dir)
+        _ = try TestEnvironment.write("# workers\n\(try key("worker").trimmed) worker\n# people\n\(try key("client").trimmed) client", to: "authorized", in: farm.dir)
         // A key may itself contain "#": only lines that are not keys are comments.
         try farm.startCoordinator(["--curve-key", farm.path("coordinator.key"), "--authorized-keys", farm.path("authorized")])
         let serverKey = ["--server-key", farm.path("coordinator.pub")]
@@ -55,4 +55,8 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("st").path))
     }
+}
+
+private extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }

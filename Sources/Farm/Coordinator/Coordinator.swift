@@ -83,7 +83,7 @@ public final class Coordinator {
         socket = try ZMQSocket(context, .router, sendTimeoutMillis: 0)
         try socket.set(ZMQ_SNDHWM, Coordinator.peerQueueLimit)
         if let curve = options.curve {
-            authenticator = try ZAPAuthenticator(context: context, authorized: curve.authorized, log: log)
+            authenticator = try ZAPAuthenticator(context: context, authorized: Set(curve.authorized.keys), log: log)
             try socket.secure(curve)
         } else {
             authenticator = nil
@@ -126,8 +126,8 @@ public final class Coordinator {
                 for change in unsaved { write(change) }
                 if readable {
                     var handled = 0
-                    while handled < 1000, let frames = try socket.receive() {
-                        handle(frames)
+                    while handled < 1000, let (frames, userID) = try socket.receiveWithUser() {
+                        handle(frames, userID: userID)
                         handled += 1
                     }
                 }
@@ -183,7 +183,7 @@ public final class Coordinator {
         }
     }
 
-    private func handle(_ frames: [Data]) {
+    private func handle(_ frames: [Data], userID: String?) {
         guard frames.count >= 2 else { return }
         let identity = frames[0]
         let message: WireMessage
@@ -198,16 +198,33 @@ public final class Coordinator {
             send(to: identity, .error, ErrorReply(message: "\(error)"))
             return
         }
+        let credentials: PeerCredentials?
+        if let curve = options.curve {
+            // The handshake admitted only listed keys; the key's role decides what it may say.
+            guard let key = userID, let role = curve.authorized[key] else {
+                logLimited("no key", "refused \(message.type.rawValue) from a peer without an authorized key")
+                send(to: identity, .refused, Refusal(message: "this connection has no authorized key"))
+                return
+            }
+            guard role.may(send: message.type) else {
+                logLimited("wrong role", "refused \(message.type.rawValue) from \(role.rawValue) key \(key)")
+                send(to: identity, .refused, Refusal(message: "a \(role.rawValue) key may not send \(message.type.rawValue)"))
+                return
+            }
+            credentials = PeerCredentials(key: key, role: role)
+        } else {
+            credentials = nil
+        }
         apply(scheduler.handle(.heard(identity), now: Self.now))   // any message is a heartbeat
         do {
-            try route(message, from: identity)
+            try route(message, from: identity, credentials: credentials)
         } catch {
             logLimited("failed \(message.type.rawValue)", "\(message.type.rawValue) from a peer failed: \(error)")
             send(to: identity, .error, ErrorReply(message: "\(error)"))
         }
     }
 
-    private func route(_ message: WireMessage, from identity: Data) throws {
+    private func route(_ message: WireMessage, from identity: Data, credentials: PeerCredentials?) throws {
         let now = Self.now
         switch message.type {
         case .hello:
@@ -237,7 +254,7 @@ public final class Coordinator {
             }.first
             let (block, data) = media.block(request, candidate: candidate)
             send(to: identity, .mediaBlock, block, payload: [data])
-        case .submit: try submit(message.decode(Submit.self), from: identity)
+        case .submit: try submit(message.decode(Submit.self), from: identity, owner: credentials?.key)
         case .upload:
             let upload = try message.decode(Upload.self)
             let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data())
@@ -250,8 +267,14 @@ public final class Coordinator {
             guard let status = try statuses(request.jobID).first else { throw ProtocolError("no job \(request.jobID)") }
             if scheduler.jobs[request.jobID] != nil { watchers[request.jobID, default: []].insert(identity) }
             send(to: identity, .progress, status)
-        case .cancel: try cancel(message.decode(JobRequest.self).jobID, from: identity)
-        case .fetch: try fetch(message.decode(FetchRequest.self), from: identity)
+        case .cancel:
+            let jobID = try message.decode(JobRequest.self).jobID
+            try mayManage(jobID, credentials)
+            try cancel(jobID, from: identity)
+        case .fetch:
+            let request = try message.decode(FetchRequest.self)
+            try mayManage(request.jobID, credentials)
+            try fetch(request, from: identity)
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
         case .stills: try stills(message.decode(StillsRequest.self), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
@@ -284,7 +307,24 @@ public final class Coordinator {
         }
     }
 
-    // MARK: Who may read media (docs/operations.md, "Trust")
+    // MARK: Who may do what (docs/operations.md, "Trust")
+
+    /// Under CURVE only the client that submitted a job, or an admin, may cancel or fetch it.
+    private func mayManage(_ jobID: String, _ credentials: PeerCredentials?) throws {
+        guard let credentials else { return }
+        let owner: String?
+        if let job = scheduler.jobs[jobID] {
+            owner = job.owner
+        } else if let record = try store.job(jobID) {
+            owner = record.owner
+        } else {
+            return   // no such job: the request says so itself
+        }
+        guard credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) else {
+            logLimited("not owner", "refused a \(credentials.role.rawValue) key \(credentials.key) acting on job \(jobID) of another client")
+            throw ProtocolError("job \(jobID) belongs to another client")
+        }
+    }
 
     /// Media blocks go only to registered workers, and only of media that a shard or a
     /// still request they hold needs; a worker still fetching for work it no longer holds

@@ -69,18 +69,26 @@ public struct CurveKeyPair: Sendable, Equatable {
         return key
     }
 
-    /// An allow-list: one public key per line, optionally followed by a name after white
-    /// space; other lines starting with `#` are comments (Z85 keys may contain `#` too,
-    /// so a line is a key first), blank lines are ignored.
-    public static func authorizedKeys(path: String) throws -> Set<String> {
+    /// An allow-list: one public key per line, then its role (`worker`, `client` or
+    /// `admin`), optionally followed by a name; other lines starting with `#` are comments
+    /// (Z85 keys may contain `#` too, so a line is a key first), blank lines are ignored.
+    public static func authorizedKeys(path: String) throws -> [String: PeerRole] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CurveKeyError("cannot read the authorized keys file \(path)")
         }
-        var keys: Set<String> = []
+        var keys: [String: PeerRole] = [:]
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let token = line.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+            let tokens = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            let token = tokens.first ?? ""
             if isKey(token) {
-                keys.insert(token)
+                let roles = PeerRole.allCases.map(\.rawValue).joined(separator: ", ")
+                guard tokens.count >= 2, let role = PeerRole(rawValue: tokens[1]) else {
+                    throw CurveKeyError("\(path):\(number + 1): the key needs a role after it: \(roles)")
+                }
+                if let other = keys[token], other != role {
+                    throw CurveKeyError("\(path):\(number + 1): the key is listed already as \(other.rawValue)")
+                }
+                keys[token] = role
             } else if !token.isEmpty && !token.hasPrefix("#") {
                 throw CurveKeyError("\(path):\(number + 1): not a 40-character Z85 public key")
             }
@@ -95,11 +103,11 @@ public struct CurveKeyError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The coordinator's side: its key pair and the public keys allowed in.
+/// The coordinator's side: its key pair and the public keys allowed in, with their roles.
 public struct CurveServer: Sendable {
     public var keys: CurveKeyPair
-    public var authorized: Set<String>
-    public init(keys: CurveKeyPair, authorized: Set<String>) {
+    public var authorized: [String: PeerRole]
+    public init(keys: CurveKeyPair, authorized: [String: PeerRole]) {
         self.keys = keys
         self.authorized = authorized
     }

@@ -126,7 +126,14 @@ public final class ZMQSocket {
 
     /// Receives one multipart message; `nil` when nothing is waiting (non-blocking).
     public func receive() throws -> [Data]? {
+        try receiveWithUser()?.frames
+    }
+
+    /// Receives one multipart message and the user id its peer's handshake proved (the
+    /// ZAP handler's answer: a CURVE key), if any.
+    public func receiveWithUser() throws -> (frames: [Data], userID: String?)? {
         var frames: [Data] = []
+        var userID: String?
         while true {
             var message = zmq_msg_t()
             zmq_msg_init(&message)
@@ -139,7 +146,12 @@ public final class ZMQSocket {
                 throw ZMQError(code: code, function: "zmq_msg_recv")
             }
             frames.append(Data(bytes: zmq_msg_data(&message), count: Int(size)))
-            if zmq_msg_more(&message) == 0 { return frames }
+            // Set on the frames that came from the peer (not on a ROUTER's identity frame).
+            if userID == nil, let value = zmq_msg_gets(&message, "User-Id") {
+                let text = String(cString: value)
+                if !text.isEmpty { userID = text }
+            }
+            if zmq_msg_more(&message) == 0 { return (frames, userID) }
         }
     }
 
