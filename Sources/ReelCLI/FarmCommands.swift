@@ -83,7 +83,13 @@ struct CoordinatorCommand: ParsableCommand {
     @Flag(name: .customLong("strict-looks"), help: "Refuse jobs that use ReelFarm's stand-in images for the SDK's named looks.")
     var strictLooks = false
 
+    @Option(name: .customLong("min-free-space"), help: ArgumentHelp(
+        "MiB kept free in the state directory: below it no shards are handed out, and a job is accepted only if its budget fits above it.",
+        valueName: "MiB"))
+    var minFreeSpace: Int = 64
+
     func validate() throws {
+        guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
         if (curveKey == nil) != (authorizedKeys == nil) {
             throw ValidationError("--curve-key and --authorized-keys go together")
@@ -98,6 +104,7 @@ struct CoordinatorCommand: ParsableCommand {
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.looks = looks.map { URL(fileURLWithPath: $0) }
         options.strictLooks = strictLooks
+        options.minimumFreeBytes = Int64(minFreeSpace) << 20
         if let curveKey, let authorizedKeys {
             do {
                 options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),

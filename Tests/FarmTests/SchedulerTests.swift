@@ -260,8 +260,8 @@ struct StorageBudgetTests {
         // 1920×1080×1800 px at 1/4 bit, plus 60 s of 256 kbit/s audio, twice.
         let expected: Int64 = 2 * (1920 * 1080 * 1800 / 32 + 60 * 32_000)
         #expect(StorageBudget.expectedBytes(output) == expected)
-        #expect(StorageBudget.shortfall(free: expected + StorageBudget.minimumFreeBytes, needed: expected, directory: "/s") == nil)
-        let short = StorageBudget.shortfall(free: expected, needed: expected, directory: "/s") ?? ""
-        #expect(short.contains("/s has \(expected) bytes free") && short.contains("needs about \(expected)"))
+        #expect(StorageBudget.shortfall(free: expected + 100, needed: expected, keep: 100, directory: "/s") == nil)
+        let short = StorageBudget.shortfall(free: expected + 99, needed: expected, keep: 100, directory: "/s") ?? ""
+        #expect(short.contains("/s has \(expected + 99) bytes free") && short.contains("needs about \(expected)"))
     }
 }

@@ -13,10 +13,10 @@ extension Coordinator {
         let directory = options.stateDirectory.path
         if force { log("state directory \(directory): \(free) bytes free") }
         let pausedForDisk = scheduler.paused?.hasPrefix(Self.diskPause) == true
-        if free < StorageBudget.minimumFreeBytes {
+        if free < options.minimumFreeBytes {
             if !pausedForDisk {
                 apply(scheduler.handle(.pause("\(Self.diskPause) \(directory) has \(free) bytes free, "
-                    + "below the \(StorageBudget.minimumFreeBytes) kept free"), now: now))
+                    + "below the \(options.minimumFreeBytes) kept free"), now: now))
             }
         } else if pausedForDisk {
             apply(scheduler.handle(.pause(nil), now: now))
@@ -29,6 +29,7 @@ extension Coordinator {
     func diskShortfall(for output: Sidecar.Output) -> String? {
         guard let free = DiskSpace.available(at: options.stateDirectory) else { return nil }
         let needed = StorageBudget.expectedBytes(output) + StorageBudget.outstandingBytes(scheduler.jobs.values)
-        return StorageBudget.shortfall(free: free, needed: needed, directory: options.stateDirectory.path)
+        return StorageBudget.shortfall(free: free, needed: needed, keep: options.minimumFreeBytes,
+                                       directory: options.stateDirectory.path)
     }
 }

@@ -171,10 +171,11 @@ extension Coordinator {
                     }
                 }
             }
-            let state = job?.phase.rawValue ?? record.state
+            let ended = endedUncommitted[record.id]
+            let state = job?.phase.rawValue ?? ended?.phase.rawValue ?? record.state
             return JobStatus(jobID: record.id, state: state, priority: record.priority, framesDone: framesDone,
-                             totalFrames: record.totalFrames, shards: counts, error: record.error, created: record.created,
-                             finished: record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
+                             totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
+                             created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
                              workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                              paused: job == nil ? nil : scheduler.paused)
         }

@@ -23,6 +23,8 @@ public final class Coordinator {
         public var strictLooks = false
         /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
         public var curve: CurveServer?
+        /// Free space kept in the state directory (docs/operations.md, "Disks").
+        public var minimumFreeBytes: Int64 = 64 << 20
         /// Ends `run()` when raised (from any thread).
         public var stop = StopSignal()
 
@@ -58,6 +60,8 @@ public final class Coordinator {
     private var turnChanges: [StoreChange] = []
     var unsaved: [StoreChange] = []
     private var storeFailure: Error?
+    /// Jobs that ended while their end is not committed yet: status tells the truth anyway.
+    var endedUncommitted: [String: (phase: JobPhase, error: String?, finished: Double?)] = [:]
     var lastDiskCheck = 0.0
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
@@ -138,6 +142,7 @@ public final class Coordinator {
                 if let storeFailure { throw storeFailure }
             }
             unsaved = []
+            endedUncommitted = [:]
             if scheduler.paused?.hasPrefix(Self.storePause) == true { apply(scheduler.handle(.pause(nil), now: Self.now)) }
         } catch let error as ZMQError {
             throw error
@@ -152,6 +157,9 @@ public final class Coordinator {
     /// Writes one change inside the turn's transaction; after a failure the rest wait.
     private func write(_ change: StoreChange) {
         turnChanges.append(change)
+        if case .jobPhase(let job, let phase, let error, let finished) = change, phase.isFinal {
+            endedUncommitted[job] = (phase, error, finished)
+        }
         guard storeFailure == nil else { return }
         do { try store.apply(change) } catch { storeFailure = error }
     }
@@ -220,7 +228,7 @@ public final class Coordinator {
             try route(message, from: identity, credentials: credentials)
         } catch {
             logLimited("failed \(message.type.rawValue)", "\(message.type.rawValue) from a peer failed: \(error)")
-            send(to: identity, .error, ErrorReply(message: "\(error)"))
+            send(to: identity, .error, ErrorReply(message: publicText(error)))
         }
     }
 
@@ -257,6 +265,11 @@ public final class Coordinator {
         case .submit: try submit(message.decode(Submit.self), from: identity, owner: credentials?.key)
         case .upload:
             let upload = try message.decode(Upload.self)
+            if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),
+               let shortfall = StorageBudget.shortfall(free: free, needed: Int64(upload.total), keep: options.minimumFreeBytes,
+                                                       directory: options.stateDirectory.path) {
+                throw ProtocolError(shortfall.replacingOccurrences(of: "this job", with: "the upload of \(upload.contentID)"))
+            }
             let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data())
             send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
         case .status:
@@ -347,6 +360,21 @@ public final class Coordinator {
         return true
     }
 
+    /// An error as a peer may read it: the coordinator's own directories are not its
+    /// business (docs/operations.md, "Trust"); content ids name the media.
+    func publicText(_ error: Error) -> String { publicText("\(error)") }
+
+    func publicText(_ message: String) -> String {
+        var text = message
+        let state = options.stateDirectory.standardizedFileURL
+        for (directory, name) in [(state.appendingPathComponent("media"), "the coordinator's media store"),
+                                  (state, "the coordinator's state directory")]
+                                  + options.mediaRoots.map({ ($0, "a media root") }) {
+            text = text.replacingOccurrences(of: directory.standardizedFileURL.path, with: name)
+        }
+        return text
+    }
+
     func logLimited(_ kind: String, _ line: String) {
         let (write, suppressed) = logLimiter.allow(kind, now: Self.now)
         guard write else { return }
@@ -375,7 +403,7 @@ public final class Coordinator {
             try writeChunk(bytes, to: path)
         } catch {
             let directory = path.deletingLastPathComponent().path
-            let reason = "cannot store the \(bytes.count)-byte chunk of shard \(key.shard) in \(directory): \(error)"
+            let reason = "cannot store the \(bytes.count)-byte chunk of shard \(key.shard) in \(directory): \(FileErrorText.describe(error))"
             apply(scheduler.handle(.chunkNotStored(peer, key, reason: reason), now: now))
             return
         }

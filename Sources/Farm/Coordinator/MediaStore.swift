@@ -54,7 +54,11 @@ final class MediaStore {
         guard let handle = uploads[hex] else { throw ProtocolError("upload of \(upload.contentID) did not start at offset 0") }
         let position = Int(try handle.seekToEnd())
         guard position == upload.offset else { throw ProtocolError("upload block at \(upload.offset), expected \(position)") }
-        try handle.write(contentsOf: data)
+        do {
+            try handle.write(contentsOf: data)
+        } catch {
+            throw ProtocolError("cannot store the upload of \(upload.contentID): \(FileErrorText.describe(error))")
+        }
         let received = position + data.count
         guard received >= upload.total else { return (received, false) }
         try handle.close()

@@ -3,10 +3,6 @@ import RenderEngine
 
 /// How much of the state directory's disk a job needs (docs/operations.md, "Disks").
 enum StorageBudget {
-    /// Below this much free space the coordinator hands out no shards: what is left is for
-    /// the store, results being assembled and chunks already on their way.
-    static let minimumFreeBytes: Int64 = 64 << 20
-
     /// A job's chunks plus its assembled result: twice the encoded video, budgeted at a
     /// quarter of a bit per pixel (x264 at the default CRF stays well under that on
     /// camera footage), plus 256 kbit/s of audio.
@@ -26,11 +22,13 @@ enum StorageBudget {
         }
     }
 
-    /// Why a disk with `free` bytes cannot take a job needing `needed` more, or `nil`.
-    static func shortfall(free: Int64, needed: Int64, directory: String) -> String? {
-        guard free < needed + minimumFreeBytes else { return nil }
+    /// Why a disk with `free` bytes, of which `keep` stay free, cannot take a job needing
+    /// `needed` more, or `nil`. (Below `keep`, the coordinator hands out no shards: what
+    /// is left is for the store, results being assembled and chunks on their way.)
+    static func shortfall(free: Int64, needed: Int64, keep: Int64, directory: String) -> String? {
+        guard free < needed + keep else { return nil }
         return "not enough disk space: \(directory) has \(free) bytes free, and this job needs about \(needed) more "
-            + "(with \(minimumFreeBytes) kept free)"
+            + "(with \(keep) kept free)"
     }
 }
 
