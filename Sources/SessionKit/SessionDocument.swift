@@ -62,8 +62,14 @@ public enum SessionDocument {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let c = try decoder.singleValueContainer()
-            // Apple's default JSONEncoder writes seconds since 2001-01-01.
-            if let seconds = try? c.decode(Double.self) { return Date(timeIntervalSinceReferenceDate: seconds) }
+            // Apple's default JSONEncoder writes seconds since 2001-01-01. Kept to the
+            // millisecond, as written back, and within ISO 8601's years 0001…9999.
+            if let seconds = try? c.decode(Double.self) {
+                guard seconds >= -63_113_904_000, seconds < 252_423_993_600 else {
+                    throw DecodingError.dataCorruptedError(in: c, debugDescription: "\(seconds) s from 2001-01-01 is outside the years 1 to 9999")
+                }
+                return Date(timeIntervalSinceReferenceDate: (seconds * 1000).rounded() / 1000)
+            }
             let text = try c.decode(String.self)
             if let date = try? Date(text, strategy: Self.iso8601) { return date }
             if let date = try? Date(text, strategy: .iso8601) { return date }
