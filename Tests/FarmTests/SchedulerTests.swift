@@ -265,3 +265,25 @@ struct StorageBudgetTests {
         #expect(short.contains("/s has \(expected + 99) bytes free") && short.contains("needs about \(expected)"))
     }
 }
+
+/// The per-turn message budget on a fake clock.
+struct PeerBudgetTests {
+    @Test func aFloodingPeerIsCutOffForAWhileAndOthersAreNot() {
+        var budget = PeerBudget(messagesPerTurn: 3, cutOffSeconds: 60)
+        let flooder = Data("f".utf8), worker = Data("w".utf8)
+        #expect((0..<3).map { _ in budget.admit(flooder, now: 0) } == [.accept, .accept, .accept])
+        #expect(budget.admit(worker, now: 0) == .accept)
+        #expect(budget.admit(flooder, now: 0) == .cutOff)
+        #expect(budget.admit(flooder, now: 0) == .ignore)
+        budget.newTurn()
+        // Cut off across turns, until the time is up.
+        #expect(budget.admit(flooder, now: 59.9) == .ignore && budget.isCutOff(flooder, now: 59.9))
+        #expect(budget.admit(worker, now: 59.9) == .accept)
+        #expect(budget.admit(flooder, now: 60) == .accept && !budget.isCutOff(flooder, now: 60))
+        // A steady peer within its budget every turn is never cut off.
+        for turn in 0..<100 {
+            budget.newTurn()
+            for _ in 0..<3 { #expect(budget.admit(worker, now: 100 + Double(turn)) == .accept) }
+        }
+    }
+}

@@ -53,6 +53,7 @@ public final class Coordinator {
     var finishedPeakRSS: [String: Int] = [:]
     private var lastWatchUpdate: [String: Double] = [:]
     private var logLimiter = LogLimiter()
+    private var budget = PeerBudget()
     /// The payload of the chunk message being handled, for a `storeChunk` effect.
     private var chunkAtHand: (ready: ChunkReady, payload: Data)?
     /// Store changes of this turn, and those the disk refused in earlier turns (written
@@ -128,6 +129,7 @@ public final class Coordinator {
         do {
             try store.batch {
                 for change in unsaved { write(change) }
+                budget.newTurn()
                 if readable {
                     var handled = 0
                     while handled < 1000, let (frames, userID) = try socket.receiveWithUser() {
@@ -194,6 +196,15 @@ public final class Coordinator {
     private func handle(_ frames: [Data], userID: String?) {
         guard frames.count >= 2 else { return }
         let identity = frames[0]
+        switch budget.admit(identity, now: Self.now) {
+        case .accept: break
+        case .ignore: return
+        case .cutOff:
+            logLimited("cut off", "cut off a peer that sent over \(budget.messagesPerTurn) messages in one turn: "
+                + "its messages are dropped for \(Int(budget.cutOffSeconds)) s")
+            if workers[identity] != nil { apply(scheduler.handle(.sendFailed(identity), now: Self.now)) }
+            return
+        }
         let message: WireMessage
         do {
             message = try WireMessage.parse(Array(frames.dropFirst()))
