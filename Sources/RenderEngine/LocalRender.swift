@@ -137,7 +137,9 @@ struct RenderJob: Sendable {
     let plan: Plan
     let settings: EncoderSettings
     let chains: [FilterChain]
-    let sourcePaths: [String]
+    /// Each segment's source file; `nil` for media known here only by its probe (a farm
+    /// worker has the files of its own task).
+    let sourcePaths: [String?]
     /// The audio track first: it is one long task, best started early.
     let tasks: [Task]
 
@@ -149,12 +151,7 @@ struct RenderJob: Sendable {
         chains = try timeline.segments.map { segment in
             try loaded.chain(segment.filters)
         }
-        sourcePaths = try timeline.segments.map { segment in
-            guard let url = loaded.files[segment.source] else {
-                throw EngineError("'\(segment.source)' is not a local file; render it on a coordinator")
-            }
-            return url.path
-        }
+        sourcePaths = timeline.segments.map { loaded.files[$0.source]?.path }
         tasks = [.audio] + plan.videoShards.map { .video($0) }
     }
 
@@ -171,15 +168,22 @@ struct RenderJob: Sendable {
         switch task {
         case .audio:
             var sources: [Int: String] = [:]
-            for segment in timeline.segments where segment.hasAudio { sources[segment.index] = sourcePaths[segment.index] }
+            for segment in timeline.segments where segment.hasAudio { sources[segment.index] = try sourcePath(segment.index) }
             try AudioTrackRenderer(timeline: timeline).render(sources: sources, to: path)
             return 0
         case .video(let shard):
             let renderer = VideoShardRenderer(timeline: timeline, settings: settings)
-            let stats = try renderer.render(shard, sourcePath: sourcePaths[shard.segment], chain: chains[shard.segment],
+            let stats = try renderer.render(shard, sourcePath: try sourcePath(shard.segment), chain: chains[shard.segment],
                                             to: path, progress: progress)
             return stats.sourceFramesProcessed
         }
+    }
+
+    private func sourcePath(_ segment: Int) throws -> String {
+        guard let path = sourcePaths[segment] else {
+            throw EngineError("'\(timeline.segments[segment].source)' is not a local file; render it on a coordinator")
+        }
+        return path
     }
 
     func chunkPath(_ shard: Plan.VideoShard, in directory: URL) -> String {

@@ -54,12 +54,17 @@ public struct LoadedSession: Sendable {
 
     /// Probes and validates a session whose references are already resolved to local
     /// files (the coordinator's media store, a worker's cache).
+    /// `probes`: what a coordinator already learned about media this process will not
+    /// read (a farm worker renders one segment; the others are known by their probes).
     public static func make(url: URL, session: Session, files: [String: URL], unavailable: [String: String] = [:],
-                            locator: MediaLocator? = nil, strictLooks: Bool = false) -> LoadedSession {
+                            probes: [String: MediaInfo] = [:], locator: MediaLocator? = nil,
+                            strictLooks: Bool = false) -> LoadedSession {
         var media: [String: MediaStatus] = [:]
         var probed: [String: MediaStatus] = [:]
         for reference in Set(mediaReferences(of: session)) {
-            if let reason = unavailable[reference] {
+            if files[reference] == nil, let probe = probes[reference] {
+                media[reference] = .available(probe)
+            } else if let reason = unavailable[reference] {
                 media[reference] = .unavailable(reason)
             } else if let file = files[reference] {
                 if let known = probed[file.path] {

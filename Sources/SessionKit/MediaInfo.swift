@@ -1,6 +1,6 @@
 /// What the engine's probe learned about one media file. SessionKit never opens media
 /// (docs/architecture.md): validation and the timeline take these values.
-public struct MediaInfo: Hashable, Sendable {
+public struct MediaInfo: Hashable, Sendable, Codable {
     /// Seconds, on the source's own clock (first video frame at 0).
     public var duration: Rational
     /// Nominal frame duration in seconds (`r_frame_rate`, else the average); `nil` when unknown.

@@ -123,3 +123,21 @@ public struct Rational: Hashable, Sendable, Comparable, CustomStringConvertible 
         return a
     }
 }
+
+/// On the wire (a coordinator's probes sent to its workers): `[numerator, denominator]`.
+extension Rational: Codable {
+    public init(from decoder: Decoder) throws {
+        var c = try decoder.unkeyedContainer()
+        let n = try c.decode(Int64.self), d = try c.decode(Int64.self)
+        guard d > 0, let value = Rational(n, d) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "\(n)/\(d) is not a fraction with a positive denominator")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.unkeyedContainer()
+        try c.encode(numerator)
+        try c.encode(denominator)
+    }
+}

@@ -12,9 +12,10 @@ extension Coordinator {
         var changes: [StoreChange] = []
         for record in try store.jobs(states: [JobPhase.queued, .rendering, .assembling].map(\.rawValue)) {
             let shards = try store.shards(of: record.id)
-            let assignment = try makeAssignment(record)
+            let (assignment, timeline) = try makeAssignment(record)
             var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
-                                   assignment: assignment, tasks: shards.map(\.task), phase: .rendering)
+                                   assignment: assignment, tasks: shards.map(\.task), segmentMedia: timeline.segments.map(\.source),
+                                   audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)), phase: .rendering)
             for shard in shards {
                 if shard.state == ShardState.done.rawValue, let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
@@ -35,14 +36,15 @@ extension Coordinator {
         unsaved = changes + unsaved
     }
 
-    private func makeAssignment(_ record: JobStore.JobRecord) throws -> ShardAssignment {
+    private func makeAssignment(_ record: JobStore.JobRecord) throws -> (ShardAssignment, Timeline) {
         let session = try SessionDocument.decode(Data(record.session.utf8))
         let loaded = try load(session: session, files: record.files, paths: record.paths)
         let timeline = try loaded.timeline()
-        return ShardAssignment(jobID: record.id, shard: 0, attempt: 0,
-                               task: ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
-                               session: record.session, files: record.files, paths: record.paths, settings: record.settings,
-                               output: Sidecar.Output(timeline))
+        let assignment = ShardAssignment(jobID: record.id, shard: 0, attempt: 0,
+                                         task: ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
+                                         session: record.session, files: record.files, paths: record.paths,
+                                         settings: record.settings, output: Sidecar.Output(timeline), probes: loaded.probes)
+        return (assignment, timeline)
     }
 
     /// The session with its references resolved to files this coordinator can read.
@@ -128,9 +130,11 @@ extension Coordinator {
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
                                         settings: request.settings, totalFrames: timeline.totalFrames, error: nil, owner: owner)
         let assignment = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: request.session,
-                                         files: request.files, paths: request.paths, settings: request.settings, output: output)
+                                         files: request.files, paths: request.paths, settings: request.settings, output: output,
+                                         probes: loaded.probes)
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, assignment: assignment,
-                               tasks: tasks)
+                               tasks: tasks, segmentMedia: timeline.segments.map(\.source),
+                               audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)))
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
         log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
         send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: []))
@@ -177,7 +181,7 @@ extension Coordinator {
                              totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
                              created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
                              workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
-                             paused: job == nil ? nil : scheduler.paused)
+                             paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id])
         }
     }
 

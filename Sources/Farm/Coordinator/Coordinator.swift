@@ -51,6 +51,8 @@ public final class Coordinator {
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
+    /// Media bytes sent to workers since this process started.
+    var mediaBytesSent = (byWorker: [String: Int64](), byJob: [String: Int64]())
     private var lastWatchUpdate: [String: Double] = [:]
     private var logLimiter = LogLimiter()
     private var budget = PeerBudget()
@@ -273,6 +275,7 @@ public final class Coordinator {
             }.first
             let (block, data) = media.block(request, candidate: candidate)
             send(to: identity, .mediaBlock, block, payload: [data])
+            countMediaSent(data.count, contentID: request.contentID, to: identity)
         case .submit: try submit(message.decode(Submit.self), from: identity, owner: credentials?.key)
         case .upload:
             let upload = try message.decode(Upload.self)
@@ -327,7 +330,8 @@ public final class Coordinator {
     func workerStatuses() -> [WorkerStatus] {
         workers.values.sorted { $0.workerID < $1.workerID }.map {
             WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
-                         shardsDone: (try? store.shardsDone(byWorker: $0.workerID)) ?? 0, lastHeartbeat: $0.lastSeen, alive: true)
+                         shardsDone: (try? store.shardsDone(byWorker: $0.workerID)) ?? 0, lastHeartbeat: $0.lastSeen, alive: true,
+                         mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0)
         }
     }
 
@@ -362,7 +366,7 @@ public final class Coordinator {
             return false
         }
         let forStill = pendingStills.values.contains { $0.worker == identity && $0.request.files.values.contains(contentID) }
-        guard scheduler.needs(contentID, peer: identity) || forStill else {
+        guard scheduler.job(reading: contentID, peer: identity) != nil || forStill else {
             logLimited("unneeded media", "\(worker.workerID) asked for \(contentID), which no work it holds needs")
             send(to: identity, .mediaBlock, MediaBlock(contentID: contentID, offset: request.offset, total: 0, missing: true),
                  payload: [Data()])
@@ -384,6 +388,13 @@ public final class Coordinator {
             text = text.replacingOccurrences(of: directory.standardizedFileURL.path, with: name)
         }
         return text
+    }
+
+    /// Media bytes sent, by worker id and by job (docs/operations.md, "Media").
+    private func countMediaSent(_ bytes: Int, contentID: String, to peer: PeerID) {
+        guard bytes > 0, let worker = workers[peer] else { return }
+        mediaBytesSent.byWorker[worker.workerID, default: 0] += Int64(bytes)
+        if let job = scheduler.job(reading: contentID, peer: peer) { mediaBytesSent.byJob[job, default: 0] += Int64(bytes) }
     }
 
     func logLimited(_ kind: String, _ line: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import RenderEngine
+import SessionKit
 
 /// The farm's wire protocol (docs/protocol.md): every message is a JSON header frame
 /// `{"v": 1, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
@@ -163,6 +164,10 @@ public struct ShardAssignment: Codable, Sendable {
     public var settings: EncoderSettings
     /// The job's output (size, frame duration, frames), for assembly and the sidecar.
     public var output: Sidecar.Output
+    /// The coordinator's probe of every media reference: a worker fetches only the media
+    /// its task reads (`files` names no other) and knows the rest by these
+    /// (docs/protocol.md).
+    public var probes: [String: MediaInfo]? = nil
 }
 
 public struct ChunkReady: Codable, Sendable {
@@ -268,6 +273,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     /// Why the coordinator is not handing out this job's shards right now (a full disk, a
     /// store that cannot write), while it is so.
     public var paused: String?
+    /// Media bytes sent to workers for this job (since the coordinator started).
+    public var mediaBytesSent: Int64? = nil
 
     public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
 }
@@ -301,6 +308,8 @@ public struct WorkerStatus: Codable, Sendable {
     public var shardsDone: Int
     public var lastHeartbeat: Double
     public var alive: Bool
+    /// Media bytes the coordinator sent it (since the coordinator started).
+    public var mediaBytesSent: Int64? = nil
 }
 
 public struct WorkersReply: Codable, Sendable {

@@ -330,7 +330,8 @@ public final class Worker {
             if options.failAlways { throw EngineError("this worker was started with --fail-always") }
             if options.shardDelayMillis > 0 { try pause(milliseconds: options.shardDelayMillis, unless: stop) }
             let session = try SessionDocument.decode(Data(a.session.utf8))
-            let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files)
+            let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files,
+                                            probes: a.probes ?? [:])
             guard loaded.report.isValid else {
                 throw EngineError("the session does not validate here: \(loaded.report.problems.map(\.description).joined(separator: "; "))")
             }

@@ -36,6 +36,10 @@ struct ScheduledJob {
     let owner: String?
     let assignment: ShardAssignment   // template: session, files, paths, settings
     let tasks: [ShardTask]
+    /// The media reference each segment reads, and those with audio (the audio task's):
+    /// a shard is sent only its own media. Empty: unknown, every shard gets every file.
+    let segmentMedia: [String]
+    let audioMedia: Set<String>
     private(set) var state: [ShardState]
     private var queue = ShardQueue()
     private(set) var counts: [ShardState: Int] = [:]
@@ -53,8 +57,10 @@ struct ScheduledJob {
     var workerPeakRSSKB: Int?
 
     init(id: String, priority: Int, created: Double, owner: String? = nil, assignment: ShardAssignment, tasks: [ShardTask],
-         phase: JobPhase = .queued) {
+         segmentMedia: [String] = [], audioMedia: Set<String> = [], phase: JobPhase = .queued) {
         self.id = id
+        self.segmentMedia = segmentMedia
+        self.audioMedia = audioMedia
         self.priority = priority
         self.created = created
         self.owner = owner
@@ -91,6 +97,19 @@ struct ScheduledJob {
     mutating func nextQueued(where accept: (Int) -> Bool) -> Int? {
         let state = self.state
         return queue.first(isQueued: { state[$0] == .queued }, where: accept)
+    }
+
+    /// The files (reference → content id) and paths a shard's worker gets: every filter
+    /// file, and of the media only what its task reads.
+    func files(forShard shard: Int) -> (files: [String: String], paths: [String: String]) {
+        guard !segmentMedia.isEmpty, tasks.indices.contains(shard) else { return (assignment.files, assignment.paths) }
+        let task = tasks[shard]
+        let reads: Set<String> = task.kind == .video
+            ? (segmentMedia.indices.contains(task.segment) ? [segmentMedia[task.segment]] : [])
+            : audioMedia
+        let media = Set(segmentMedia)
+        let keep = { (reference: String) in !media.contains(reference) || reads.contains(reference) }
+        return (assignment.files.filter { keep($0.key) }, assignment.paths.filter { keep($0.key) })
     }
 
     var hasQueued: Bool { (counts[.queued] ?? 0) > 0 }

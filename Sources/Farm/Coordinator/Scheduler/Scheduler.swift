@@ -191,9 +191,12 @@ struct Scheduler {
         return true
     }
 
-    /// Whether `peer` holds work that needs the media `contentID`.
-    func needs(_ contentID: String, peer: PeerID) -> Bool {
-        workers[peer]?.running.contains { jobs[$0.job]?.assignment.files.values.contains(contentID) ?? false } ?? false
+    /// The job whose attempt held by `peer` reads the media `contentID`, if any: only such
+    /// a worker is sent its blocks.
+    func job(reading contentID: String, peer: PeerID) -> String? {
+        workers[peer]?.running.first { key in
+            jobs[key.job]?.files(forShard: key.shard).files.values.contains(contentID) ?? false
+        }?.job
     }
 
     // MARK: Results
@@ -372,6 +375,7 @@ extension Scheduler {
         assignment.shard = shard
         assignment.attempt = attempt
         assignment.task = job.tasks[shard]
+        (assignment.files, assignment.paths) = job.files(forShard: shard)
         job.set(shard, .running)
         job.running[shard, default: [:]][attempt] = RunningAttempt(worker: peer, started: now)
         if job.phase == .queued {

@@ -1,0 +1,58 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Workers that share no disk with the coordinator fetch only the media their shard
+/// reads (docs/operations.md, "Media"), and the coordinator counts what it sent.
+@Suite(.serialized) struct FarmMediaTests {
+    @Test func eachWorkerFetchesOnlyTheClipOfItsOwnShards() throws {
+        let farm = try FarmFixture()
+        var sizes: [String: Int] = [:]   // hex content id → bytes
+        var hexOf: [String: String] = [:]
+        for (name, extra) in [("a.mp4", [String]()), ("b.mp4", ["--rotate", "90"]), ("c.mp4", ["--pattern", "gradient"])] {
+            let r = try TestEnvironment.reel(["sample", farm.path(name), "--duration", "1.5", "--size", "160x96", "--no-audio"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            let sum = try ProcessRunner.run("/usr/bin/sha256sum", [farm.path(name)])
+            let hex = String(sum.stdout.prefix(64))
+            hexOf[name] = hex
+            sizes[hex] = try Data(contentsOf: URL(fileURLWithPath: farm.path(name))).count
+        }
+        // One shard per segment (keyframes every 2 s, segments of 1 s); no audio to render.
+        try TestEnvironment.write("""
+        {"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 1}, {"source": "b.mp4", "trimDuration": 1},
+                                     {"source": "c.mp4", "trimDuration": 1}]}}
+        """, to: "s.json", in: farm.dir)
+        try farm.startCoordinator()
+        let log = farm.path("renders.log")
+        for name in ["x", "y", "z"] { try farm.startWorker(name, ["--test-render-log", log]) }
+        let submitted = try farm.reel(["submit", "s.json", "--keyframe-interval", "2"])
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let job = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let output = try farm.fetched(job)
+        let reference = try TestEnvironment.reel(["render", "s.json", "-o", "reference.mp4", "--in-process", "--workers", "1",
+                                                  "--keyframe-interval", "2"], in: farm.dir)
+        #expect(reference.status == 0)
+        #expect(output == (try Data(contentsOf: URL(fileURLWithPath: farm.path("reference.mp4")))))
+
+        // Shard 0 is the audio track (no media: no clip has sound); shard 1 + i renders segment i.
+        let clips = ["a.mp4", "b.mp4", "c.mp4"]
+        var rendered: [String: Set<String>] = [:]   // worker id → hex ids its shards read
+        for line in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, let shard = Int(fields[1]) else { continue }
+            rendered[String(fields[3]), default: []].formUnion(shard == 0 ? [] : [hexOf[clips[shard - 1]]!])
+        }
+        #expect(rendered.values.reduce(0) { $0 + $1.count } >= 3)
+        var fetchedBytes = 0
+        for (name, process) in farm.workers {
+            let workerID = try #require(rendered.keys.first { $0.hasPrefix("w-\(process.processIdentifier)-") } ?? Optional(""))
+            let cached = Set(try FileManager.default.contentsOfDirectory(atPath: farm.path("cache-\(name)")).filter { $0.count == 64 })
+            #expect(cached == (rendered[workerID] ?? []), "worker \(name) fetched \(cached), rendered \(rendered[workerID] ?? [])")
+            fetchedBytes += cached.reduce(0) { $0 + (sizes[$1] ?? 0) }
+        }
+        // The coordinator counted exactly those bytes, for the job and by worker.
+        #expect(try farm.status(job)["mediaBytesSent"] as? Int == fetchedBytes)
+        let workers = try JSONSerialization.jsonObject(with: farm.reel(["workers", "--json"]).stdoutData) as? [[String: Any]] ?? []
+        #expect(workers.reduce(0) { $0 + ($1["mediaBytesSent"] as? Int ?? 0) } == fetchedBytes)
+    }
+}
