@@ -86,7 +86,7 @@ public struct EmbeddedFarm: Sendable {
         let client = try FarmClient(endpoint: endpoint)
         let jobID: String
         switch try client.submit(loaded, settings: settings, priority: 0) {
-        case .submitted(let id): jobID = id
+        case .submitted(let id, _, _): jobID = id
         case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
         }
         let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }

@@ -83,6 +83,11 @@ struct CoordinatorCommand: ParsableCommand {
     @Flag(name: .customLong("strict-looks"), help: "Refuse jobs that use ReelFarm's stand-in images for the SDK's named looks.")
     var strictLooks = false
 
+    @Option(name: .customLong("chunk-cache-size"), help: ArgumentHelp(
+        "MiB of finished chunks kept for reuse: a session submitted again after an edit re-renders only the shards the edit changed (0: off).",
+        valueName: "MiB"))
+    var chunkCacheSize: Int = 1024
+
     @Option(name: .customLong("min-free-space"), help: ArgumentHelp(
         "MiB kept free in the state directory: below it no shards are handed out, and a job is accepted only if its budget fits above it.",
         valueName: "MiB"))
@@ -90,6 +95,7 @@ struct CoordinatorCommand: ParsableCommand {
 
     func validate() throws {
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
+        guard chunkCacheSize >= 0 else { throw ValidationError("--chunk-cache-size \(chunkCacheSize) is negative") }
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
         if (curveKey == nil) != (authorizedKeys == nil) {
             throw ValidationError("--curve-key and --authorized-keys go together")
@@ -105,6 +111,7 @@ struct CoordinatorCommand: ParsableCommand {
         options.looks = looks.map { URL(fileURLWithPath: $0) }
         options.strictLooks = strictLooks
         options.minimumFreeBytes = Int64(minFreeSpace) << 20
+        options.chunkCacheBytes = Int64(chunkCacheSize) << 20
         if let curveKey, let authorizedKeys {
             do {
                 options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),
@@ -224,10 +231,11 @@ struct SubmitCommand: ParsableCommand {
         let client = try farm.client()
         let settings = EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
         let result = try farmCall { try client.submit(loaded, settings: settings, priority: priority) }
-        guard case .submitted(let jobID) = result else {
+        guard case .submitted(let jobID, let reused, let shards) = result else {
             if case .invalid(let problems) = result { for p in problems { printError("error: \(p)") } }
             throw Reported(code: ExitStatus.invalidInput)
         }
+        if reused > 0 { printError("reused \(reused) of \(shards) shards from the coordinator's chunk cache") }
         print(jobID)
         guard wait else { return }
         try followToDone(client, jobID, showProgress: true)

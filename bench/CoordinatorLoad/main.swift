@@ -148,7 +148,7 @@ while try client.workers().count < arguments.workers, Date() < deadline { Thread
 let before = memory()
 let loaded = try LoadedSession.load(path: sessionPath.path)
 let submitStart = Date()
-guard case .submitted(let job) = try client.submit(loaded, settings: EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: keyframeInterval),
+guard case .submitted(let job, _, _) = try client.submit(loaded, settings: EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: keyframeInterval),
                                                    priority: 0) else {
     print("submit refused")
     exit(1)

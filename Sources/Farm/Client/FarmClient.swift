@@ -57,7 +57,8 @@ public final class FarmClient {
     // MARK: Submit
 
     public enum SubmitResult {
-        case submitted(String)
+        /// The job's id, and how many of its shards came from the chunk cache (of how many).
+        case submitted(String, reused: Int, shards: Int)
         case invalid([String])
     }
 
@@ -67,7 +68,7 @@ public final class FarmClient {
         let submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority)
         for _ in 0..<2 {
             let reply = try request(.submit, submit).decode(Submitted.self)
-            if let id = reply.jobID { return .submitted(id) }
+            if let id = reply.jobID { return .submitted(id, reused: reply.reused ?? 0, shards: reply.shards ?? 0) }
             if !reply.problems.isEmpty { return .invalid(reply.problems) }
             try upload(reply.missing, of: loaded, files: files)
         }

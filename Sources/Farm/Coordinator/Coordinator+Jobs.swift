@@ -12,10 +12,14 @@ extension Coordinator {
         var changes: [StoreChange] = []
         for record in try store.jobs(states: [JobPhase.queued, .rendering, .assembling].map(\.rawValue)) {
             let shards = try store.shards(of: record.id)
-            let (assignment, timeline) = try makeAssignment(record)
+            let (assignment, timeline, session) = try makeAssignment(record)
+            let tasks = shards.map(\.task)
+            let keys = try Self.recipeKeys(tasks: tasks, timeline: timeline, session: session, settings: record.settings,
+                                           files: record.files)
             var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
-                                   assignment: assignment, tasks: shards.map(\.task), segmentMedia: timeline.segments.map(\.source),
-                                   audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)), phase: .rendering)
+                                   assignment: assignment, tasks: tasks, segmentMedia: timeline.segments.map(\.source),
+                                   audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)), recipeKeys: keys,
+                                   phase: .rendering)
             for shard in shards {
                 if shard.state == ShardState.done.rawValue, let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
@@ -36,7 +40,7 @@ extension Coordinator {
         unsaved = changes + unsaved
     }
 
-    private func makeAssignment(_ record: JobStore.JobRecord) throws -> (ShardAssignment, Timeline) {
+    private func makeAssignment(_ record: JobStore.JobRecord) throws -> (ShardAssignment, Timeline, Session) {
         let session = try SessionDocument.decode(Data(record.session.utf8))
         let loaded = try load(session: session, files: record.files, paths: record.paths)
         let timeline = try loaded.timeline()
@@ -44,7 +48,7 @@ extension Coordinator {
                                          task: ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
                                          session: record.session, files: record.files, paths: record.paths,
                                          settings: record.settings, output: Sidecar.Output(timeline), probes: loaded.probes)
-        return (assignment, timeline)
+        return (assignment, timeline, session)
     }
 
     /// The session with its references resolved to files this coordinator can read.
@@ -132,12 +136,16 @@ extension Coordinator {
         let assignment = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: request.session,
                                          files: request.files, paths: request.paths, settings: request.settings, output: output,
                                          probes: loaded.probes)
+        let keys = try Self.recipeKeys(tasks: tasks, timeline: timeline, session: session, settings: request.settings,
+                                       files: request.files)
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, assignment: assignment,
                                tasks: tasks, segmentMedia: timeline.segments.map(\.source),
-                               audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)))
+                               audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)), recipeKeys: keys)
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
+        let reused = reuseCachedChunks(of: id)
+        if reused > 0 { log("job \(id): \(reused) of \(tasks.count) shards reused from the chunk cache") }
         log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
-        send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: []))
+        send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: tasks.count))
     }
 
     /// Content ids of a request that the coordinator can read neither in place nor from uploads.

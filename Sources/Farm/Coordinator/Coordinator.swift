@@ -23,6 +23,8 @@ public final class Coordinator {
         public var strictLooks = false
         /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
         public var curve: CurveServer?
+        /// Finished chunks kept for reuse by later jobs (docs/operations.md, "Reusing chunks").
+        public var chunkCacheBytes: Int64 = 1 << 30
         /// Free space kept in the state directory (docs/operations.md, "Disks").
         public var minimumFreeBytes: Int64 = 64 << 20
         /// Ends `run()` when raised (from any thread).
@@ -37,6 +39,7 @@ public final class Coordinator {
     let options: Options
     let store: JobStore
     let media: MediaStore
+    let chunkCache: ChunkCache
     private let context: ZMQContext
     private let socket: ZMQSocket
     private let authenticator: ZAPAuthenticator?
@@ -80,6 +83,8 @@ public final class Coordinator {
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
+        chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
+                                    limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
@@ -429,13 +434,14 @@ public final class Coordinator {
             apply(scheduler.handle(.chunkNotStored(peer, key, reason: reason), now: now))
             return
         }
+        cacheChunk(path, job: key.job, shard: key.shard)
         apply(scheduler.handle(.chunkStored(peer, key, sha256: ready.sha256, peakRSSKB: ready.peakRSSKB), now: now))
     }
 
     /// Writes a verified chunk under a temporary name and renames it into place. No fsync:
     /// a restart re-verifies every kept chunk against the SHA-256 in the store and renders
     /// again whatever a crash lost, so the sync that matters is the store's.
-    private func writeChunk(_ bytes: Data, to path: URL) throws {
+    func writeChunk(_ bytes: Data, to path: URL) throws {
         let directory = path.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: directory.path) {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

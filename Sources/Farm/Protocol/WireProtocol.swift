@@ -235,6 +235,9 @@ public struct Submitted: Codable, Sendable {
     public var missing: [String]
     /// Validation problems (`path: message`); the job was not created.
     public var problems: [String]
+    /// Shards whose chunks came from the coordinator's chunk cache, of all the job's.
+    public var reused: Int? = nil
+    public var shards: Int? = nil
 }
 
 public struct Upload: Codable, Sendable {

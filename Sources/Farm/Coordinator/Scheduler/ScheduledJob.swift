@@ -40,6 +40,8 @@ struct ScheduledJob {
     /// a shard is sent only its own media. Empty: unknown, every shard gets every file.
     let segmentMedia: [String]
     let audioMedia: Set<String>
+    /// Each task's recipe key (docs/rendering.md, "Reusing chunks"); empty when unknown.
+    let recipeKeys: [String]
     private(set) var state: [ShardState]
     private var queue = ShardQueue()
     private(set) var counts: [ShardState: Int] = [:]
@@ -57,8 +59,9 @@ struct ScheduledJob {
     var workerPeakRSSKB: Int?
 
     init(id: String, priority: Int, created: Double, owner: String? = nil, assignment: ShardAssignment, tasks: [ShardTask],
-         segmentMedia: [String] = [], audioMedia: Set<String> = [], phase: JobPhase = .queued) {
+         segmentMedia: [String] = [], audioMedia: Set<String> = [], recipeKeys: [String] = [], phase: JobPhase = .queued) {
         self.id = id
+        self.recipeKeys = recipeKeys
         self.segmentMedia = segmentMedia
         self.audioMedia = audioMedia
         self.priority = priority

@@ -29,6 +29,8 @@ struct Scheduler {
         case failed(PeerID, AttemptKey, reason: String)
         /// A new job (with its record to persist), or one resumed from the store (`nil`).
         case submitted(ScheduledJob, JobStore.JobRecord?)
+        /// A queued shard's chunk was found in the chunk cache and put in place.
+        case reused(String, shard: Int, sha256: String)
         case cancel(String)
         case assembled(String, error: String?)
         case sendFailed(PeerID)
@@ -90,6 +92,7 @@ struct Scheduler {
         case .failed(let peer, let key, let reason):
             if mayReport(key, from: peer, what: "a failure") { failed(key, from: peer, reason: reason) }
         case .submitted(let job, let record): adopt(job, record: record)
+        case .reused(let id, let shard, let sha256): reused(id, shard: shard, sha256: sha256)
         case .cancel(let id): if let job = jobs[id] { finish(job, .cancelled, error: nil) }
         case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
         case .sendFailed(let peer): sendFailed(peer)
@@ -291,6 +294,21 @@ struct Scheduler {
         }
         jobs[job.id] = job
     }
+
+    private mutating func reused(_ id: String, shard: Int, sha256: String) {
+        guard var job = jobs[id], job.tasks.indices.contains(shard), job.state[shard] == .queued else { return }
+        persist(.finishShard(AttemptKey(job: id, shard: shard, attempt: 0), sha256: sha256, worker: Self.reusedBy, at: now))
+        job.set(shard, .done, worker: Self.reusedBy)
+        if job.allDone {
+            job.phase = .assembling
+            persist(.jobPhase(id, .assembling, error: nil, finished: nil))
+            emit(.assemble(id))
+        }
+        jobs[id] = job
+    }
+
+    /// The "worker" of a shard whose chunk came from the chunk cache.
+    static let reusedBy = "reused"
 
     /// Ends a job: its running attempts are stopped on their workers (each slot is freed
     /// when its worker confirms, so a slot is never given out twice) and watchers get the

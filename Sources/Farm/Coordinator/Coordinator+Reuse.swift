@@ -1,0 +1,48 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+extension Coordinator {
+    /// Each task's recipe key (docs/rendering.md, "Reusing chunks").
+    static func recipeKeys(tasks: [ShardTask], timeline: Timeline, session: Session, settings: EncoderSettings,
+                           files: [String: String]) throws -> [String] {
+        let media = Set(LoadedSession.mediaReferences(of: session))
+        return try tasks.map { task in
+            switch task.kind {
+            case .audio: try ShardRecipe.audioKey(timeline: timeline, settings: settings, contentIDs: files)
+            case .video:
+                try ShardRecipe.videoKey(timeline: timeline, segment: task.segment, startFrame: task.startFrame,
+                                         endFrame: task.endFrame, settings: settings, contentIDs: files, media: media)
+            }
+        }
+    }
+
+    /// Puts every queued shard of a new job whose recipe's chunk is in the cache in place,
+    /// done without rendering; returns how many.
+    func reuseCachedChunks(of id: String) -> Int {
+        guard let job = scheduler.jobs[id] else { return 0 }
+        var reused = 0
+        for (shard, key) in job.recipeKeys.enumerated() {
+            guard let cached = chunkCache.lookup(key) else { continue }
+            do {
+                let bytes = try Data(contentsOf: cached)
+                try writeChunk(bytes, to: chunkPath(job: id, shard: shard))
+                apply(scheduler.handle(.reused(id, shard: shard, sha256: Digest.sha256(bytes)), now: Self.now))
+                reused += 1
+            } catch {
+                log("job \(id): could not reuse the chunk of shard \(shard) (\(cached.path)): \(FileErrorText.describe(error)); rendering it")
+            }
+        }
+        return reused
+    }
+
+    /// Keeps a stored chunk in the cache under its recipe's key.
+    func cacheChunk(_ path: URL, job id: String, shard: Int) {
+        guard let keys = scheduler.jobs[id]?.recipeKeys, keys.indices.contains(shard) else { return }
+        do {
+            try chunkCache.keep(path, key: keys[shard])
+        } catch {
+            logLimited("chunk cache", "could not keep the chunk of shard \(shard) of job \(id) in the chunk cache: \(FileErrorText.describe(error))")
+        }
+    }
+}
