@@ -88,6 +88,10 @@ struct CoordinatorCommand: ParsableCommand {
         valueName: "MiB"))
     var chunkCacheSize: Int = 1024
 
+    @Option(name: .customLong("keep-results"), help: ArgumentHelp(
+        "How long a finished job's result, and an upload no job reads, are kept: 90s, 30m, 24h or 7d.", valueName: "duration"))
+    var keepResults: String = "24h"
+
     @Option(name: .customLong("min-free-space"), help: ArgumentHelp(
         "MiB kept free in the state directory: below it no shards are handed out, and a job is accepted only if its budget fits above it.",
         valueName: "MiB"))
@@ -95,6 +99,9 @@ struct CoordinatorCommand: ParsableCommand {
 
     func validate() throws {
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
+        guard Self.seconds(keepResults) != nil else {
+            throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
+        }
         guard chunkCacheSize >= 0 else { throw ValidationError("--chunk-cache-size \(chunkCacheSize) is negative") }
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
         if (curveKey == nil) != (authorizedKeys == nil) {
@@ -112,6 +119,7 @@ struct CoordinatorCommand: ParsableCommand {
         options.strictLooks = strictLooks
         options.minimumFreeBytes = Int64(minFreeSpace) << 20
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
+        options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
         if let curveKey, let authorizedKeys {
             do {
                 options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),
@@ -132,6 +140,16 @@ struct CoordinatorCommand: ParsableCommand {
         defer { signals.forEach { $0.cancel() } }
         try farmCall { try coordinator.run() }
         log("coordinator stopped")
+    }
+}
+
+extension CoordinatorCommand {
+    /// `90s`, `30m`, `24h`, `7d` (or a number of seconds) in seconds; `nil` if not one.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let (number, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        return value * unit
     }
 }
 
@@ -252,7 +270,8 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let client = try farm.client()
-        let jobs = try farmCall { try client.status(job) }
+        let reply = try farmCall { try client.statusReply(job) }
+        let jobs = reply.jobs
         if let job, jobs.isEmpty {
             printError("error: no job \(job)")
             throw Reported(code: ExitStatus.invalidInput)
@@ -264,7 +283,10 @@ struct Status: ParsableCommand {
         for s in jobs {
             let shards = s.shards.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             print("\(s.jobID)  \(s.state)  \(s.framesDone)/\(s.totalFrames) frames  priority \(s.priority)  shards: \(shards)"
-                  + (s.error.map { "  error: \($0)" } ?? ""))
+                  + (s.error.map { "  error: \($0)" } ?? "") + (s.paused.map { "  paused: \($0)" } ?? ""))
+        }
+        if job == nil, let bytes = reply.stateBytes {
+            print("state directory: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB")
         }
     }
 }
@@ -303,11 +325,13 @@ struct Fetch: ParsableCommand {
     @OptionGroup var farm: CoordinatorOption
     @Option(name: .shortAndLong) var output: String
     @Flag(help: "Wait for the job to finish first.") var wait = false
+    @Flag(help: "Remove the result from the coordinator once it is here.") var delete = false
 
     func run() throws {
         let client = try farm.client()
         if wait { try followToDone(client, job, showProgress: false) }
         try farmCall { try client.fetch(job, to: output) }
+        if delete { try farmCall { try client.deleteResult(job) } }
     }
 }
 

@@ -42,7 +42,8 @@ struct CurveKeysTests {
 
     @Test func eachRoleSendsOnlyItsMessagesAndClientsManageOnlyTheirJobs() {
         let workerMessages: [MessageType] = [.hello, .heartbeat, .chunk, .failed, .mediaRequest, .stillsReply]
-        let clientMessages: [MessageType] = [.submit, .upload, .status, .watch, .cancel, .fetch, .workers, .stills, .invalidate]
+        let clientMessages: [MessageType] = [.submit, .upload, .status, .watch, .cancel, .fetch, .deleteResult, .workers, .stills,
+                                             .invalidate]
         for type in workerMessages {
             #expect(PeerRole.worker.may(send: type) && !PeerRole.client.may(send: type) && !PeerRole.admin.may(send: type), "\(type)")
         }

@@ -151,7 +151,12 @@ public final class FarmClient {
     // MARK: Jobs
 
     public func status(_ jobID: String? = nil) throws -> [JobStatus] {
-        try request(.status, StatusRequest(jobID: jobID)).decode(StatusReply.self).jobs
+        try statusReply(jobID).jobs
+    }
+
+    /// The jobs, and the size of the coordinator's state directory.
+    public func statusReply(_ jobID: String? = nil) throws -> StatusReply {
+        try request(.status, StatusRequest(jobID: jobID)).decode(StatusReply.self)
     }
 
     /// Calls `progress` with each update until the job ends; returns its final status.
@@ -172,6 +177,11 @@ public final class FarmClient {
 
     public func cancel(_ jobID: String) throws -> JobStatus? {
         try request(.cancel, JobRequest(jobID: jobID)).decode(StatusReply.self).jobs.first
+    }
+
+    /// Removes a finished job's result from the coordinator.
+    public func deleteResult(_ jobID: String) throws {
+        _ = try request(.deleteResult, JobRequest(jobID: jobID)).decode(StatusReply.self)
     }
 
     public func workers() throws -> [WorkerStatus] {

@@ -202,7 +202,7 @@ extension Coordinator {
         }
         let output = resultPath(job: request.jobID).path
         let path = request.part == "sidecar" ? Sidecar.path(for: output) : output
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw ProtocolError("the result of \(request.jobID) is missing") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ProtocolError(missingResultReason(record)) }
         defer { try? handle.close() }
         let total = Int(try handle.seekToEnd())
         try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))

@@ -25,6 +25,8 @@ public final class Coordinator {
         public var curve: CurveServer?
         /// Finished chunks kept for reuse by later jobs (docs/operations.md, "Reusing chunks").
         public var chunkCacheBytes: Int64 = 1 << 30
+        /// How long a finished job's result (and unused uploads) are kept (docs/operations.md, "Housekeeping").
+        public var keepResultsSeconds = 24 * 3600.0
         /// Free space kept in the state directory (docs/operations.md, "Disks").
         public var minimumFreeBytes: Int64 = 64 << 20
         /// Ends `run()` when raised (from any thread).
@@ -69,6 +71,7 @@ public final class Coordinator {
     /// Jobs that ended while their end is not committed yet: status tells the truth anyway.
     var endedUncommitted: [String: (phase: JobPhase, error: String?, finished: Double?)] = [:]
     var lastDiskCheck = 0.0
+    var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none)
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
     let log: @Sendable (String) -> Void
@@ -146,6 +149,7 @@ public final class Coordinator {
                 }
                 collectAssemblies()
                 checkDisk(force: false)
+                sweep()
                 apply(scheduler.handle(.tick, now: Self.now))
                 dispatchStills()
                 if let storeFailure { throw storeFailure }
@@ -293,7 +297,7 @@ public final class Coordinator {
             send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
         case .status:
             let request = try message.decode(StatusRequest.self)
-            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID), stateBytes: housekeeping.stateBytes))
         case .watch:
             let request = try message.decode(JobRequest.self)
             guard let status = try statuses(request.jobID).first else { throw ProtocolError("no job \(request.jobID)") }
@@ -307,6 +311,11 @@ public final class Coordinator {
             let request = try message.decode(FetchRequest.self)
             try mayManage(request.jobID, credentials)
             try fetch(request, from: identity)
+        case .deleteResult:
+            let jobID = try message.decode(JobRequest.self).jobID
+            try mayManage(jobID, credentials)
+            try deleteResult(of: jobID)
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
         case .stills: try stills(message.decode(StillsRequest.self), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)

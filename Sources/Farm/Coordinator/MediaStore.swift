@@ -27,7 +27,11 @@ final class MediaStore {
     func file(for contentID: String, candidate: String?) -> URL? {
         guard let hex = Self.hex(contentID) else { return nil }
         let stored = directory.appendingPathComponent(hex)
-        if FileManager.default.fileExists(atPath: stored.path) { return stored }
+        if FileManager.default.fileExists(atPath: stored.path) {
+            // Last used now: housekeeping removes uploads by this time.
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: stored.path)
+            return stored
+        }
         guard let candidate, Self.isInside(candidate, roots), let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
               attributes[.type] as? FileAttributeType == .typeRegular,   // a FIFO would block the event loop
               let size = (attributes[.size] as? NSNumber)?.int64Value,
@@ -38,6 +42,27 @@ final class MediaStore {
         guard let actual = try? ContentID.of(file: candidate), actual == contentID else { return nil }
         try? store.rememberMedia(contentID: contentID, path: candidate, size: size, mtime: mtime)
         return URL(fileURLWithPath: candidate)
+    }
+
+    /// Removes uploads last used before `cutoff` (seconds since 1970) whose content ids are
+    /// not in `inUse`, and unfinished uploads as old; returns the content ids removed.
+    func removeUploads(olderThan cutoff: Double, except inUse: Set<String>) -> [String] {
+        let keys: [URLResourceKey] = [.contentModificationDateKey]
+        guard let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return [] }
+        var removed: [String] = []
+        for url in files {
+            let name = url.lastPathComponent
+            let hex = name.hasSuffix(".part") ? String(name.dropLast(5)) : name
+            guard let used = (try? url.resourceValues(forKeys: Set(keys)))?.contentModificationDate?.timeIntervalSince1970,
+                  used < cutoff, !inUse.contains("sha256:" + hex), uploads[hex] == nil else { continue }
+            do {
+                try FileManager.default.removeItem(at: url)
+                if !name.hasSuffix(".part") { removed.append("sha256:" + hex) }
+            } catch {
+                continue   // still there: tried again at the next sweep
+            }
+        }
+        return removed
     }
 
     /// Appends an uploaded block; returns the bytes received and whether the file is complete and verified.

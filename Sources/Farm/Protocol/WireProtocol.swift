@@ -92,7 +92,7 @@ public enum MessageType: String, Codable, Sendable {
     case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
     // client ⇄ coordinator
     case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
-         workers, workersReply
+         workers, workersReply, deleteResult
     // thumbnails and frames: client → coordinator → worker and back; invalidation to every worker
     case stills, stillsReply, invalidate, invalidated
     // either way
@@ -284,6 +284,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
 
 public struct StatusReply: Codable, Sendable {
     public var jobs: [JobStatus]
+    /// Bytes under the coordinator's state directory (measured at most every 10 s).
+    public var stateBytes: Int64? = nil
 }
 
 public struct JobRequest: Codable, Sendable {

@@ -1,0 +1,63 @@
+import Foundation
+import RenderEngine
+
+extension Coordinator {
+    /// Every 10 s (or half of `--keep-results`, if shorter): results of jobs that ended more than `--keep-results` ago are removed,
+    /// with uploads no unfinished job reads that are as old, and what the coordinator
+    /// remembers of those jobs; the state directory is measured (docs/operations.md,
+    /// "Housekeeping").
+    func sweep() {
+        let now = Self.now
+        guard now - housekeeping.lastSweep >= min(10, max(0.5, options.keepResultsSeconds / 2)) else { return }
+        housekeeping.lastSweep = now
+        let cutoff = now - options.keepResultsSeconds
+        let results = options.stateDirectory.appendingPathComponent("results")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
+        for id in Set(names.filter { $0.hasSuffix(".mp4") }.map { String($0.dropLast(4)) }) {
+            do {
+                guard let record = try store.job(id), let finished = record.finished, finished < cutoff,
+                      scheduler.jobs[id] == nil else { continue }
+                try deleteResult(of: id)
+                log("removed the result of job \(id), which ended \(Int(now - finished)) s ago (--keep-results)")
+            } catch {
+                logLimited("sweep", "could not remove the result of job \(id): \(FileErrorText.describe(error))")
+            }
+        }
+        let inUse = Set(scheduler.jobs.values.flatMap { $0.assignment.files.values })
+        for removed in media.removeUploads(olderThan: cutoff, except: inUse) {
+            log("removed the upload \(removed), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)")
+        }
+        housekeeping.stateBytes = Self.bytes(under: options.stateDirectory)
+    }
+
+    /// Removes a finished job's result and sidecar, and what is remembered of it.
+    func deleteResult(of id: String) throws {
+        guard scheduler.jobs[id] == nil else { throw ProtocolError("job \(id) has not ended") }
+        let output = resultPath(job: id)
+        for path in [output.path, Sidecar.path(for: output.path)] where FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.removeItem(atPath: path)
+        }
+        assemblyTimes[id] = nil
+        finishedPeakRSS[id] = nil
+        mediaBytesSent.byJob[id] = nil
+    }
+
+    /// Why a finished job has no result to fetch.
+    func missingResultReason(_ record: JobStore.JobRecord) -> String {
+        if let finished = record.finished, finished < Self.now - options.keepResultsSeconds {
+            return "the result of \(record.id) was removed: results are kept \(Int(options.keepResultsSeconds)) s after a job ends (--keep-results)"
+        }
+        return "the result of \(record.id) is not on the coordinator (fetched with --delete, or removed)"
+    }
+
+    static func bytes(under directory: URL) -> Int64 {
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.totalFileAllocatedSizeKey]) else {
+            return 0
+        }
+        var total: Int64 = 0
+        for case let url as URL in walker {
+            total += Int64((try? url.resourceValues(forKeys: [.totalFileAllocatedSizeKey]))?.totalFileAllocatedSize ?? 0)
+        }
+        return total
+    }
+}
