@@ -4,14 +4,31 @@ import CFFmpeg
 final class InputContainer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
+    /// The I/O context of a source read by ranges; it outlives the format context.
+    private let io: RangeIOContext?
 
-    init(path: String) throws {
+    convenience init(path: String) throws {
+        try self.init(.file(path))
+    }
+
+    init(_ input: MediaInput) throws {
         LibavCPU.pinBaseline()
-        self.path = path
+        path = input.name
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        let code = avformat_open_input(&ctx, path, nil, nil)
+        switch input {
+        case .file: io = nil
+        case .ranges(let source, _):
+            let io = try RangeIOContext(source)
+            guard let allocated = avformat_alloc_context() else { throw EngineError("cannot allocate a demuxer") }
+            allocated.pointee.pb = io.context
+            allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            ctx = allocated
+            self.io = io
+        }
+        let code = avformat_open_input(&ctx, io == nil ? path : "", nil, nil)   // frees ctx on failure
         guard code >= 0, let opened = ctx else {
-            throw EngineError("\(path): not readable as media (\(AVError(code: code, function: "avformat_open_input").message))")
+            let reason = io?.readerError.map { "\($0)" } ?? AVError(code: code, function: "avformat_open_input").message
+            throw EngineError("\(path): not readable as media (\(reason))")
         }
         context = opened
         let info = avformat_find_stream_info(opened, nil)

@@ -119,11 +119,13 @@ extension LocalRender {
     /// number of source frames processed.
     /// `stop` is asked after every frame of a video shard; when it answers true the render
     /// ends with `RenderCancelled`.
+    /// `remote`: sources read by ranges (reference → reader) instead of from `loaded.files`.
     public static func renderShard(loaded: LoadedSession, settings: EncoderSettings, task: RenderTask, to path: String,
-                                   stop: () -> Bool = { false }) throws -> Int {
+                                   remote: [String: any RangeReadable] = [:], stop: () -> Bool = { false }) throws -> Int {
         let timeline = try loaded.timeline()
         let job = try RenderJob(loaded: loaded, timeline: timeline,
-                                plan: Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval), settings: settings)
+                                plan: Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval), settings: settings,
+                                remote: remote)
         return try job.run(task, to: path) { _ in if stop() { throw RenderCancelled() } }
     }
 }
@@ -137,13 +139,14 @@ struct RenderJob: Sendable {
     let plan: Plan
     let settings: EncoderSettings
     let chains: [FilterChain]
-    /// Each segment's source file; `nil` for media known here only by its probe (a farm
-    /// worker has the files of its own task).
-    let sourcePaths: [String?]
+    /// Each segment's source: a file, ranges of a remote file, or `nil` for media known
+    /// here only by its probe (a farm worker reads only its own task's).
+    let sources: [MediaInput?]
     /// The audio track first: it is one long task, best started early.
     let tasks: [Task]
 
-    init(loaded: LoadedSession, timeline: Timeline, plan: Plan, settings: EncoderSettings) throws {
+    init(loaded: LoadedSession, timeline: Timeline, plan: Plan, settings: EncoderSettings,
+         remote: [String: any RangeReadable] = [:]) throws {
         self.loaded = loaded
         self.timeline = timeline
         self.plan = plan
@@ -151,7 +154,10 @@ struct RenderJob: Sendable {
         chains = try timeline.segments.map { segment in
             try loaded.chain(segment.filters)
         }
-        sourcePaths = timeline.segments.map { loaded.files[$0.source]?.path }
+        sources = timeline.segments.map { segment in
+            if let path = loaded.files[segment.source]?.path { return .file(path) }
+            return remote[segment.source].map { .ranges($0, name: segment.source) }
+        }
         tasks = [.audio] + plan.videoShards.map { .video($0) }
     }
 
@@ -173,15 +179,23 @@ struct RenderJob: Sendable {
             return 0
         case .video(let shard):
             let renderer = VideoShardRenderer(timeline: timeline, settings: settings)
-            let stats = try renderer.render(shard, sourcePath: try sourcePath(shard.segment), chain: chains[shard.segment],
+            let stats = try renderer.render(shard, source: try source(shard.segment), chain: chains[shard.segment],
                                             to: path, progress: progress)
             return stats.sourceFramesProcessed
         }
     }
 
-    private func sourcePath(_ segment: Int) throws -> String {
-        guard let path = sourcePaths[segment] else {
+    private func source(_ segment: Int) throws -> MediaInput {
+        guard let source = sources[segment] else {
             throw EngineError("'\(timeline.segments[segment].source)' is not a local file; render it on a coordinator")
+        }
+        return source
+    }
+
+    /// The audio renderer reads files only.
+    private func sourcePath(_ segment: Int) throws -> String {
+        guard case .file(let path) = try source(segment) else {
+            throw EngineError("'\(timeline.segments[segment].source)' is not a local file")
         }
         return path
     }

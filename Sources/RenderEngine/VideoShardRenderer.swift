@@ -19,10 +19,10 @@ public struct VideoShardRenderer: Sendable {
 
     /// `progress` is called after each encoded frame; it may throw to stop the render (a
     /// cancelled shard stops within a frame).
-    public func render(_ shard: Plan.VideoShard, sourcePath: String, chain: FilterChain, to chunkPath: String,
+    public func render(_ shard: Plan.VideoShard, source: MediaInput, chain: FilterChain, to chunkPath: String,
                        progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let segment = timeline.segments[shard.segment]
-        let source = try VideoSource(path: sourcePath)
+        let source = try VideoSource(source)
         let selector = try FrameSelector(source: source, startingAt: segment.sourceTime(ofFrame: shard.startFrame))
         let processor = try FrameProcessor(segment: segment, renderWidth: timeline.renderWidth,
                                            renderHeight: timeline.renderHeight, chain: chain)

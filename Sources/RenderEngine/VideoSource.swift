@@ -26,9 +26,14 @@ final class VideoSource {
 
     private let first: Frame
 
-    init(path: String, rewind: Bool = true) throws {
+    convenience init(path: String, rewind: Bool = true) throws {
+        try self.init(.file(path), rewind: rewind)
+    }
+
+    init(_ media: MediaInput, rewind: Bool = true) throws {
+        let path = media.name
         self.path = path
-        input = try InputContainer(path: path)
+        input = try InputContainer(media)
         guard let s = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw EngineError("\(path): no video stream") }
         stream = s
         timeBase = s.pointee.time_base

@@ -28,7 +28,7 @@ import Testing
         for (shard, preset) in zip(plan.videoShards, ["veryfast", "ultrafast"]) {
             let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
             _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(preset: preset, keyframeIntervalSeconds: 1))
-                .render(shard, sourcePath: source, chain: chain, to: path)
+                .render(shard, source: .file(source), chain: chain, to: path)
             chunks.append(.init(path: path, outputStartFrame: shard.outputStartFrame, frameCount: shard.frameCount))
         }
         let output = dir.appendingPathComponent("out.mp4").path
@@ -52,7 +52,7 @@ import Testing
         for shard in plan.videoShards {
             let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
             _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(keyframeIntervalSeconds: 0.5))
-                .render(shard, sourcePath: source, chain: chain, to: path)
+                .render(shard, source: .file(source), chain: chain, to: path)
             let ffprobe = try #require(ProcessRunner.which("ffprobe"))
             let frames = try ProcessRunner.run(ffprobe, ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type,key_frame",
                                                          "-of", "csv=p=0", path]).stdout.split(separator: "\n")

@@ -57,6 +57,11 @@ public final class Worker {
     /// Signalled by render and still threads when a result is ready.
     private let wakeup: Wakeup
     private var fetches: [String: (handle: FileHandle, received: Int)] = [:]
+    /// A video shard's source is read by ranges: only the blocks its demuxer touches.
+    private let ranges: RangeFetcher
+    /// Media read by ranges, per running shard: their blocks stay in the cache meanwhile.
+    private var runningRemote: [String: Set<String>] = [:]
+    private var runningMedia: Set<String> { runningRemote.values.reduce(into: []) { $0.formUnion($1) } }
     private var lastHeard = Date()
     private var lastSent = Date.distantPast
     private var welcomed = false
@@ -73,6 +78,7 @@ public final class Worker {
         scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         wakeup = try Wakeup()
+        ranges = RangeFetcher(directory: options.cacheDirectory, wakeup: wakeup)
         stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
                                  workerID: options.workerID, renderLog: options.renderLog, wakeup: wakeup, log: log)
     }
@@ -133,6 +139,7 @@ public final class Worker {
             if try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: 100)[0] {
                 while let frames = try socket.receive() { try handle(frames) }
             }
+            for request in ranges.takeRequests() { send(.mediaRequest, request) }
             for result in results.take() { deliver(result) }
             for (reply, pictures) in stills.take() { send(.stillsReply, reply, payload: pictures.map { .bytes($0) }) }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
@@ -208,7 +215,13 @@ public final class Worker {
             }
         case .stills: try accept(.stills(message.decode(StillsRequest.self)))
         case .invalidate: stills.post(.invalidate(try message.decode(InvalidateRequest.self).contentIDs))
-        case .mediaBlock: try received(message.decode(MediaBlock.self), data: message.payload.first ?? Data())
+        case .mediaBlock:
+            let block = try message.decode(MediaBlock.self), data = message.payload.first ?? Data()
+            if try ranges.deliver(block, data: data) {
+                cache.evict(keeping: Set(waiting.flatMap { $0.files.values }).union(runningMedia))
+            } else {
+                try received(block, data: data)
+            }
         case .cancelShard:
             let cancel = try message.decode(CancelShard.self)
             waiting.removeAll { if case .shard(let a) = $0 { a.jobID == cancel.jobID && a.shard == cancel.shard } else { false } }
@@ -229,16 +242,20 @@ public final class Worker {
         startReady()
     }
 
-    /// Starts every waiting shard whose files are all here; requests the first missing block otherwise.
+    /// Starts every waiting shard whose files are all here (a video shard's source may be
+    /// read by ranges instead); requests the first missing block otherwise.
     private func startReady() {
         var still: [Waiting] = []
         for assignment in waiting {
             var files: [String: URL] = [:]
+            var remote: [String: String] = [:]
             var missing: String?
             for (reference, contentID) in assignment.files {
                 let path = assignment.paths[reference].flatMap { MediaStore.isInside($0, options.mediaRoots) ? $0 : nil }
                 if let url = cache.cached(contentID) ?? cache.inPlace(path, contentID: contentID) {
                     files[reference] = url
+                } else if case .shard(let a) = assignment, a.task.kind == .video, a.probes?[reference] != nil {
+                    remote[reference] = contentID
                 } else {
                     missing = contentID
                 }
@@ -248,7 +265,7 @@ public final class Worker {
                 if fetches[missing] == nil { startFetch(missing) }
             } else {
                 switch assignment {
-                case .shard(let shard): start(shard, files: files)
+                case .shard(let shard): start(shard, files: files, remote: remote)
                 case .stills(let request): stills.post(.serve(request, files: files))
                 }
             }
@@ -299,17 +316,22 @@ public final class Worker {
 
     // MARK: Rendering
 
-    private func start(_ assignment: ShardAssignment, files: [String: URL]) {
+    private func start(_ assignment: ShardAssignment, files: [String: URL], remote: [String: String]) {
         let key = "\(assignment.jobID)/\(assignment.shard)/\(assignment.attempt)"
         running[key] = Date()
+        runningRemote[key] = Set(remote.values)
         let stop = StopSignal()
         stopFlags[key] = stop
         let options = self.options
         let results = self.results
         let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
         let wakeup = self.wakeup
+        let ranges = self.ranges
+        let log = self.log
         let thread = Thread {
-            results.post((key, Self.render(assignment, files: files, chunk: chunk, options: options, stop: stop)))
+            let sources = RemoteSources(remote, fetcher: ranges, stop: stop)
+            results.post((key, Self.render(assignment, files: files, sources: sources, chunk: chunk, options: options, stop: stop)))
+            if let line = sources.summary(shard: assignment.shard) { log(line) }
             wakeup.signal()
         }
         thread.stackSize = 4 << 20
@@ -321,8 +343,8 @@ public final class Worker {
         case failed(ShardFailed)
     }
 
-    private static func render(_ a: ShardAssignment, files: [String: URL], chunk: String, options: Options,
-                               stop: StopSignal) -> Outcome {
+    private static func render(_ a: ShardAssignment, files: [String: URL], sources: RemoteSources, chunk: String,
+                               options: Options, stop: StopSignal) -> Outcome {
         let started = Date()
         defer { unlink(chunk) }
         do {
@@ -338,7 +360,8 @@ public final class Worker {
             let task: RenderTask = a.task.kind == .audio ? .audio : .video(Plan.VideoShard(
                 index: a.shard, segment: a.task.segment, startFrame: a.task.startFrame, endFrame: a.task.endFrame,
                 outputStartFrame: a.task.outputStartFrame))
-            _ = try LocalRender.renderShard(loaded: loaded, settings: a.settings, task: task, to: chunk) { stop.isRaised }
+            _ = try LocalRender.renderShard(loaded: loaded, settings: a.settings, task: task, to: chunk,
+                                            remote: try sources.open()) { stop.isRaised }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: chunk))
             let compressed = try LZ4Frame.compress(bytes)
             if options.corruptChunks, compressed.count > 32 {
@@ -373,6 +396,7 @@ public final class Worker {
 
     private func deliver(_ result: (key: String, outcome: Outcome)) {
         running[result.key] = nil
+        runningRemote[result.key] = nil
         stopFlags[result.key] = nil
         switch result.outcome {
         case .chunk(let ready, let buffer):

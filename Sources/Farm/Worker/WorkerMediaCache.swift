@@ -63,7 +63,12 @@ final class WorkerMediaCache {
         guard let items = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
         // Only media this cache wrote (named by their content id): the worker's scratch and
         // stills directories live beside them and are not the cache's to remove.
-        let owned = items.filter { MediaLocatorContentID.hex("sha256:" + $0.lastPathComponent) != nil }
+        // Blocks of media read by ranges are `<hex>.b<index>`.
+        func contentID(_ url: URL) -> String { "sha256:" + url.lastPathComponent.prefix(64) }
+        let owned = items.filter { url in
+            let name = url.lastPathComponent
+            return MediaLocatorContentID.hex(contentID(url)) != nil && (name.count == 64 || name.dropFirst(64).hasPrefix(".b"))
+        }
         var files = owned.compactMap { url -> (URL, Int64, Date)? in
             guard let values = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
             return (url, Int64(values.fileSize ?? 0), values.contentModificationDate ?? .distantPast)
@@ -71,7 +76,7 @@ final class WorkerMediaCache {
         var total = files.reduce(0) { $0 + $1.1 }
         while total > limit, let oldest = files.first {
             files.removeFirst()
-            if inUse.contains("sha256:" + oldest.0.lastPathComponent) { continue }
+            if inUse.contains(contentID(oldest.0)) { continue }
             try? FileManager.default.removeItem(at: oldest.0)
             total -= oldest.1
         }
