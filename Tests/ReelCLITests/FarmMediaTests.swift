@@ -100,3 +100,25 @@ import Testing
         #expect(Double(sent.reduce(0, +)) <= 1.25 * Double(readBytes), "sent \(sent.reduce(0, +)), shards read \(readBytes)")
     }
 }
+
+/// On a shared filesystem a worker reads media in place, and takes the coordinator's
+/// content id for a file whose size and time match what the coordinator checked,
+/// instead of hashing it again.
+@Suite(.serialized) struct FarmSharedMediaTests {
+    @Test func aWorkerOnTheCoordinatorsFilesystemDoesNotHashWhatTheCoordinatorChecked() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        try farm.startCoordinator(["--media-root", farm.dir.path])
+        try farm.startWorker("a", ["--media-root", farm.dir.path])
+        let job = try farm.submit()
+        #expect(try farm.fetched(job) == (try farm.reference()))
+        let log = farm.log("worker-a.log")
+        for clip in ["a.mp4", "b.mp4"] {
+            #expect(log.contains("reading \(farm.path(clip)) in place (its size and time match the coordinator's check: not hashed)"),
+                    "\(log)")
+        }
+        #expect(!log.contains("hashed to check it") && !log.contains("fetching"), "\(log)")
+        // Nothing was fetched: the coordinator sent no media.
+        #expect(try farm.status(job)["mediaBytesSent"] == nil)
+    }
+}

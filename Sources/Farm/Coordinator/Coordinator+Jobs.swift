@@ -47,7 +47,8 @@ extension Coordinator {
         let assignment = ShardAssignment(jobID: record.id, shard: 0, attempt: 0,
                                          task: ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
                                          session: record.session, files: record.files, paths: record.paths,
-                                         settings: record.settings, output: Sidecar.Output(timeline), probes: loaded.probes)
+                                         settings: record.settings, output: Sidecar.Output(timeline), probes: loaded.probes,
+                                         pathStats: verifiedStats(files: record.files, paths: record.paths))
         return (assignment, timeline, session)
     }
 
@@ -135,7 +136,7 @@ extension Coordinator {
                                         settings: request.settings, totalFrames: timeline.totalFrames, error: nil, owner: owner)
         let assignment = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: request.session,
                                          files: request.files, paths: request.paths, settings: request.settings, output: output,
-                                         probes: loaded.probes)
+                                         probes: loaded.probes, pathStats: verifiedStats(files: request.files, paths: request.paths))
         let keys = try Self.recipeKeys(tasks: tasks, timeline: timeline, session: session, settings: request.settings,
                                        files: request.files)
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, assignment: assignment,
@@ -146,6 +147,16 @@ extension Coordinator {
         if reused > 0 { log("job \(id): \(reused) of \(tasks.count) shards reused from the chunk cache") }
         log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
         send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: tasks.count))
+    }
+
+    /// Stats of the paths the coordinator verified (reference → stat), for workers that
+    /// see the same files.
+    func verifiedStats(files: [String: String], paths: [String: String]) -> [String: FileStat] {
+        paths.reduce(into: [:]) { stats, entry in
+            if let contentID = files[entry.key], let stat = media.verifiedStat(of: entry.value, contentID: contentID) {
+                stats[entry.key] = stat
+            }
+        }
     }
 
     /// Content ids of a request that the coordinator can read neither in place nor from uploads.

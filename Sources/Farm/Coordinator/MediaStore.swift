@@ -65,6 +65,13 @@ final class MediaStore {
         return removed
     }
 
+    /// The stat of `path` when the coordinator has verified that it holds `contentID`.
+    func verifiedStat(of path: String, contentID: String) -> FileStat? {
+        guard Self.isInside(path, roots), let stat = FileStat.of(path),
+              let known = try? store.knownMedia(path: path, size: stat.size, mtime: stat.mtime), known == contentID else { return nil }
+        return stat
+    }
+
     /// Appends an uploaded block; returns the bytes received and whether the file is complete and verified.
     func receive(_ upload: Upload, data: Data) throws -> (Int, Bool) {
         guard let hex = Self.hex(upload.contentID) else { throw ProtocolError("'\(upload.contentID)' is not a content id") }

@@ -168,6 +168,29 @@ public struct ShardAssignment: Codable, Sendable {
     /// its task reads (`files` names no other) and knows the rest by these
     /// (docs/protocol.md).
     public var probes: [String: MediaInfo]? = nil
+    /// Size and modification time of each path the coordinator verified against its
+    /// content id: a worker that sees the same at the same path reads it without hashing it.
+    public var pathStats: [String: FileStat]? = nil
+}
+
+/// A file's size and modification time (seconds since 1970), as `stat` reports them.
+public struct FileStat: Codable, Sendable, Equatable {
+    public var size: Int64
+    public var mtime: Double
+
+    public init(size: Int64, mtime: Double) {
+        self.size = size
+        self.mtime = mtime
+    }
+
+    /// The stat of a regular file at `path`, if there is one.
+    public static func of(_ path: String) -> FileStat? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = (attributes[.size] as? NSNumber)?.int64Value,
+              let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
+        return FileStat(size: size, mtime: mtime)
+    }
 }
 
 public struct ChunkReady: Codable, Sendable {

@@ -252,13 +252,17 @@ public final class Worker {
             var missing: String?
             for (reference, contentID) in assignment.files {
                 let path = assignment.paths[reference].flatMap { MediaStore.isInside($0, options.mediaRoots) ? $0 : nil }
-                if let url = cache.cached(contentID) ?? cache.inPlace(path, contentID: contentID) {
+                let trusted: FileStat? = if case .shard(let a) = assignment { a.pathStats?[reference] } else { nil }
+                if let url = cache.cached(contentID) ?? cache.inPlace(path, contentID: contentID, trusted: trusted) {
                     files[reference] = url
                 } else if case .shard(let a) = assignment, a.task.kind == .video, a.probes?[reference] != nil {
                     remote[reference] = contentID
                 } else {
                     missing = contentID
                 }
+            }
+            for (path, trusted) in cache.takeInPlaceNews() {
+                log("reading \(path) in place (\(trusted ? "its size and time match the coordinator's check: not hashed" : "hashed to check it"))")
             }
             if let missing {
                 still.append(assignment)

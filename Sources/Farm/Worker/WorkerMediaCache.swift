@@ -8,6 +8,14 @@ final class WorkerMediaCache {
     let directory: URL
     let limit: Int64
     private var verifiedPaths: [String: (size: Int64, mtime: Double, contentID: String)] = [:]
+    /// Files first read in place since the last `takeInPlaceNews()`: hashed to check them,
+    /// or taken on the coordinator's word (its stat matched). For the worker's log.
+    private var inPlaceNews: [(path: String, trusted: Bool)] = []
+
+    func takeInPlaceNews() -> [(path: String, trusted: Bool)] {
+        defer { inPlaceNews = [] }
+        return inPlaceNews
+    }
 
     init(directory: URL, limit: Int64) throws {
         self.directory = directory
@@ -24,15 +32,25 @@ final class WorkerMediaCache {
         return url
     }
 
-    /// `path` when it is readable here and holds `contentID`'s bytes.
-    func inPlace(_ path: String?, contentID: String) -> URL? {
-        guard let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value,
-              let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
+    /// `path` when it is readable here and holds `contentID`'s bytes. `trusted`: the stat
+    /// the coordinator saw when it verified the same path; when this file has it too, the
+    /// file is not hashed again here.
+    func inPlace(_ path: String?, contentID: String, trusted: FileStat? = nil) -> URL? {
+        guard let path, let stat = FileStat.of(path) else { return nil }
+        let (size, mtime) = (stat.size, stat.mtime)
+        if let trusted, trusted == stat, verifiedPaths[path] == nil {
+            inPlaceNews.append((path, true))
+            verifiedPaths[path] = (size, mtime, contentID)
+            return URL(fileURLWithPath: path)
+        }
+        if let trusted, trusted == stat {
+            return URL(fileURLWithPath: path)
+        }
         if let known = verifiedPaths[path], known.size == size, known.mtime == mtime {
             return known.contentID == contentID ? URL(fileURLWithPath: path) : nil
         }
         guard let actual = try? ContentID.of(file: path) else { return nil }
+        inPlaceNews.append((path, false))
         verifiedPaths[path] = (size, mtime, actual)
         return actual == contentID ? URL(fileURLWithPath: path) : nil
     }
