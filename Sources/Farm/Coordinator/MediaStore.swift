@@ -32,15 +32,13 @@ final class MediaStore {
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: stored.path)
             return stored
         }
-        guard let candidate, Self.isInside(candidate, roots), let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
-              attributes[.type] as? FileAttributeType == .typeRegular,   // a FIFO would block the event loop
-              let size = (attributes[.size] as? NSNumber)?.int64Value,
-              let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
-        if let known = try? store.knownMedia(path: candidate, size: size, mtime: mtime), known == contentID {
+        // Regular files only: a FIFO would block the event loop.
+        guard let candidate, Self.isInside(candidate, roots), let stat = FileStat.of(candidate) else { return nil }
+        if let known = try? store.knownMedia(path: candidate, size: stat.size, mtime: stat.mtime), known == contentID {
             return URL(fileURLWithPath: candidate)
         }
         guard let actual = try? ContentID.of(file: candidate), actual == contentID else { return nil }
-        try? store.rememberMedia(contentID: contentID, path: candidate, size: size, mtime: mtime)
+        try? store.rememberMedia(contentID: contentID, path: candidate, size: stat.size, mtime: stat.mtime)
         return URL(fileURLWithPath: candidate)
     }
 
