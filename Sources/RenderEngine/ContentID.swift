@@ -14,3 +14,10 @@ public enum ContentID {
         return "sha256:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 }
+
+/// SHA-256 as lower-case hex: chunk checksums, recipe keys, still-cache keys.
+public enum Digest {
+    public static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SessionKit
 
@@ -72,7 +71,6 @@ public enum ShardRecipe {
     private static func key<T: Encodable>(_ recipe: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let digest = SHA256.hash(data: try encoder.encode(recipe))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return Digest.sha256(try encoder.encode(recipe))
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import RenderEngine
 
@@ -132,11 +131,5 @@ enum MediaLocatorContentID {
         let hex = contentID.dropFirst(7)
         guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
         return String(hex)
-    }
-}
-
-public enum Digest {
-    public static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }

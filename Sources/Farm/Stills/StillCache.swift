@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import RenderEngine
 import SessionKit
@@ -50,7 +49,7 @@ public final class StillCache {
             "crop=\(r.minX),\(r.minY),\(r.width),\(r.height)", "size=\(plan.width)x\(plan.height)",
             "filters=\(filters.joined(separator: ";"))", "format=\(plan.png ? "png" : "jpeg")",
         ]
-        return SHA256.hash(data: Data(parts.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
+        return Digest.sha256(Data(parts.joined(separator: "\n").utf8))
     }
 
     private func path(_ key: String, png: Bool) -> URL {
