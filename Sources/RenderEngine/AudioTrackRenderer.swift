@@ -11,17 +11,24 @@ public struct AudioTrackRenderer: Sendable {
     /// 2 ms fades at every segment edge: no click where two sounds meet.
     static let fadeSamples = 96
 
-    public let timeline: Timeline
+    /// Every segment of the output, in order: each is sound or silence for its length.
+    public let segments: [SegmentTimeline]
+    public let frameDuration: Rational
+
+    public init(segments: [SegmentTimeline], frameDuration: Rational) {
+        self.segments = segments
+        self.frameDuration = frameDuration
+    }
 
     public init(timeline: Timeline) {
-        self.timeline = timeline
+        self.init(segments: timeline.segments, frameDuration: timeline.frameDuration)
     }
 
     /// `sources` maps a segment index to its media file (segments without audio are silent).
     public func render(sources: [Int: String], to path: String) throws {
         LibavCPU.pinBaseline()
         let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate)
-        for segment in timeline.segments {
+        for segment in segments {
             let first = outputSample(ofFrame: segment.outputStartFrame)
             let count = outputSample(ofFrame: segment.outputStartFrame + segment.frameCount) - first
             var placed = 0
@@ -43,7 +50,7 @@ public struct AudioTrackRenderer: Sendable {
     /// Sample index of output frame `k`: rounded from the exact time, so segment lengths
     /// add up with no drift.
     func outputSample(ofFrame k: Int64) -> Int {
-        Int((Rational(Int(k)) * timeline.frameDuration * Rational(Self.sampleRate)).roundedHalfUp)
+        Int((Rational(Int(k)) * frameDuration * Rational(Self.sampleRate)).roundedHalfUp)
     }
 }
 

@@ -46,15 +46,18 @@ public struct LocalRender: Sendable {
     /// Writes `output` and its sidecar, or nothing (a failed render leaves no file behind).
     public func run(to output: String, progress: @escaping @Sendable (Progress) -> Void = { _ in }) throws -> Result {
         let started = Date()
-        let timeline = try loaded.timeline()
-        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval,
-                        shardKeyframeIntervals: shardKeyframeIntervals)
-        let job = try RenderJob(loaded: loaded, timeline: timeline, plan: plan, settings: settings)
+        var contentIDs: [String: String] = [:]
+        for (reference, url) in loaded.files { contentIDs[reference] = try ContentID.of(file: url.path) }
+        let spec = try JobSpec.compile(loaded, settings: settings, contentIDs: contentIDs,
+                                       shardKeyframeIntervals: shardKeyframeIntervals)
+        let media = loaded.files.mapValues { MediaInput.file($0.path) }
+        let assets = loaded.assets
         let workDirectory = try makeWorkDirectory(near: output)
         defer { try? FileManager.default.removeItem(at: workDirectory) }
+        let chunkPath = { @Sendable (task: Int) in Self.chunkPath(task, of: spec, in: workDirectory) }
 
-        let board = JobBoard(count: job.tasks.count)
-        let threads = min(workers, job.tasks.count)
+        let board = JobBoard(count: spec.tasks.count)
+        let threads = min(workers, spec.tasks.count)
         let group = DispatchGroup()
         for _ in 0..<threads {
             group.enter()
@@ -62,7 +65,8 @@ public struct LocalRender: Sendable {
                 defer { group.leave() }
                 while let index = board.take() {
                     do {
-                        let processed = try job.run(task: index, in: workDirectory) { board.add(frames: $0) }
+                        let processed = try ShardRenderer.render(spec.shard(index), media: media, assets: assets,
+                                                                 to: chunkPath(index)) { board.add(frames: $0) }
                         board.finish(sourceFrames: processed)
                     } catch {
                         board.fail(error)
@@ -72,28 +76,32 @@ public struct LocalRender: Sendable {
             thread.stackSize = 4 << 20
             thread.start()
         }
-        let total = Int(timeline.totalFrames)
+        let total = Int(spec.output.frames)
         while group.wait(timeout: .now() + 0.25) == .timedOut {
             progress(board.progress(totalFrames: total, elapsed: Date().timeIntervalSince(started)))
         }
         if let error = board.firstError { throw error }
         progress(board.progress(totalFrames: total, elapsed: Date().timeIntervalSince(started)))
 
-        let sidecar = try job.sidecar()
-        let assembler = Assembler(frameDuration: timeline.frameDuration, creationDate: loaded.session.dateCreated,
-                                  location: timeline.segments.lazy.compactMap(\.location).first ?? loaded.session.location)
         let assemblyStarted = Date()
-        try assembler.assemble(video: job.chunks(in: workDirectory), audio: job.audioChunk(in: workDirectory), to: output)
+        try Assembler(frameDuration: spec.output.frameDuration, creationDate: spec.creationDate, location: spec.location)
+            .assemble(video: spec.videoChunks(path: chunkPath), audio: spec.audioTask.map(chunkPath), to: output)
         let assemblySeconds = Date().timeIntervalSince(assemblyStarted)
         let sidecarPath = Sidecar.path(for: output)
         do {
-            try sidecar.encoded().write(to: URL(fileURLWithPath: sidecarPath), options: .atomic)
+            try spec.sidecar().encoded().write(to: URL(fileURLWithPath: sidecarPath), options: .atomic)
         } catch {
             unlink(output)
             throw EngineError("cannot write the sidecar \(sidecarPath): \((error as NSError).localizedDescription)")
         }
-        return Result(frames: timeline.totalFrames, shards: job.tasks.count, sourceFramesProcessed: board.sourceFrames,
+        return Result(frames: spec.output.frames, shards: spec.tasks.count, sourceFramesProcessed: board.sourceFrames,
                       seconds: Date().timeIntervalSince(started), sidecarPath: sidecarPath, assemblySeconds: assemblySeconds)
+    }
+
+    /// Where task `index`'s chunk goes in a work directory.
+    static func chunkPath(_ index: Int, of spec: JobSpec, in directory: URL) -> String {
+        spec.tasks[index].kind == .audio ? directory.appendingPathComponent("audio.m4a").path
+            : directory.appendingPathComponent(String(format: "video-%06d.mp4", index)).path
     }
 
     private func makeWorkDirectory(near output: String) throws -> URL {
@@ -105,123 +113,6 @@ public struct LocalRender: Sendable {
             throw EngineError("cannot create a work directory in \(parent.path): \((error as NSError).localizedDescription)")
         }
         return dir
-    }
-}
-
-/// One unit of work of a render: the audio track or a video shard.
-public enum RenderTask: Sendable, Hashable {
-    case audio
-    case video(Plan.VideoShard)
-}
-
-extension LocalRender {
-    /// Renders one task of a job into `path` (a farm worker's entry point); returns the
-    /// number of source frames processed.
-    /// `stop` is asked after every frame of a video shard; when it answers true the render
-    /// ends with `RenderCancelled`.
-    /// `remote`: sources read by ranges (reference → reader) instead of from `loaded.files`.
-    public static func renderShard(loaded: LoadedSession, settings: EncoderSettings, task: RenderTask, to path: String,
-                                   remote: [String: any RangeReadable] = [:], stop: () -> Bool = { false }) throws -> Int {
-        let timeline = try loaded.timeline()
-        let job = try RenderJob(loaded: loaded, timeline: timeline,
-                                plan: Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval), settings: settings,
-                                remote: remote)
-        return try job.run(task, to: path) { _ in if stop() { throw RenderCancelled() } }
-    }
-}
-
-/// Everything the shards of one render need, resolved once and shared by the threads.
-struct RenderJob: Sendable {
-    typealias Task = RenderTask
-
-    let loaded: LoadedSession
-    let timeline: Timeline
-    let plan: Plan
-    let settings: EncoderSettings
-    let chains: [FilterChain]
-    /// Each segment's source: a file, ranges of a remote file, or `nil` for media known
-    /// here only by its probe (a farm worker reads only its own task's).
-    let sources: [MediaInput?]
-    /// The audio track first: it is one long task, best started early.
-    let tasks: [Task]
-
-    init(loaded: LoadedSession, timeline: Timeline, plan: Plan, settings: EncoderSettings,
-         remote: [String: any RangeReadable] = [:]) throws {
-        self.loaded = loaded
-        self.timeline = timeline
-        self.plan = plan
-        self.settings = settings
-        chains = try timeline.segments.map { segment in
-            try loaded.chain(segment.filters)
-        }
-        sources = timeline.segments.map { segment in
-            if let path = loaded.files[segment.source]?.path { return .file(path) }
-            return remote[segment.source].map { .ranges($0, name: segment.source) }
-        }
-        tasks = [.audio] + plan.videoShards.map { .video($0) }
-    }
-
-    /// Runs task `index`; returns how many source frames it processed.
-    func run(task index: Int, in directory: URL, progress: (Int) -> Void) throws -> Int {
-        let task = tasks[index]
-        switch task {
-        case .audio: return try run(task, to: audioChunk(in: directory), progress: progress)
-        case .video(let shard): return try run(task, to: chunkPath(shard, in: directory), progress: progress)
-        }
-    }
-
-    func run(_ task: Task, to path: String, progress: (Int) throws -> Void) throws -> Int {
-        switch task {
-        case .audio:
-            var sources: [Int: String] = [:]
-            for segment in timeline.segments where segment.hasAudio { sources[segment.index] = try sourcePath(segment.index) }
-            try AudioTrackRenderer(timeline: timeline).render(sources: sources, to: path)
-            return 0
-        case .video(let shard):
-            let renderer = VideoShardRenderer(timeline: timeline, settings: settings)
-            let stats = try renderer.render(shard, source: try source(shard.segment), chain: chains[shard.segment],
-                                            to: path, progress: progress)
-            return stats.sourceFramesProcessed
-        }
-    }
-
-    private func source(_ segment: Int) throws -> MediaInput {
-        guard let source = sources[segment] else {
-            throw EngineError("'\(timeline.segments[segment].source)' is not a local file; render it on a coordinator")
-        }
-        return source
-    }
-
-    /// The audio renderer reads files only.
-    private func sourcePath(_ segment: Int) throws -> String {
-        guard case .file(let path) = try source(segment) else {
-            throw EngineError("'\(timeline.segments[segment].source)' is not a local file")
-        }
-        return path
-    }
-
-    func chunkPath(_ shard: Plan.VideoShard, in directory: URL) -> String {
-        directory.appendingPathComponent(String(format: "video-%06d.mp4", shard.index)).path
-    }
-
-    func audioChunk(in directory: URL) -> String {
-        directory.appendingPathComponent("audio.m4a").path
-    }
-
-    func chunks(in directory: URL) -> [Assembler.VideoChunk] {
-        plan.videoShards.map {
-            Assembler.VideoChunk(path: chunkPath($0, in: directory), outputStartFrame: $0.outputStartFrame, frameCount: $0.frameCount)
-        }
-    }
-
-    func sidecar() throws -> Sidecar {
-        var sources: [String: String] = [:]
-        for (reference, url) in loaded.files { sources[reference] = try ContentID.of(file: url.path) }
-        return Sidecar(formatIdentifier: loaded.session.formatIdentifier, formatVersion: loaded.session.formatVersion,
-                       engineVersion: EngineVersion.engine, encoder: settings, sources: sources,
-                       output: .init(width: timeline.renderWidth, height: timeline.renderHeight,
-                                     frameDuration: SessionTime(timeline.frameDuration), frames: timeline.totalFrames),
-                       session: loaded.session)
     }
 }
 

@@ -16,6 +16,8 @@ public struct LoadedSession: Sendable {
     public let registry: FilterRegistry
     /// Lookup images and `.cube` files by reference, loaded and checked once.
     public let assets: [String: FilterAssetFile]
+    /// The custom filter types the looks directory defined for this session, by type.
+    public let customFilters: [String: CustomFilterFile]
 
     /// Throws `SessionDocumentError` when the file cannot be read as a session at all;
     /// problems with a readable session are in `report`.
@@ -87,7 +89,8 @@ public struct LoadedSession: Sendable {
         filters.load(session, registry: registry, into: &report)
         return LoadedSession(url: url, session: session,
                              locator: locator ?? MediaLocator(sessionFile: url, mediaRoots: []),
-                             media: media, files: files, report: report, registry: registry, assets: filters.assets)
+                             media: media, files: files, report: report, registry: registry, assets: filters.assets,
+                             customFilters: filters.custom)
     }
 
     /// Files named by filters (`.cube` LUTs, lookup images) and the images of the SDK's

@@ -2,14 +2,15 @@ import Foundation
 import SessionKit
 
 /// Everything a shard's bytes depend on, and nothing else (docs/rendering.md, "Reusing
-/// chunks"): two shards with the same recipe render the same bytes, so a chunk is kept
-/// by the SHA-256 of its recipe and an edited session re-renders only what changed.
+/// chunks"): two shard specs with the same recipe render the same bytes, so a chunk is
+/// kept by the SHA-256 of its recipe and an edited session re-renders only what changed.
 ///
 /// A video shard depends on its segment's timing, geometry and filters, its frames, the
 /// output's size and rate, the encoder settings, the engine version, and the content of
-/// its source and of the job's filter files. The audio track depends on every segment's
-/// timing and the sources with sound, not on any picture setting.
-public enum ShardRecipe {
+/// its source and of its filter files — not on where it lands on the output or what the
+/// files are called. The audio track depends on every segment's timing and the sources
+/// with sound, not on any picture setting.
+extension ShardSpec {
     private struct Video: Encodable {
         var engine: String
         var settings: EncoderSettings
@@ -20,10 +21,12 @@ public enum ShardRecipe {
         var trimStart: Rational
         var trimDuration: Rational
         var speed: Rational
-        var orientation: String
+        var orientation: Orientation
         var naturalSize: Size
         var cropRect: Rect
         var filters: [SessionFilter]
+        var customFilters: [CustomFilterFile]
+        /// Filter files: reference (as the filters name them) → content id.
         var filterFiles: [String: String]
         var startFrame: Int64
         var endFrame: Int64
@@ -43,29 +46,27 @@ public enum ShardRecipe {
         var segments: [Segment]
     }
 
-    /// The key of the audio track's recipe. `contentIDs`: reference → content id of every
-    /// file of the job.
-    public static func audioKey(timeline: Timeline, settings: EncoderSettings, contentIDs: [String: String]) throws -> String {
-        try key(Audio(engine: EngineVersion.engine, settings: settings, frameDuration: timeline.frameDuration,
-                      segments: timeline.segments.map {
-                          .init(source: $0.hasAudio ? contentIDs[$0.source] : nil, trimStart: $0.trimStart,
-                                trimDuration: $0.trimDuration, speed: $0.speed, frameCount: $0.frameCount)
-                      }))
-    }
-
-    /// The key of a video shard's recipe: frames `[startFrame, endFrame)` of `segment`.
-    /// `media`: which references are media (the rest are filter files, all part of it).
-    public static func videoKey(timeline: Timeline, segment index: Int, startFrame: Int64, endFrame: Int64,
-                                settings: EncoderSettings, contentIDs: [String: String], media: Set<String>) throws -> String {
-        guard timeline.segments.indices.contains(index) else { throw EngineError("no segment \(index)") }
-        let segment = timeline.segments[index]
-        guard let source = contentIDs[segment.source] else { throw EngineError("'\(segment.source)' has no content id") }
-        return try key(Video(
-            engine: EngineVersion.engine, settings: settings, width: timeline.renderWidth, height: timeline.renderHeight,
-            frameDuration: timeline.frameDuration, source: source, trimStart: segment.trimStart,
-            trimDuration: segment.trimDuration, speed: segment.speed, orientation: segment.orientation.description,
-            naturalSize: segment.naturalSize, cropRect: segment.cropRect, filters: segment.filters,
-            filterFiles: contentIDs.filter { !media.contains($0.key) }, startFrame: startFrame, endFrame: endFrame))
+    /// The SHA-256 (hex) of the recipe: the shard's content hash.
+    public func recipeKey() throws -> String {
+        switch task.kind {
+        case .audio:
+            return try Self.key(Audio(engine: engine, settings: settings, frameDuration: output.frameDuration,
+                                      segments: segments.map {
+                                          .init(source: $0.hasAudio ? files[$0.source] : nil, trimStart: $0.trimStart,
+                                                trimDuration: $0.trimDuration, speed: $0.speed, frameCount: $0.frameCount)
+                                      }))
+        case .video:
+            guard let segment, let source = files[segment.source] else {
+                throw EngineError("shard spec: segment \(task.segment) or its source is missing")
+            }
+            return try Self.key(Video(
+                engine: engine, settings: settings, width: output.width, height: output.height,
+                frameDuration: output.frameDuration, source: source, trimStart: segment.trimStart,
+                trimDuration: segment.trimDuration, speed: segment.speed, orientation: segment.orientation,
+                naturalSize: segment.naturalSize, cropRect: segment.cropRect, filters: segment.filters,
+                customFilters: customFilters, filterFiles: files.filter { $0.key != segment.source },
+                startFrame: task.startFrame, endFrame: task.endFrame))
+        }
     }
 
     private static func key<T: Encodable>(_ recipe: T) throws -> String {

@@ -3,12 +3,18 @@ import SessionKit
 
 /// Renders one video shard — output frames `[start, end)` of one segment — into a chunk.
 public struct VideoShardRenderer: Sendable {
-    public let timeline: Timeline
+    public let output: RenderFormat
     public let settings: EncoderSettings
 
-    public init(timeline: Timeline, settings: EncoderSettings) {
-        self.timeline = timeline
+    public init(output: RenderFormat, settings: EncoderSettings) {
+        self.output = output
         self.settings = settings
+    }
+
+    public init(timeline: Timeline, settings: EncoderSettings) {
+        self.init(output: RenderFormat(width: timeline.renderWidth, height: timeline.renderHeight,
+                                       frameDuration: timeline.frameDuration, frames: timeline.totalFrames),
+                  settings: settings)
     }
 
     /// Counts what the render did, for tests and statistics.
@@ -19,16 +25,15 @@ public struct VideoShardRenderer: Sendable {
 
     /// `progress` is called after each encoded frame; it may throw to stop the render (a
     /// cancelled shard stops within a frame).
-    public func render(_ shard: Plan.VideoShard, source: MediaInput, chain: FilterChain, to chunkPath: String,
-                       progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
-        let segment = timeline.segments[shard.segment]
+    public func render(_ shard: ShardTask, of segment: SegmentTimeline, source: MediaInput, chain: FilterChain,
+                       to chunkPath: String, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let source = try VideoSource(source)
         let selector = try FrameSelector(source: source, startingAt: segment.sourceTime(ofFrame: shard.startFrame))
-        let processor = try FrameProcessor(segment: segment, renderWidth: timeline.renderWidth,
-                                           renderHeight: timeline.renderHeight, chain: chain)
-        let picture = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: timeline.renderWidth, height: timeline.renderHeight)
-        let writer = try VideoChunkWriter(path: chunkPath, width: timeline.renderWidth, height: timeline.renderHeight,
-                                          frameDuration: timeline.frameDuration, settings: settings)
+        let processor = try FrameProcessor(segment: segment, renderWidth: output.width,
+                                           renderHeight: output.height, chain: chain)
+        let picture = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: output.width, height: output.height)
+        let writer = try VideoChunkWriter(path: chunkPath, width: output.width, height: output.height,
+                                          frameDuration: output.frameDuration, settings: settings)
         var stats = Statistics()
         for k in shard.startFrame..<shard.endFrame {
             let (frame, isNew) = try selector.frame(at: segment.sourceTime(ofFrame: k))

@@ -65,3 +65,20 @@ public struct Orientation: Hashable, Sendable, CustomStringConvertible {
         (isMirrored ? "mirrored, " : "") + "rotated \(clockwiseDegrees)° clockwise"
     }
 }
+
+/// Encoded as the 2×2 part `[a, b, c, d]`; anything but one of the eight is refused.
+extension Orientation: Codable {
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.singleValueContainer().decode([Int].self)
+        guard let match = Orientation.all.first(where: { [$0.a, $0.b, $0.c, $0.d] == values }) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "\(values) is not an axis-aligned orientation"))
+        }
+        self = match
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode([a, b, c, d])
+    }
+}

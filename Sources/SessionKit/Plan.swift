@@ -1,29 +1,40 @@
-/// How a job is cut into shards (docs/rendering.md). A pure function of the timeline and the
+/// One unit of work of a render (docs/rendering.md): the audio track, or output frames
+/// `[startFrame, endFrame)` of one segment. The same value is the planner's output, the
+/// coordinator's stored shard, the wire's task and the local renderer's work item; a task
+/// is known by its position in its job's list (the audio track is task 0).
+public struct ShardTask: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable { case video, audio }
+    public var kind: Kind
+    public var segment: Int
+    /// Output frames of the segment (0 = the segment's first).
+    public var startFrame: Int64
+    public var endFrame: Int64
+    /// Where the task's first frame lands on the whole output.
+    public var outputStartFrame: Int64
+
+    public init(kind: Kind, segment: Int, startFrame: Int64, endFrame: Int64, outputStartFrame: Int64) {
+        self.kind = kind
+        self.segment = segment
+        self.startFrame = startFrame
+        self.endFrame = endFrame
+        self.outputStartFrame = outputStartFrame
+    }
+
+    /// The whole audio track.
+    public static let audio = ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0)
+
+    /// Video frames the task encodes (0 for the audio track).
+    public var frameCount: Int64 { kind == .audio ? 0 : endFrame - startFrame }
+}
+
+/// How a job is cut into tasks (docs/rendering.md). A pure function of the timeline and the
 /// encoder settings — never of the number of workers — so that a render with one worker
 /// and with twenty gives the same bytes: x264's rate control looks ahead across frames,
 /// so moving a shard boundary would change the encoded pictures.
-public struct Plan: Hashable, Sendable, Codable {
-    public struct VideoShard: Hashable, Sendable, Codable {
-        public var index: Int
-        public var segment: Int
-        /// Output frames `[startFrame, endFrame)` of the segment (0 = the segment's first).
-        public var startFrame: Int64
-        public var endFrame: Int64
-        /// Where the shard's first frame lands on the whole output.
-        public var outputStartFrame: Int64
-
-        public var frameCount: Int64 { endFrame - startFrame }
-
-        public init(index: Int, segment: Int, startFrame: Int64, endFrame: Int64, outputStartFrame: Int64) {
-            self.index = index
-            self.segment = segment
-            self.startFrame = startFrame
-            self.endFrame = endFrame
-            self.outputStartFrame = outputStartFrame
-        }
-    }
-
-    public var videoShards: [VideoShard]
+public struct Plan: Hashable, Sendable {
+    /// The audio track first (one long task, best started early), then the video shards
+    /// in output order.
+    public var tasks: [ShardTask]
     /// Frames between keyframes (the GOP); every shard but a segment's last is a multiple.
     public var keyframeInterval: Int64
     public var totalFrames: Int64
@@ -33,20 +44,23 @@ public struct Plan: Hashable, Sendable, Codable {
     public init(timeline: Timeline, keyframeIntervalSeconds: Rational, shardKeyframeIntervals: Int64 = 2) {
         let gop = max(1, (keyframeIntervalSeconds / timeline.frameDuration).roundedHalfUp)
         let maxFrames = gop * max(1, shardKeyframeIntervals)
-        var shards: [VideoShard] = []
+        var tasks: [ShardTask] = [.audio]
         for segment in timeline.segments {
             var start: Int64 = 0
             while start < segment.frameCount {
                 var end = min(segment.frameCount, start + maxFrames)
                 // A short tail joins the shard before it rather than starting a tiny chunk.
                 if segment.frameCount - end < gop / 2 { end = segment.frameCount }
-                shards.append(VideoShard(index: shards.count, segment: segment.index, startFrame: start, endFrame: end,
-                                         outputStartFrame: segment.outputStartFrame + start))
+                tasks.append(ShardTask(kind: .video, segment: segment.index, startFrame: start, endFrame: end,
+                                       outputStartFrame: segment.outputStartFrame + start))
                 start = end
             }
         }
-        videoShards = shards
+        self.tasks = tasks
         keyframeInterval = gop
         totalFrames = timeline.totalFrames
     }
+
+    /// The video shards, in output order.
+    public var videoShards: [ShardTask] { tasks.filter { $0.kind == .video } }
 }

@@ -121,7 +121,7 @@ public struct Timeline: Hashable, Sendable {
 }
 
 /// One segment on the output timeline.
-public struct SegmentTimeline: Hashable, Sendable {
+public struct SegmentTimeline: Hashable, Sendable, Codable {
     public let index: Int
     public let source: String
     /// `n_s`.

@@ -1,6 +1,7 @@
 import Foundation
 import ReelTestSupport
 import RenderEngine
+import SessionKit
 import Testing
 @testable import Farm
 

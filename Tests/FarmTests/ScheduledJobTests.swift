@@ -12,10 +12,7 @@ struct ScheduledJobTests {
             let start = Int64(i) * 10
             return ShardTask(kind: .video, segment: 0, startFrame: start, endFrame: start + 10, outputStartFrame: start)
         }
-        let output = Sidecar.Output(width: 16, height: 16, frameDuration: SessionTime(value: 1, timescale: 30), frames: 10)
-        let template = ShardAssignment(jobID: "j", shard: 0, attempt: 0, task: tasks[0], session: "{}", files: [:], paths: [:],
-                                       settings: EncoderSettings(), output: output)
-        return ScheduledJob(id: "j", priority: 0, created: 0, assignment: template, tasks: tasks)
+        return ScheduledJob(id: "j", priority: 0, created: 0, spec: SpecFixtures.job(tasks: tasks))
     }
 
     @Test func queueGivesTheLowestQueuedShardAndTakesBackRequeuedOnes() {

@@ -30,11 +30,9 @@ struct SchedulerTests {
             let tasks = (0..<shards).map { i in
                 ShardTask(kind: .video, segment: 0, startFrame: Int64(i) * 10, endFrame: Int64(i + 1) * 10, outputStartFrame: Int64(i) * 10)
             }
-            let output = Sidecar.Output(width: 16, height: 16, frameDuration: SessionTime(value: 1, timescale: 30), frames: Int64(shards) * 10)
-            let template = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: "{}", files: ["a": "sha256:m\(id)"],
-                                           paths: [:], settings: EncoderSettings(), output: output)
             clock += 0.001
-            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, assignment: template, tasks: tasks), nil))
+            let spec = SpecFixtures.job(tasks: tasks, files: ["a": "sha256:m\(id)"])
+            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, spec: spec), nil))
         }
 
         /// Shards handed out by one tick: (worker, job, shard, attempt).
@@ -256,7 +254,7 @@ struct SchedulerTests {
 /// The disk budget a submission is checked against.
 struct StorageBudgetTests {
     @Test func aJobNeedsTwiceItsEncodedSizeAndTheMinimumStaysFree() {
-        let output = Sidecar.Output(width: 1920, height: 1080, frameDuration: SessionTime(value: 1, timescale: 30), frames: 1800)
+        let output = RenderFormat(width: 1920, height: 1080, frameDuration: Rational(1, 30)!, frames: 1800)
         // 1920×1080×1800 px at 1/4 bit, plus 60 s of 256 kbit/s audio, twice.
         let expected: Int64 = 2 * (1920 * 1080 * 1800 / 32 + 60 * 32_000)
         #expect(StorageBudget.expectedBytes(output) == expected)

@@ -58,6 +58,6 @@ import Testing
             #expect(mismatch.description.contains("protocol version mismatch"))
         }
         #expect(throws: ProtocolError.self) { try WireMessage.parse([Data("junk".utf8)]) }
-        #expect(throws: ProtocolError.self) { try WireMessage.parse([Data(#"{"v": 1, "type": "bogus"}"#.utf8)]) }
+        #expect(throws: ProtocolError.self) { try WireMessage.parse([Data(#"{"v": \#(WireProtocol.version), "type": "bogus"}"#.utf8)]) }
     }
 }

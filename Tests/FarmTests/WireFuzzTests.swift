@@ -9,8 +9,6 @@ import Testing
 /// frames through the decompressor: each is taken or refused with an error, none crashes.
 struct WireFuzzTests {
     static func samples() throws -> [WireMessage] {
-        let output = Sidecar.Output(width: 16, height: 16, frameDuration: SessionTime(value: 1, timescale: 30), frames: 10)
-        let task = ShardTask(kind: .video, segment: 0, startFrame: 0, endFrame: 10, outputStartFrame: 0)
         return [
             try WireMessage(.hello, Hello(workerID: "w", host: "h", slots: 2, capabilities: ["video"], engineVersion: EngineVersion.engine)),
             try WireMessage(.heartbeat, Heartbeat(busy: 1, draining: true)),
@@ -19,8 +17,9 @@ struct WireFuzzTests {
             try WireMessage(.mediaRequest, MediaRequest(contentID: "sha256:" + String(repeating: "0", count: 64), offset: 0, length: 4096)),
             try WireMessage(.submit, Submit(session: #"{"video": {"videoSegments": [{"source": "a.mp4"}]}}"#, files: ["a.mp4": "sha256:00"],
                                             paths: [:], settings: EncoderSettings(), priority: 0)),
-            try WireMessage(.shard, ShardAssignment(jobID: "j", shard: 0, attempt: 1, task: task, session: "{}", files: [:], paths: [:],
-                                                    settings: EncoderSettings(), output: output)),
+            try WireMessage(.shard, ShardAssignment(jobID: "j", shard: 1, attempt: 1, spec: try SpecFixtures.clipJob().shard(1),
+                                                    paths: ["a.mp4": "/m/a.mp4"])),
+            try WireMessage(.shard, ShardAssignment(jobID: "j", shard: 0, attempt: 1, spec: try SpecFixtures.clipJob().shard(0))),
             try WireMessage(.fetch, FetchRequest(jobID: "j", offset: 0, length: 10, part: "output")),
         ]
     }
@@ -33,7 +32,12 @@ struct WireFuzzTests {
         _ = try? message.decode(ShardFailed.self)
         _ = try? message.decode(MediaRequest.self)
         _ = try? message.decode(Submit.self)
-        _ = try? message.decode(ShardAssignment.self)
+        if let assignment = try? message.decode(ShardAssignment.self) {
+            // A worker checks a spec before using any of it; the recipe is hashed from it.
+            _ = try? assignment.spec.check()
+            _ = try? assignment.spec.recipeKey()
+            _ = assignment.spec.assets
+        }
         _ = try? message.decode(FetchRequest.self)
         _ = try? message.decode(Upload.self)
         _ = try? message.decode(StillsRequest.self)

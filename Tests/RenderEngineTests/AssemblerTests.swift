@@ -26,9 +26,9 @@ import Testing
         let chain = try FilterChain(stages: [])
         var chunks: [Assembler.VideoChunk] = []
         for (shard, preset) in zip(plan.videoShards, ["veryfast", "ultrafast"]) {
-            let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
+            let path = dir.appendingPathComponent("chunk-\(shard.startFrame).mp4").path
             _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(preset: preset, keyframeIntervalSeconds: 1))
-                .render(shard, source: .file(source), chain: chain, to: path)
+                .render(shard, of: timeline.segments[0], source: .file(source), chain: chain, to: path)
             chunks.append(.init(path: path, outputStartFrame: shard.outputStartFrame, frameCount: shard.frameCount))
         }
         let output = dir.appendingPathComponent("out.mp4").path
@@ -50,9 +50,9 @@ import Testing
         var chunks: [Assembler.VideoChunk] = []
         var packetsInChunks = 0
         for shard in plan.videoShards {
-            let path = dir.appendingPathComponent("chunk-\(shard.index).mp4").path
+            let path = dir.appendingPathComponent("chunk-\(shard.startFrame).mp4").path
             _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(keyframeIntervalSeconds: 0.5))
-                .render(shard, source: .file(source), chain: chain, to: path)
+                .render(shard, of: timeline.segments[0], source: .file(source), chain: chain, to: path)
             let ffprobe = try #require(ProcessRunner.which("ffprobe"))
             let frames = try ProcessRunner.run(ffprobe, ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type,key_frame",
                                                          "-of", "csv=p=0", path]).stdout.split(separator: "\n")

@@ -26,7 +26,7 @@ extension Coordinator {
     private static let diskPause = "the disk of"
 
     /// Why the state directory cannot take a job of this size now, or `nil`.
-    func diskShortfall(for output: Sidecar.Output) -> String? {
+    func diskShortfall(for output: RenderFormat) -> String? {
         guard let free = DiskSpace.available(at: options.stateDirectory) else { return nil }
         let needed = StorageBudget.expectedBytes(output) + StorageBudget.outstandingBytes(scheduler.jobs.values)
         return StorageBudget.shortfall(free: free, needed: needed, keep: options.minimumFreeBytes,

@@ -23,7 +23,7 @@ extension Coordinator {
                 logLimited("sweep", "could not remove the result of job \(id): \(FileErrorText.describe(error))")
             }
         }
-        let inUse = Set(scheduler.jobs.values.flatMap { $0.assignment.files.values })
+        let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) })
         for removed in media.removeUploads(olderThan: cutoff, except: inUse) {
             log("removed the upload \(removed), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)")
         }

@@ -12,14 +12,14 @@ extension Coordinator {
         var changes: [StoreChange] = []
         for record in try store.jobs(states: [JobPhase.queued, .rendering, .assembling].map(\.rawValue)) {
             let shards = try store.shards(of: record.id)
-            let (assignment, timeline, session) = try makeAssignment(record)
-            let tasks = shards.map(\.task)
-            let keys = try Self.recipeKeys(tasks: tasks, timeline: timeline, session: session, settings: record.settings,
-                                           files: record.files)
+            let spec = try compiledSpec(of: record)
+            guard spec.tasks == shards.map(\.task) else {
+                throw ProtocolError("job \(record.id): its stored shards are not its compiled plan")
+            }
             var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
-                                   assignment: assignment, tasks: tasks, segmentMedia: timeline.segments.map(\.source),
-                                   audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)), recipeKeys: keys,
-                                   phase: .rendering)
+                                   spec: spec, paths: record.paths,
+                                   pathStats: verifiedStats(files: record.files, paths: record.paths),
+                                   recipeKeys: try Self.recipeKeys(spec), phase: .rendering)
             for shard in shards {
                 if shard.state == ShardState.done.rawValue, let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
@@ -40,16 +40,14 @@ extension Coordinator {
         unsaved = changes + unsaved
     }
 
-    private func makeAssignment(_ record: JobStore.JobRecord) throws -> (ShardAssignment, Timeline, Session) {
+    /// The job's stored spec; a job stored by an older release (no spec, or another
+    /// version) is compiled again from its session.
+    private func compiledSpec(of record: JobStore.JobRecord) throws -> JobSpec {
+        if let stored = try store.spec(of: record.id), let spec = try? JobSpec.decode(Data(stored.utf8)) { return spec }
         let session = try SessionDocument.decode(Data(record.session.utf8))
         let loaded = try load(session: session, files: record.files, paths: record.paths)
-        let timeline = try loaded.timeline()
-        let assignment = ShardAssignment(jobID: record.id, shard: 0, attempt: 0,
-                                         task: ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
-                                         session: record.session, files: record.files, paths: record.paths,
-                                         settings: record.settings, output: Sidecar.Output(timeline), probes: loaded.probes,
-                                         pathStats: verifiedStats(files: record.files, paths: record.paths))
-        return (assignment, timeline, session)
+        log("job \(record.id): compiled again from its session (stored by an older release)")
+        return try JobSpec.compile(loaded, settings: record.settings, contentIDs: record.files)
     }
 
     /// The session with its references resolved to files this coordinator can read.
@@ -120,33 +118,25 @@ extension Coordinator {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]))
             return
         }
-        let timeline = try loaded.timeline()
-        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: request.settings.keyframeInterval)
-        let tasks = [ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0)] + plan.videoShards.map {
-            ShardTask(kind: .video, segment: $0.segment, startFrame: $0.startFrame, endFrame: $0.endFrame, outputStartFrame: $0.outputStartFrame)
-        }
+        let spec = try JobSpec.compile(loaded, settings: request.settings, contentIDs: request.files)
         let id = Self.newJobID()
-        let output = Sidecar.Output(timeline)
-        if let shortfall = diskShortfall(for: output) {
+        if let shortfall = diskShortfall(for: spec.output) {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
             return
         }
         let record = JobStore.JobRecord(id: id, state: JobPhase.queued.rawValue, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
-                                        settings: request.settings, totalFrames: timeline.totalFrames, error: nil, owner: owner)
-        let assignment = ShardAssignment(jobID: id, shard: 0, attempt: 0, task: tasks[0], session: request.session,
-                                         files: request.files, paths: request.paths, settings: request.settings, output: output,
-                                         probes: loaded.probes, pathStats: verifiedStats(files: request.files, paths: request.paths))
-        let keys = try Self.recipeKeys(tasks: tasks, timeline: timeline, session: session, settings: request.settings,
-                                       files: request.files)
-        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, assignment: assignment,
-                               tasks: tasks, segmentMedia: timeline.segments.map(\.source),
-                               audioMedia: Set(timeline.segments.filter(\.hasAudio).map(\.source)), recipeKeys: keys)
+                                        settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: owner,
+                                        spec: String(decoding: try spec.encoded(), as: UTF8.self))
+        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, spec: spec,
+                               paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
+                               recipeKeys: try Self.recipeKeys(spec))
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
         let reused = reuseCachedChunks(of: id)
-        if reused > 0 { log("job \(id): \(reused) of \(tasks.count) shards reused from the chunk cache") }
-        log("job \(id): \(timeline.totalFrames) frames in \(tasks.count) shards, priority \(request.priority)")
-        send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: tasks.count))
+        let count = spec.tasks.count
+        if reused > 0 { log("job \(id): \(reused) of \(count) shards reused from the chunk cache") }
+        log("job \(id): \(spec.output.frames) frames in \(count) shards, priority \(request.priority)")
+        send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: count))
     }
 
     /// Stats of the paths the coordinator verified (reference → stat), for workers that

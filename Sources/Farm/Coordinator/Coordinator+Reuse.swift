@@ -4,17 +4,8 @@ import SessionKit
 
 extension Coordinator {
     /// Each task's recipe key (docs/rendering.md, "Reusing chunks").
-    static func recipeKeys(tasks: [ShardTask], timeline: Timeline, session: Session, settings: EncoderSettings,
-                           files: [String: String]) throws -> [String] {
-        let media = Set(LoadedSession.mediaReferences(of: session))
-        return try tasks.map { task in
-            switch task.kind {
-            case .audio: try ShardRecipe.audioKey(timeline: timeline, settings: settings, contentIDs: files)
-            case .video:
-                try ShardRecipe.videoKey(timeline: timeline, segment: task.segment, startFrame: task.startFrame,
-                                         endFrame: task.endFrame, settings: settings, contentIDs: files, media: media)
-            }
-        }
+    static func recipeKeys(_ spec: JobSpec) throws -> [String] {
+        try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
     }
 
     /// Puts every queued shard of a new job whose recipe's chunk is in the cache in place,

@@ -280,7 +280,7 @@ public final class Coordinator {
             let request = try message.decode(MediaRequest.self)
             guard mayRead(request, from: identity) else { return }
             let candidate = scheduler.jobs.values.lazy.compactMap { job in
-                job.assignment.files.first { $0.value == request.contentID }.flatMap { job.assignment.paths[$0.key] }
+                job.spec.files.first { $0.value.contentID == request.contentID }.flatMap { job.paths[$0.key] }
             }.first
             let (block, data) = media.block(request, candidate: candidate)
             send(to: identity, .mediaBlock, block, payload: [data])
@@ -501,23 +501,17 @@ public final class Coordinator {
 
     func startAssembly(_ id: String) {
         guard let job = scheduler.jobs[id] else { return }
-        let chunks = job.tasks.enumerated().filter { $0.element.kind == .video }.map {
-            Assembler.VideoChunk(path: chunkPath(job: job.id, shard: $0.offset).path, outputStartFrame: $0.element.outputStartFrame,
-                                 frameCount: $0.element.frameCount)
-        }
-        let audio = job.tasks.firstIndex { $0.kind == .audio }.map { chunkPath(job: job.id, shard: $0).path }
-        let output = resultPath(job: job.id).path
-        let assignment = job.assignment
+        let spec = job.spec
+        let chunks = spec.videoChunks { self.chunkPath(job: id, shard: $0).path }
+        let audio = spec.audioTask.map { chunkPath(job: id, shard: $0).path }
+        let output = resultPath(job: id).path
         let finished = finishedAssemblies
         let thread = Thread {
             let started = Date()
             do {
-                let session = try SessionDocument.decode(Data(assignment.session.utf8))
-                let frameDuration = try Self.frameDuration(of: assignment)
-                let location = session.video?.videoSegments.lazy.compactMap(\.location).first ?? session.location
-                try Assembler(frameDuration: frameDuration, creationDate: session.dateCreated, location: location)
+                try Assembler(frameDuration: spec.output.frameDuration, creationDate: spec.creationDate, location: spec.location)
                     .assemble(video: chunks, audio: audio, to: output)
-                try Self.sidecar(for: assignment, session: session, output: output)
+                try spec.sidecar().encoded().write(to: URL(fileURLWithPath: Sidecar.path(for: output)), options: .atomic)
                 finished.post((id, nil, Date().timeIntervalSince(started)))
             } catch {
                 finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started)))
@@ -536,17 +530,6 @@ public final class Coordinator {
         }
     }
 
-    static func frameDuration(of assignment: ShardAssignment) throws -> Rational {
-        guard let fd = assignment.output.frameDuration.rational else { throw ProtocolError("job has no frame duration") }
-        return fd
-    }
-
-    static func sidecar(for assignment: ShardAssignment, session: Session, output: String) throws {
-        let sidecar = Sidecar(formatIdentifier: session.formatIdentifier, formatVersion: session.formatVersion,
-                              engineVersion: EngineVersion.engine, encoder: assignment.settings, sources: assignment.files,
-                              output: assignment.output, session: session)
-        try sidecar.encoded().write(to: URL(fileURLWithPath: Sidecar.path(for: output)), options: .atomic)
-    }
 }
 
 /// A flag one thread raises and a loop on another checks.

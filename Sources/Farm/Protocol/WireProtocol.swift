@@ -3,10 +3,10 @@ import RenderEngine
 import SessionKit
 
 /// The farm's wire protocol (docs/protocol.md): every message is a JSON header frame
-/// `{"v": 1, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
+/// `{"v": 2, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
 public enum WireProtocol {
     /// `REEL_TEST_PROTOCOL_VERSION` overrides it, only so tests can play a peer of another version.
-    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 1
+    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 2
     /// Media and results travel in blocks well under libzmq's message limits.
     public static let blockSize = 4 << 20
 }
@@ -137,40 +137,30 @@ public struct Refusal: Codable, Sendable {
     public var message: String
 }
 
-/// What a worker renders: one video shard or the audio track of a job.
-public struct ShardTask: Codable, Sendable, Hashable {
-    public enum Kind: String, Codable, Sendable { case video, audio }
-    public var kind: Kind
-    public var segment: Int
-    public var startFrame: Int64
-    public var endFrame: Int64
-    public var outputStartFrame: Int64
-
-    public var frameCount: Int64 { kind == .audio ? 0 : endFrame - startFrame }
-}
-
+/// One attempt at one task of a job: the task's compiled spec and where the coordinator
+/// reads its files (docs/protocol.md, "shard").
 public struct ShardAssignment: Codable, Sendable {
     public var jobID: String
     public var shard: Int
     public var attempt: Int
-    public var task: ShardTask
-    /// The session as submitted (canonical JSON).
-    public var session: String
-    /// Each reference of the session (media and filter files) → content id.
-    public var files: [String: String]
-    /// Where the coordinator reads each file: a worker on a shared filesystem may read it
-    /// there when the content id matches, instead of fetching it.
+    /// Everything the task needs, naming only its own files.
+    public var spec: ShardSpec
+    /// Where the coordinator reads each of the spec's files: a worker on a shared
+    /// filesystem may read it there when the content id matches, instead of fetching it.
     public var paths: [String: String]
-    public var settings: EncoderSettings
-    /// The job's output (size, frame duration, frames), for assembly and the sidecar.
-    public var output: Sidecar.Output
-    /// The coordinator's probe of every media reference: a worker fetches only the media
-    /// its task reads (`files` names no other) and knows the rest by these
-    /// (docs/protocol.md).
-    public var probes: [String: MediaInfo]? = nil
     /// Size and modification time of each path the coordinator verified against its
     /// content id: a worker that sees the same at the same path reads it without hashing it.
-    public var pathStats: [String: FileStat]? = nil
+    public var pathStats: [String: FileStat]
+
+    public init(jobID: String, shard: Int, attempt: Int, spec: ShardSpec, paths: [String: String] = [:],
+                pathStats: [String: FileStat] = [:]) {
+        self.jobID = jobID
+        self.shard = shard
+        self.attempt = attempt
+        self.spec = spec
+        self.paths = paths
+        self.pathStats = pathStats
+    }
 }
 
 /// A file's size and modification time (seconds since 1970), as `stat` reports them.

@@ -1,5 +1,6 @@
 import Foundation
 import RenderEngine
+import SessionKit
 
 /// The coordinator's durable state (docs/operations.md): jobs, shards, attempts and workers in
 /// SQLite. Every state change is one transaction, so a restart finds each job exactly as
@@ -28,6 +29,8 @@ public final class JobStore {
         // admin key may cancel or fetch them under CURVE).
         let columns = try db.query("PRAGMA table_info(jobs)").compactMap { $0[1].string }
         if !columns.contains("owner") { try db.execute("ALTER TABLE jobs ADD COLUMN owner TEXT") }
+        // Stores made before jobs were compiled once gain the spec (theirs are compiled again on resume).
+        if !columns.contains("spec") { try db.execute("ALTER TABLE jobs ADD COLUMN spec TEXT") }
     }
 
     public struct JobRecord {
@@ -44,6 +47,9 @@ public final class JobStore {
         public var error: String?
         /// The CURVE key of the client that submitted it (`nil` without CURVE).
         public var owner: String? = nil
+        /// The compiled `JobSpec` (JSON), the source of truth of the job's work; written
+        /// with the job, read by `spec(of:)` only (listings do not carry it).
+        public var spec: String? = nil
     }
 
     public struct ShardRecord {
@@ -64,10 +70,11 @@ public final class JobStore {
 
     public func createJob(_ job: JobRecord, shards: [ShardTask]) throws {
         try db.transaction {
-            try db.query("INSERT INTO jobs(\(Self.jobColumns)) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", [
+            try db.query("INSERT INTO jobs(\(Self.jobColumns), spec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", [
                 .text(job.id), .text(job.state), .integer(Int64(job.priority)), .real(job.created), .null,
                 .text(job.session), .text(try Self.json(job.files)), .text(try Self.json(job.paths)),
                 .text(try Self.json(job.settings)), .integer(job.totalFrames), .null, job.owner.map { .text($0) } ?? .null,
+                job.spec.map { .text($0) } ?? .null,
             ])
             for (index, task) in shards.enumerated() {
                 try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
@@ -83,6 +90,11 @@ public final class JobStore {
 
     public func job(_ id: String) throws -> JobRecord? {
         try records(try db.query("SELECT \(Self.jobColumns) FROM jobs WHERE id=?", [.text(id)]), states: nil).first
+    }
+
+    /// The compiled spec of a job (JSON), if it was stored with one.
+    public func spec(of id: String) throws -> String? {
+        try db.query("SELECT spec FROM jobs WHERE id=?", [.text(id)]).first?[0].string
     }
 
     private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error, owner"

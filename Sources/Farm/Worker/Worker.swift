@@ -92,7 +92,7 @@ public final class Worker {
 
         var files: [String: String] {
             switch self {
-            case .shard(let a): return a.files
+            case .shard(let a): return a.spec.files
             case .stills(let r): return r.files
             }
         }
@@ -252,10 +252,10 @@ public final class Worker {
             var missing: String?
             for (reference, contentID) in assignment.files {
                 let path = assignment.paths[reference].flatMap { MediaStore.isInside($0, options.mediaRoots) ? $0 : nil }
-                let trusted: FileStat? = if case .shard(let a) = assignment { a.pathStats?[reference] } else { nil }
+                let trusted: FileStat? = if case .shard(let a) = assignment { a.pathStats[reference] } else { nil }
                 if let url = cache.cached(contentID) ?? cache.inPlace(path, contentID: contentID, trusted: trusted) {
                     files[reference] = url
-                } else if case .shard(let a) = assignment, a.task.kind == .video, a.probes?[reference] != nil {
+                } else if case .shard(let a) = assignment, a.spec.task.kind == .video, a.spec.media.contains(reference) {
                     remote[reference] = contentID
                 } else {
                     missing = contentID
@@ -355,17 +355,12 @@ public final class Worker {
             if let log = options.renderLog { try appendLine("\(a.jobID) \(a.shard) \(a.attempt) \(options.workerID)", to: log) }
             if options.failAlways { throw EngineError("this worker was started with --fail-always") }
             if options.shardDelayMillis > 0 { try pause(milliseconds: options.shardDelayMillis, unless: stop) }
-            let session = try SessionDocument.decode(Data(a.session.utf8))
-            let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files,
-                                            probes: a.probes ?? [:])
-            guard loaded.report.isValid else {
-                throw EngineError("the session does not validate here: \(loaded.report.problems.map(\.description).joined(separator: "; "))")
+            var media: [String: MediaInput] = [:]
+            for (reference, reader) in try sources.open() { media[reference] = .ranges(reader, name: reference) }
+            for (reference, url) in files where a.spec.media.contains(reference) { media[reference] = .file(url.path) }
+            _ = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk) { _ in
+                if stop.isRaised { throw RenderCancelled() }
             }
-            let task: RenderTask = a.task.kind == .audio ? .audio : .video(Plan.VideoShard(
-                index: a.shard, segment: a.task.segment, startFrame: a.task.startFrame, endFrame: a.task.endFrame,
-                outputStartFrame: a.task.outputStartFrame))
-            _ = try LocalRender.renderShard(loaded: loaded, settings: a.settings, task: task, to: chunk,
-                                            remote: try sources.open()) { stop.isRaised }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: chunk))
             let compressed = try LZ4Frame.compress(bytes)
             if options.corruptChunks, compressed.count > 32 {

@@ -1,5 +1,6 @@
 import Foundation
 import RenderEngine
+import SessionKit
 
 /// Where a job is in its life (docs/operations.md, "Jobs"). The store keeps the raw value.
 public enum JobPhase: String, Sendable, CaseIterable {
@@ -34,12 +35,12 @@ struct ScheduledJob {
     let created: Double
     /// The client key that submitted it (under CURVE), who may cancel and fetch it.
     let owner: String?
-    let assignment: ShardAssignment   // template: session, files, paths, settings
-    let tasks: [ShardTask]
-    /// The media reference each segment reads, and those with audio (the audio task's):
-    /// a shard is sent only its own media. Empty: unknown, every shard gets every file.
-    let segmentMedia: [String]
-    let audioMedia: Set<String>
+    /// The job compiled at submit: each shard's spec is cut from it when it is sent.
+    let spec: JobSpec
+    /// Where the coordinator reads each file (reference → path), and the stat of each it
+    /// verified against its content id.
+    let paths: [String: String]
+    let pathStats: [String: FileStat]
     /// Each task's recipe key (docs/rendering.md, "Reusing chunks"); empty when unknown.
     let recipeKeys: [String]
     private(set) var state: [ShardState]
@@ -58,21 +59,20 @@ struct ScheduledJob {
     var phase: JobPhase
     var workerPeakRSSKB: Int?
 
-    init(id: String, priority: Int, created: Double, owner: String? = nil, assignment: ShardAssignment, tasks: [ShardTask],
-         segmentMedia: [String] = [], audioMedia: Set<String> = [], recipeKeys: [String] = [], phase: JobPhase = .queued) {
+    init(id: String, priority: Int, created: Double, owner: String? = nil, spec: JobSpec, paths: [String: String] = [:],
+         pathStats: [String: FileStat] = [:], recipeKeys: [String] = [], phase: JobPhase = .queued) {
         self.id = id
         self.recipeKeys = recipeKeys
-        self.segmentMedia = segmentMedia
-        self.audioMedia = audioMedia
         self.priority = priority
         self.created = created
         self.owner = owner
-        self.assignment = assignment
-        self.tasks = tasks
+        self.spec = spec
+        self.paths = paths
+        self.pathStats = pathStats
         self.phase = phase
-        state = Array(repeating: .queued, count: tasks.count)
-        counts[.queued] = tasks.count
-        for shard in tasks.indices { queue.push(shard) }
+        state = Array(repeating: .queued, count: spec.tasks.count)
+        counts[.queued] = spec.tasks.count
+        for shard in spec.tasks.indices { queue.push(shard) }
     }
 
     /// Moves a shard to `new`; `worker` names who finished it (for `.done`).
@@ -102,17 +102,14 @@ struct ScheduledJob {
         return queue.first(isQueued: { state[$0] == .queued }, where: accept)
     }
 
-    /// The files (reference → content id) and paths a shard's worker gets: every filter
-    /// file, and of the media only what its task reads.
-    func files(forShard shard: Int) -> (files: [String: String], paths: [String: String]) {
-        guard !segmentMedia.isEmpty, tasks.indices.contains(shard) else { return (assignment.files, assignment.paths) }
-        let task = tasks[shard]
-        let reads: Set<String> = task.kind == .video
-            ? (segmentMedia.indices.contains(task.segment) ? [segmentMedia[task.segment]] : [])
-            : audioMedia
-        let media = Set(segmentMedia)
-        let keep = { (reference: String) in !media.contains(reference) || reads.contains(reference) }
-        return (assignment.files.filter { keep($0.key) }, assignment.paths.filter { keep($0.key) })
+    var tasks: [ShardTask] { spec.tasks }
+
+    /// Attempt `attempt` of `shard`: its spec and the paths of only its files.
+    func assignment(shard: Int, attempt: Int) -> ShardAssignment {
+        let shardSpec = spec.shard(shard)
+        return ShardAssignment(jobID: id, shard: shard, attempt: attempt, spec: shardSpec,
+                               paths: paths.filter { shardSpec.files[$0.key] != nil },
+                               pathStats: pathStats.filter { shardSpec.files[$0.key] != nil })
     }
 
     var hasQueued: Bool { (counts[.queued] ?? 0) > 0 }

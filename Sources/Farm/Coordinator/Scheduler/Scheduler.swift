@@ -198,7 +198,7 @@ struct Scheduler {
     /// a worker is sent its blocks.
     func job(reading contentID: String, peer: PeerID) -> String? {
         workers[peer]?.running.first { key in
-            jobs[key.job]?.files(forShard: key.shard).files.values.contains(contentID) ?? false
+            jobs[key.job]?.spec.shard(key.shard).files.values.contains(contentID) ?? false
         }?.job
     }
 
@@ -389,11 +389,7 @@ extension Scheduler {
         let attempt = (job.nextAttempt[shard] ?? 0) + 1
         let key = AttemptKey(job: id, shard: shard, attempt: attempt)
         job.nextAttempt[shard] = attempt
-        var assignment = job.assignment
-        assignment.shard = shard
-        assignment.attempt = attempt
-        assignment.task = job.tasks[shard]
-        (assignment.files, assignment.paths) = job.files(forShard: shard)
+        let assignment = job.assignment(shard: shard, attempt: attempt)
         job.set(shard, .running)
         job.running[shard, default: [:]][attempt] = RunningAttempt(worker: peer, started: now)
         if job.phase == .queued {

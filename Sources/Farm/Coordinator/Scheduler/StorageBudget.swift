@@ -6,16 +6,16 @@ enum StorageBudget {
     /// A job's chunks plus its assembled result: twice the encoded video, budgeted at a
     /// quarter of a bit per pixel (x264 at the default CRF stays well under that on
     /// camera footage), plus 256 kbit/s of audio.
-    static func expectedBytes(_ output: Sidecar.Output) -> Int64 {
+    static func expectedBytes(_ output: RenderFormat) -> Int64 {
         let pixels = Int64(output.width) * Int64(output.height) * output.frames
-        let seconds = Double(output.frames) * (output.frameDuration.seconds ?? 1.0 / 30)
+        let seconds = Double(output.frames) * output.frameDuration.doubleValue
         return 2 * (pixels / 32 + Int64(seconds * 32_000))
     }
 
     /// What jobs still running will write: each one's budget scaled by the frames to go.
     static func outstandingBytes(_ jobs: some Sequence<ScheduledJob>) -> Int64 {
         jobs.reduce(0) { total, job in
-            let output = job.assignment.output
+            let output = job.spec.output
             guard output.frames > 0 else { return total }
             let left = Double(output.frames - min(job.framesDone, output.frames)) / Double(output.frames)
             return total + Int64(Double(expectedBytes(output)) * left)

@@ -1,5 +1,6 @@
 import Foundation
 import RenderEngine
+import SessionKit
 
 /// How an attempt ended, as the store records it.
 enum AttemptOutcome: String {

@@ -1,0 +1,173 @@
+import Foundation
+import SessionKit
+
+/// A video job compiled once (docs/architecture.md, "A job compiled once"): the session
+/// decoded, its media probed, validated, laid on the timeline and cut into tasks, with
+/// every file named by content id. The coordinator stores it with the job, hands each
+/// worker one `ShardSpec` cut from it, and assembles from it; a local render runs the
+/// same tasks. Nothing downstream decodes, probes, validates or plans again.
+public struct JobSpec: Sendable, Codable {
+    /// Bumped when the layout changes; a stored spec of another version is compiled again
+    /// from the job's session.
+    public static let currentVersion = 1
+
+    public var version: Int
+    public var output: RenderFormat
+    public var settings: EncoderSettings
+    /// The output timeline, segment by segment: timing, geometry and the filter chain.
+    public var segments: [SegmentTimeline]
+    /// The plan: the audio track first, then the video shards in output order.
+    public var tasks: [ShardTask]
+    /// Every file the job reads, by the session's reference: media and filter files.
+    public var files: [String: SpecFile]
+    /// Filter types the catalogue does not know, as the looks directory defined them.
+    public var customFilters: [CustomFilterFile]
+    /// The session as submitted: the sidecar's copy and the output's metadata.
+    public var session: Session
+
+    public init(version: Int = currentVersion, output: RenderFormat, settings: EncoderSettings, segments: [SegmentTimeline],
+                tasks: [ShardTask], files: [String: SpecFile], customFilters: [CustomFilterFile] = [], session: Session) {
+        self.version = version
+        self.output = output
+        self.settings = settings
+        self.segments = segments
+        self.tasks = tasks
+        self.files = files
+        self.customFilters = customFilters
+        self.session = session
+    }
+
+    /// Compiles a session that validated. `contentIDs`: reference → content id of each of
+    /// `loaded.files` (a local render hashes them; a coordinator already knows them).
+    public static func compile(_ loaded: LoadedSession, settings: EncoderSettings, contentIDs: [String: String],
+                               shardKeyframeIntervals: Int64 = 2) throws -> JobSpec {
+        guard loaded.report.isValid else {
+            throw EngineError("the session does not validate: \(loaded.report.problems.map(\.description).joined(separator: "; "))")
+        }
+        let timeline = try loaded.timeline()
+        let plan = Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval,
+                        shardKeyframeIntervals: shardKeyframeIntervals)
+        let probes = loaded.probes
+        var files: [String: SpecFile] = [:]
+        for (reference, contentID) in contentIDs {
+            let size = loaded.files[reference].flatMap { FileSize.of($0.path) } ?? 0
+            files[reference] = SpecFile(contentID: contentID, size: size, duration: probes[reference]?.duration)
+        }
+        for segment in timeline.segments where files[segment.source] == nil {
+            throw EngineError("'\(segment.source)' has no content id")
+        }
+        let builtIn = FilterRegistry.builtIn
+        let customTypes = Set(timeline.segments.flatMap(\.filters).map(\.type)).filter { builtIn[$0] == nil }
+        let custom = customTypes.sorted().compactMap { loaded.customFilters[$0] }
+        return JobSpec(version: currentVersion,
+                       output: RenderFormat(width: timeline.renderWidth, height: timeline.renderHeight,
+                                            frameDuration: timeline.frameDuration, frames: timeline.totalFrames),
+                       settings: settings, segments: timeline.segments, tasks: plan.tasks, files: files,
+                       customFilters: custom, session: loaded.session)
+    }
+
+    /// What task `index` needs and nothing more: a video shard names only its segment, its
+    /// source and its filters' files; the audio track every segment's timing and the
+    /// sources with sound.
+    public func shard(_ index: Int) -> ShardSpec {
+        let task = tasks[index]
+        let segments: [SegmentTimeline]
+        var references: Set<String>
+        var custom: [CustomFilterFile] = []
+        switch task.kind {
+        case .audio:
+            segments = self.segments
+            references = Set(segments.filter(\.hasAudio).map(\.source))
+        case .video:
+            guard self.segments.indices.contains(task.segment) else {
+                segments = []
+                references = []
+                break
+            }
+            let segment = self.segments[task.segment]
+            segments = [segment]
+            references = [segment.source]
+            let registry = self.registry
+            for filter in segment.filters {
+                let own = customFilters.first { $0.type == filter.type }
+                if let own, !custom.contains(own) { custom.append(own) }
+                guard let definition = registry[filter.type] else { continue }
+                for (asset, _) in definition.assets(of: filter, custom: own) { references.insert(asset.reference) }
+            }
+        }
+        return ShardSpec(engine: EngineVersion.engine, task: task, output: output, settings: settings, segments: segments,
+                         customFilters: custom,
+                         files: files.filter { references.contains($0.key) }.mapValues(\.contentID))
+    }
+
+    /// The catalogue plus the job's custom filter types.
+    var registry: FilterRegistry { FilterRegistry.builtIn.adding(customFilters.map(\.definition)) }
+
+    /// Reference → content id of every file.
+    public var contentIDs: [String: String] { files.mapValues(\.contentID) }
+
+    /// The output's metadata: the creation date, and the first segment's location else the session's.
+    public var creationDate: Date? { session.dateCreated }
+    public var location: Location? { segments.lazy.compactMap(\.location).first ?? session.location }
+
+    public func sidecar() -> Sidecar {
+        Sidecar(formatIdentifier: session.formatIdentifier, formatVersion: session.formatVersion,
+                engineVersion: EngineVersion.engine, encoder: settings, sources: contentIDs,
+                output: Sidecar.Output(width: output.width, height: output.height,
+                                       frameDuration: SessionTime(output.frameDuration), frames: output.frames),
+                session: session)
+    }
+
+    /// The assembler's list of video chunks, `path(task)` naming each task's chunk.
+    public func videoChunks(path: (Int) -> String) -> [Assembler.VideoChunk] {
+        tasks.indices.filter { tasks[$0].kind == .video }.map {
+            Assembler.VideoChunk(path: path($0), outputStartFrame: tasks[$0].outputStartFrame, frameCount: tasks[$0].frameCount)
+        }
+    }
+
+    /// The index of the audio task.
+    public var audioTask: Int? { tasks.firstIndex { $0.kind == .audio } }
+
+    public func encoded() throws -> Data { try SessionDocument.makeEncoder().encode(self) }
+
+    public static func decode(_ data: Data) throws -> JobSpec {
+        let spec = try SessionDocument.makeDecoder().decode(JobSpec.self, from: data)
+        guard spec.version == currentVersion else { throw EngineError("job spec version \(spec.version), not \(currentVersion)") }
+        return spec
+    }
+}
+
+/// The picture a job writes.
+public struct RenderFormat: Codable, Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    /// `1 / F` seconds.
+    public var frameDuration: Rational
+    public var frames: Int64
+
+    public init(width: Int, height: Int, frameDuration: Rational, frames: Int64) {
+        self.width = width
+        self.height = height
+        self.frameDuration = frameDuration
+        self.frames = frames
+    }
+}
+
+/// A file of a job: its content id, size, and for media the duration the probe found.
+public struct SpecFile: Codable, Sendable, Hashable {
+    public var contentID: String
+    public var size: Int64
+    public var duration: Rational?
+
+    public init(contentID: String, size: Int64, duration: Rational? = nil) {
+        self.contentID = contentID
+        self.size = size
+        self.duration = duration
+    }
+}
+
+enum FileSize {
+    static func of(_ path: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+    }
+}

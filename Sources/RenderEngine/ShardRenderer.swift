@@ -1,0 +1,34 @@
+import Foundation
+import SessionKit
+
+/// Renders one shard spec into a chunk: the one path of a farm worker and of a local
+/// render (docs/rendering.md).
+public enum ShardRenderer {
+    /// `media`: each media reference the task reads → its input (the audio track reads
+    /// files only); `assets`: the loaded filter files. `progress` is called after each
+    /// video frame and may throw to stop. Returns the source frames processed.
+    public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
+                              to path: String, progress: (Int) throws -> Void = { _ in }) throws -> Int {
+        try spec.check()
+        switch spec.task.kind {
+        case .audio:
+            var files: [Int: String] = [:]
+            for segment in spec.segments where segment.hasAudio {
+                guard case .file(let file)? = media[segment.source] else {
+                    throw EngineError("'\(segment.source)' is not a local file; the audio track reads whole files")
+                }
+                files[segment.index] = file
+            }
+            try AudioTrackRenderer(segments: spec.segments, frameDuration: spec.output.frameDuration).render(sources: files, to: path)
+            return 0
+        case .video:
+            guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }
+            guard let source = media[segment.source] else {
+                throw EngineError("'\(segment.source)' is not a local file; render it on a coordinator")
+            }
+            let stats = try VideoShardRenderer(output: spec.output, settings: spec.settings)
+                .render(spec.task, of: segment, source: source, chain: try spec.chain(assets: assets), to: path, progress: progress)
+            return stats.sourceFramesProcessed
+        }
+    }
+}

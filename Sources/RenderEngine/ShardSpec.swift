@@ -1,0 +1,105 @@
+import Foundation
+import SessionKit
+
+/// What one task of a compiled job needs (docs/architecture.md): its task, the output
+/// format, the encoder settings, the segments it reads, the custom filter types its
+/// filters use, and its files by content id — only its own. A worker renders it with
+/// nothing to decode, probe, validate or plan.
+public struct ShardSpec: Sendable, Codable, Hashable {
+    /// The engine that compiled it; a chunk depends on the engine's version.
+    public var engine: String
+    public var task: ShardTask
+    public var output: RenderFormat
+    public var settings: EncoderSettings
+    /// A video shard's one segment, or for the audio track every segment in order.
+    public var segments: [SegmentTimeline]
+    public var customFilters: [CustomFilterFile]
+    /// Reference → content id of each file the task reads.
+    public var files: [String: String]
+
+    public init(engine: String, task: ShardTask, output: RenderFormat, settings: EncoderSettings,
+                segments: [SegmentTimeline], customFilters: [CustomFilterFile], files: [String: String]) {
+        self.engine = engine
+        self.task = task
+        self.output = output
+        self.settings = settings
+        self.segments = segments
+        self.customFilters = customFilters
+        self.files = files
+    }
+
+    /// The segment a video shard renders.
+    public var segment: SegmentTimeline? {
+        task.kind == .video ? segments.first { $0.index == task.segment } : nil
+    }
+
+    /// The media references the task reads.
+    public var media: Set<String> {
+        switch task.kind {
+        case .video: segment.map { [$0.source] } ?? []
+        case .audio: Set(segments.filter(\.hasAudio).map(\.source))
+        }
+    }
+
+    /// Refuses a spec that could not have come from a compiled job, before any of it is
+    /// used: a peer's numbers are input like any other.
+    public func check() throws {
+        guard output.width > 0, output.height > 0, output.width % 2 == 0, output.height % 2 == 0,
+              output.width <= 16384, output.height <= 16384 else {
+            throw EngineError("shard spec: output size \(output.width)×\(output.height) is not even and within 2…16384")
+        }
+        guard output.frameDuration.isPositive else { throw EngineError("shard spec: frame duration is not positive") }
+        try settings.validate()
+        guard !segments.isEmpty else { throw EngineError("shard spec: no segments") }
+        for segment in segments {
+            guard segment.frameCount >= 0, segment.speed.isPositive, files[segment.source] != nil || !media.contains(segment.source) else {
+                throw EngineError("shard spec: segment \(segment.index) is malformed")
+            }
+            let crop = segment.cropRect
+            guard crop.isFinite, crop.width > 0, crop.height > 0, crop.isInside(segment.actualSize) else {
+                throw EngineError("shard spec: segment \(segment.index) crop \(crop) is outside \(segment.actualSize)")
+            }
+        }
+        switch task.kind {
+        case .video:
+            guard let segment, task.startFrame >= 0, task.startFrame < task.endFrame, task.endFrame <= segment.frameCount else {
+                throw EngineError("shard spec: frames \(task.startFrame)..<\(task.endFrame) are not in segment \(task.segment)")
+            }
+            guard files[segment.source] != nil else { throw EngineError("shard spec: '\(segment.source)' has no content id") }
+        case .audio:
+            guard segments.map(\.index) == Array(segments.indices) else {
+                throw EngineError("shard spec: the audio track needs every segment in order")
+            }
+        }
+    }
+
+    /// The catalogue plus the spec's custom filter types.
+    public var registry: FilterRegistry { FilterRegistry.builtIn.adding(customFilters.map(\.definition)) }
+
+    /// The filter files of a video shard, each with how to read it.
+    public var assets: [FilterAsset] {
+        guard let segment else { return [] }
+        var found: [FilterAsset] = []
+        for filter in segment.filters {
+            guard let definition = registry[filter.type] else { continue }
+            let custom = customFilters.first { $0.type == filter.type }
+            for (asset, _) in definition.assets(of: filter, custom: custom) where !found.contains(asset) { found.append(asset) }
+        }
+        return found
+    }
+
+    /// Loads the shard's filter files from `files` (reference → local file).
+    public func loadAssets(from files: [String: URL]) throws -> [String: FilterAssetFile] {
+        var loaded: [String: FilterAssetFile] = [:]
+        for asset in assets {
+            guard let url = files[asset.reference] else { throw EngineError("'\(asset.reference)' was not provided") }
+            loaded[asset.reference] = try FilterAssetFile.load(asset.kind, from: url)
+        }
+        return loaded
+    }
+
+    /// The shard's filter chain.
+    public func chain(assets: [String: FilterAssetFile]) throws -> FilterChain {
+        try FilterChain(filters: segment?.filters ?? [], registry: registry, assets: assets)
+    }
+}
