@@ -23,7 +23,7 @@ public struct EmbeddedFarm: Sendable {
 
     /// Renders through a private farm; returns the job's final status and the seconds taken.
     @discardableResult
-    public func render(_ loaded: LoadedSession, settings: EncoderSettings, to output: String,
+    public func render(_ loaded: LoadedSession, settings: EncoderSettings, layout: Plan.Layout = .whole, to output: String,
                        progress: @escaping (JobStatus, Double) -> Void) throws -> (status: JobStatus, seconds: Double) {
         let begin = Date()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
@@ -85,7 +85,7 @@ public struct EmbeddedFarm: Sendable {
         }
         let client = try FarmClient(endpoint: endpoint)
         let jobID: String
-        switch try client.submit(loaded, settings: settings, priority: 0) {
+        switch try client.submit(loaded, settings: settings, priority: 0, layout: layout) {
         case .submitted(let id, _, _): jobID = id
         case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
         }

@@ -231,8 +231,11 @@ struct SubmitCommand: ParsableCommand {
     @Flag(help: "Wait for the job, showing progress, and write -o when it is done.")
     var wait = false
 
-    @Option(name: .shortAndLong, help: "Where to write the result (with --wait).")
+    @Option(name: .shortAndLong, help: "Where to write the result (with --wait): a file, or with --segments a directory.")
     var output: String?
+
+    @Flag(help: "Write one MP4 per segment (the SDK's export(segment:)); fetch them into a directory.")
+    var segments = false
 
     @Option var crf: Int = 20
     @Option var preset: String = "veryfast"
@@ -248,7 +251,9 @@ struct SubmitCommand: ParsableCommand {
         let loaded = try session.loadValid()
         let client = try farm.client()
         let settings = EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
-        let result = try farmCall { try client.submit(loaded, settings: settings, priority: priority) }
+        let result = try farmCall {
+            try client.submit(loaded, settings: settings, priority: priority, layout: segments ? .segments : .whole)
+        }
         guard case .submitted(let jobID, let reused, let shards) = result else {
             if case .invalid(let problems) = result { for p in problems { printError("error: \(p)") } }
             throw Reported(code: ExitStatus.invalidInput)
@@ -320,7 +325,7 @@ struct Cancel: ParsableCommand {
 }
 
 struct Fetch: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Download a finished job's MP4 and sidecar.")
+    static let configuration = CommandConfiguration(abstract: "Download a finished job's MP4 and sidecar (a per-segment job's files into the directory -o).")
     @Argument var job: String
     @OptionGroup var farm: CoordinatorOption
     @Option(name: .shortAndLong) var output: String

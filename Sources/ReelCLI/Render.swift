@@ -7,13 +7,19 @@ import SessionKit
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render a session to an MP4 (or an image session to a JPEG/PNG) on this machine.",
-        discussion: "Writes OUT and, for video, the adjustment sidecar OUT.reel.json. Exit status: 0 done, "
-            + "2 invalid input, 1 render failure (nothing is left at OUT).")
+        discussion: "Writes OUT and, for video, the adjustment sidecar OUT.reel.json; with --segments DIR, "
+            + "DIR/segment-NNN.mp4 and its sidecar for each segment (NNN as in video.videoSegments[NNN]). "
+            + "Exit status: 0 done, 2 invalid input, 1 render failure (nothing is left at OUT).")
 
     @OptionGroup var options: SessionOptions
 
     @Option(name: .shortAndLong, help: "Output file.")
-    var output: String
+    var output: String?
+
+    @Option(name: .customLong("segments"), help: ArgumentHelp(
+        "Write one MP4 per segment into this directory instead of one file (the SDK's export(segment:)).",
+        valueName: "DIR"))
+    var segmentsDirectory: String?
 
     @Option(help: "Parallel local workers (default: the number of cores).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -41,6 +47,9 @@ struct Render: ParsableCommand {
     var shardGOPs: Int64 = 2
 
     func validate() throws {
+        guard (output == nil) != (segmentsDirectory == nil) else {
+            throw ValidationError("give either -o OUT or --segments DIR")
+        }
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         do { try settings.validate() } catch { throw ValidationError("\(error)") }
         guard quality > 0, quality <= 1 else { throw ValidationError("--quality \(quality) is outside 0 … 1") }
@@ -50,9 +59,17 @@ struct Render: ParsableCommand {
         EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
     }
 
+    /// The file, or the directory of per-segment files.
+    var destination: String { output ?? segmentsDirectory ?? "" }
+    var layout: Plan.Layout { segmentsDirectory == nil ? .whole : .segments }
+
     func run() throws {
         let loaded = try options.loadValid()
         if loaded.session.image != nil {
+            guard let output else {
+                printError("error: an image session renders to one file: -o OUT.jpg")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
             do {
                 try ImageRender(loaded: loaded, quality: quality).run(to: output)
             } catch {
@@ -65,10 +82,10 @@ struct Render: ParsableCommand {
         if !inProcess {
             do {
                 let (status, seconds) = try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
-                    .render(loaded, settings: settings, to: output) { printer.update($0, elapsed: $1) }
+                    .render(loaded, settings: settings, layout: layout, to: destination) { printer.update($0, elapsed: $1) }
                 printer.finish()
                 if json {
-                    try printJSON(Summary(output: output, sidecar: Sidecar.path(for: output), frames: status.totalFrames,
+                    try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,
                                           shards: status.shards.values.reduce(0, +), seconds: seconds, workers: workers,
                                           shardsPerWorker: status.workers, sourceFramesProcessed: nil,
                                           assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB))
@@ -87,10 +104,11 @@ struct Render: ParsableCommand {
         do {
             var render = LocalRender(loaded: loaded, settings: settings, workers: workers)
             render.shardKeyframeIntervals = max(1, shardGOPs)
-            let result = try render.run(to: output) { printer.update($0) }
+            render.layout = layout
+            let result = try render.run(to: destination) { printer.update($0) }
             printer.finish()
             if json {
-                try printJSON(Summary(output: output, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
+                try printJSON(Summary(output: destination, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
                                       seconds: result.seconds, workers: workers, shardsPerWorker: nil,
                                       sourceFramesProcessed: result.sourceFramesProcessed, assemblySeconds: result.assemblySeconds,
                                       workerPeakRSSKB: nil))

@@ -12,6 +12,8 @@ public struct JobSpec: Sendable, Codable {
     public static let currentVersion = 1
 
     public var version: Int
+    /// One file of the whole timeline, or one per segment.
+    public var layout: Plan.Layout
     public var output: RenderFormat
     public var settings: EncoderSettings
     /// The output timeline, segment by segment: timing, geometry and the filter chain.
@@ -25,9 +27,10 @@ public struct JobSpec: Sendable, Codable {
     /// The session as submitted: the sidecar's copy and the output's metadata.
     public var session: Session
 
-    public init(version: Int = currentVersion, output: RenderFormat, settings: EncoderSettings, segments: [SegmentTimeline],
+    public init(version: Int = currentVersion, layout: Plan.Layout = .whole, output: RenderFormat, settings: EncoderSettings, segments: [SegmentTimeline],
                 tasks: [ShardTask], files: [String: SpecFile], customFilters: [CustomFilterFile] = [], session: Session) {
         self.version = version
+        self.layout = layout
         self.output = output
         self.settings = settings
         self.segments = segments
@@ -40,13 +43,13 @@ public struct JobSpec: Sendable, Codable {
     /// Compiles a session that validated. `contentIDs`: reference → content id of each of
     /// `loaded.files` (a local render hashes them; a coordinator already knows them).
     public static func compile(_ loaded: LoadedSession, settings: EncoderSettings, contentIDs: [String: String],
-                               shardKeyframeIntervals: Int64 = 2) throws -> JobSpec {
+                               layout: Plan.Layout = .whole, shardKeyframeIntervals: Int64 = 2) throws -> JobSpec {
         guard loaded.report.isValid else {
             throw EngineError("the session does not validate: \(loaded.report.problems.map(\.description).joined(separator: "; "))")
         }
         let timeline = try loaded.timeline()
         let plan = Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval,
-                        shardKeyframeIntervals: shardKeyframeIntervals)
+                        shardKeyframeIntervals: shardKeyframeIntervals, layout: layout)
         let probes = loaded.probes
         var files: [String: SpecFile] = [:]
         for (reference, contentID) in contentIDs {
@@ -59,7 +62,7 @@ public struct JobSpec: Sendable, Codable {
         let builtIn = FilterRegistry.builtIn
         let customTypes = Set(timeline.segments.flatMap(\.filters).map(\.type)).filter { builtIn[$0] == nil }
         let custom = customTypes.sorted().compactMap { loaded.customFilters[$0] }
-        return JobSpec(version: currentVersion,
+        return JobSpec(version: currentVersion, layout: layout,
                        output: RenderFormat(width: timeline.renderWidth, height: timeline.renderHeight,
                                             frameDuration: timeline.frameDuration, frames: timeline.totalFrames),
                        settings: settings, segments: timeline.segments, tasks: plan.tasks, files: files,
@@ -78,6 +81,9 @@ public struct JobSpec: Sendable, Codable {
         case .audio:
             segments = self.segments
             references = Set(segments.filter(\.hasAudio).map(\.source))
+        case .segmentAudio:
+            segments = self.segments.indices.contains(task.segment) ? [self.segments[task.segment]] : []
+            references = Set(segments.map(\.source))
         case .video:
             guard self.segments.indices.contains(task.segment) else {
                 segments = []
@@ -105,28 +111,6 @@ public struct JobSpec: Sendable, Codable {
 
     /// Reference → content id of every file.
     public var contentIDs: [String: String] { files.mapValues(\.contentID) }
-
-    /// The output's metadata: the creation date, and the first segment's location else the session's.
-    public var creationDate: Date? { session.dateCreated }
-    public var location: Location? { segments.lazy.compactMap(\.location).first ?? session.location }
-
-    public func sidecar() -> Sidecar {
-        Sidecar(formatIdentifier: session.formatIdentifier, formatVersion: session.formatVersion,
-                engineVersion: EngineVersion.engine, encoder: settings, sources: contentIDs,
-                output: Sidecar.Output(width: output.width, height: output.height,
-                                       frameDuration: SessionTime(output.frameDuration), frames: output.frames),
-                session: session)
-    }
-
-    /// The assembler's list of video chunks, `path(task)` naming each task's chunk.
-    public func videoChunks(path: (Int) -> String) -> [Assembler.VideoChunk] {
-        tasks.indices.filter { tasks[$0].kind == .video }.map {
-            Assembler.VideoChunk(path: path($0), outputStartFrame: tasks[$0].outputStartFrame, frameCount: tasks[$0].frameCount)
-        }
-    }
-
-    /// The index of the audio task.
-    public var audioTask: Int? { tasks.firstIndex { $0.kind == .audio } }
 
     public func encoded() throws -> Data { try SessionDocument.makeEncoder().encode(self) }
 

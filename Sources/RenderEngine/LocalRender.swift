@@ -11,6 +11,8 @@ public struct LocalRender: Sendable {
     /// GOPs per shard (the planner's default 2); a huge value renders each segment as one
     /// chunk — the unchunked reference of the benchmarks.
     public var shardKeyframeIntervals: Int64 = 2
+    /// `.segments`: `run(to:)` is given a directory and writes one file per segment.
+    public var layout: Plan.Layout = .whole
 
     public init(loaded: LoadedSession, settings: EncoderSettings = EncoderSettings(), workers: Int) {
         self.loaded = loaded
@@ -48,7 +50,7 @@ public struct LocalRender: Sendable {
         let started = Date()
         var contentIDs: [String: String] = [:]
         for (reference, url) in loaded.files { contentIDs[reference] = try ContentID.of(file: url.path) }
-        let spec = try JobSpec.compile(loaded, settings: settings, contentIDs: contentIDs,
+        let spec = try JobSpec.compile(loaded, settings: settings, contentIDs: contentIDs, layout: layout,
                                        shardKeyframeIntervals: shardKeyframeIntervals)
         let media = loaded.files.mapValues { MediaInput.file($0.path) }
         let assets = loaded.assets
@@ -84,24 +86,16 @@ public struct LocalRender: Sendable {
         progress(board.progress(totalFrames: total, elapsed: Date().timeIntervalSince(started)))
 
         let assemblyStarted = Date()
-        try Assembler(frameDuration: spec.output.frameDuration, creationDate: spec.creationDate, location: spec.location)
-            .assemble(video: spec.videoChunks(path: chunkPath), audio: spec.audioTask.map(chunkPath), to: output)
+        try spec.assemble(to: output, chunkPath: chunkPath)
         let assemblySeconds = Date().timeIntervalSince(assemblyStarted)
-        let sidecarPath = Sidecar.path(for: output)
-        do {
-            try spec.sidecar().encoded().write(to: URL(fileURLWithPath: sidecarPath), options: .atomic)
-        } catch {
-            unlink(output)
-            throw EngineError("cannot write the sidecar \(sidecarPath): \((error as NSError).localizedDescription)")
-        }
+        let sidecarPath = layout == .whole ? Sidecar.path(for: output) : output
         return Result(frames: spec.output.frames, shards: spec.tasks.count, sourceFramesProcessed: board.sourceFrames,
                       seconds: Date().timeIntervalSince(started), sidecarPath: sidecarPath, assemblySeconds: assemblySeconds)
     }
 
     /// Where task `index`'s chunk goes in a work directory.
     static func chunkPath(_ index: Int, of spec: JobSpec, in directory: URL) -> String {
-        spec.tasks[index].kind == .audio ? directory.appendingPathComponent("audio.m4a").path
-            : directory.appendingPathComponent(String(format: "video-%06d.mp4", index)).path
+        directory.appendingPathComponent(String(format: "task-%06d.", index) + (spec.tasks[index].kind == .video ? "mp4" : "m4a")).path
     }
 
     private func makeWorkDirectory(near output: String) throws -> URL {

@@ -49,9 +49,10 @@ extension ShardSpec {
     /// The SHA-256 (hex) of the recipe: the shard's content hash.
     public func recipeKey() throws -> String {
         switch task.kind {
-        case .audio:
+        case .audio, .segmentAudio:
+            // A segment's audio alone is the whole track of a one-segment timeline: same recipe, same bytes.
             return try Self.key(Audio(engine: engine, settings: settings, frameDuration: output.frameDuration,
-                                      segments: segments.map {
+                                      segments: timeline.map {
                                           .init(source: $0.hasAudio ? files[$0.source] : nil, trimStart: $0.trimStart,
                                                 trimDuration: $0.trimDuration, speed: $0.speed, frameCount: $0.frameCount)
                                       }))

@@ -11,15 +11,15 @@ public enum ShardRenderer {
                               to path: String, progress: (Int) throws -> Void = { _ in }) throws -> Int {
         try spec.check()
         switch spec.task.kind {
-        case .audio:
+        case .audio, .segmentAudio:
             var files: [Int: String] = [:]
-            for segment in spec.segments where segment.hasAudio {
+            for segment in spec.timeline where segment.hasAudio {
                 guard case .file(let file)? = media[segment.source] else {
                     throw EngineError("'\(segment.source)' is not a local file; the audio track reads whole files")
                 }
                 files[segment.index] = file
             }
-            try AudioTrackRenderer(segments: spec.segments, frameDuration: spec.output.frameDuration).render(sources: files, to: path)
+            try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration).render(sources: files, to: path)
             return 0
         case .video:
             guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }

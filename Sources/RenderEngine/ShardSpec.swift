@@ -28,16 +28,21 @@ public struct ShardSpec: Sendable, Codable, Hashable {
         self.files = files
     }
 
-    /// The segment a video shard renders.
+    /// The segment a video shard or a segment's audio renders.
     public var segment: SegmentTimeline? {
-        task.kind == .video ? segments.first { $0.index == task.segment } : nil
+        task.kind == .audio ? nil : segments.first { $0.index == task.segment }
+    }
+
+    /// The segments on the task's own timeline: a segment's audio alone starts at 0.
+    public var timeline: [SegmentTimeline] {
+        task.kind == .segmentAudio ? segments.map { $0.alone() } : segments
     }
 
     /// The media references the task reads.
     public var media: Set<String> {
         switch task.kind {
         case .video: segment.map { [$0.source] } ?? []
-        case .audio: Set(segments.filter(\.hasAudio).map(\.source))
+        case .audio, .segmentAudio: Set(segments.filter(\.hasAudio).map(\.source))
         }
     }
 
@@ -70,6 +75,10 @@ public struct ShardSpec: Sendable, Codable, Hashable {
             guard segments.map(\.index) == Array(segments.indices) else {
                 throw EngineError("shard spec: the audio track needs every segment in order")
             }
+        case .segmentAudio:
+            guard segments.count == 1, let segment, segment.hasAudio, files[segment.source] != nil else {
+                throw EngineError("shard spec: the audio of segment \(task.segment) needs that segment, with sound, alone")
+            }
         }
     }
 
@@ -78,7 +87,7 @@ public struct ShardSpec: Sendable, Codable, Hashable {
 
     /// The filter files of a video shard, each with how to read it.
     public var assets: [FilterAsset] {
-        guard let segment else { return [] }
+        guard task.kind == .video, let segment else { return [] }
         var found: [FilterAsset] = []
         for filter in segment.filters {
             guard let definition = registry[filter.type] else { continue }

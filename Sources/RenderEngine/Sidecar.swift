@@ -13,6 +13,8 @@ public struct Sidecar: Codable, Sendable, Equatable {
     public var sources: [String: String]
     public var output: Output
     public var session: Session
+    /// For a per-segment export: the segment the file holds (`video.videoSegments[segment]`).
+    public var segment: Int?
 
     public struct Output: Codable, Sendable, Equatable {
         public var width: Int
@@ -34,7 +36,7 @@ public struct Sidecar: Codable, Sendable, Equatable {
     }
 
     public init(formatIdentifier: String, formatVersion: String, engineVersion: String, encoder: EncoderSettings,
-                sources: [String: String], output: Output, session: Session) {
+                sources: [String: String], output: Output, session: Session, segment: Int? = nil) {
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
         self.engineVersion = engineVersion
@@ -42,6 +44,7 @@ public struct Sidecar: Codable, Sendable, Equatable {
         self.sources = sources
         self.output = output
         self.session = session
+        self.segment = segment
     }
 
     public static func path(for output: String) -> String {

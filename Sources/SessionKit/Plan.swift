@@ -1,9 +1,15 @@
-/// One unit of work of a render (docs/rendering.md): the audio track, or output frames
-/// `[startFrame, endFrame)` of one segment. The same value is the planner's output, the
+/// One unit of work of a render (docs/rendering.md): the audio track, one segment's audio
+/// alone (a per-segment export), or output frames `[startFrame, endFrame)` of one segment. The same value is the planner's output, the
 /// coordinator's stored shard, the wire's task and the local renderer's work item; a task
 /// is known by its position in its job's list (the audio track is task 0).
 public struct ShardTask: Codable, Sendable, Hashable {
-    public enum Kind: String, Codable, Sendable { case video, audio }
+    public enum Kind: String, Codable, Sendable {
+        case video
+        /// The whole output's audio track.
+        case audio
+        /// The audio of `segment` on a timeline of its own, for its own file.
+        case segmentAudio
+    }
     public var kind: Kind
     public var segment: Int
     /// Output frames of the segment (0 = the segment's first).
@@ -23,8 +29,13 @@ public struct ShardTask: Codable, Sendable, Hashable {
     /// The whole audio track.
     public static let audio = ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0)
 
-    /// Video frames the task encodes (0 for the audio track).
-    public var frameCount: Int64 { kind == .audio ? 0 : endFrame - startFrame }
+    /// The audio of one segment, for its own file.
+    public static func audio(ofSegment segment: Int) -> ShardTask {
+        ShardTask(kind: .segmentAudio, segment: segment, startFrame: 0, endFrame: 0, outputStartFrame: 0)
+    }
+
+    /// Video frames the task encodes (0 for audio).
+    public var frameCount: Int64 { kind == .video ? endFrame - startFrame : 0 }
 }
 
 /// How a job is cut into tasks (docs/rendering.md). A pure function of the timeline and the
@@ -32,8 +43,14 @@ public struct ShardTask: Codable, Sendable, Hashable {
 /// and with twenty gives the same bytes: x264's rate control looks ahead across frames,
 /// so moving a shard boundary would change the encoded pictures.
 public struct Plan: Hashable, Sendable {
-    /// The audio track first (one long task, best started early), then the video shards
-    /// in output order.
+    /// What a job writes: one file of the whole timeline, or one file per segment (the
+    /// SDK's `export(segment:)`). Only the audio differs: the video shards are the same.
+    public enum Layout: String, Codable, Sendable {
+        case whole, segments
+    }
+
+    /// The audio first (long tasks, best started early): the whole track, or each
+    /// segment's with sound; then the video shards in output order.
     public var tasks: [ShardTask]
     /// Frames between keyframes (the GOP); every shard but a segment's last is a multiple.
     public var keyframeInterval: Int64
@@ -41,10 +58,14 @@ public struct Plan: Hashable, Sendable {
 
     /// Shards are at most `shardKeyframeIntervals` GOPs long (default 2: about 4 s at the
     /// 2 s default keyframe interval), so long exports give many shards to spread out.
-    public init(timeline: Timeline, keyframeIntervalSeconds: Rational, shardKeyframeIntervals: Int64 = 2) {
+    public init(timeline: Timeline, keyframeIntervalSeconds: Rational, shardKeyframeIntervals: Int64 = 2,
+                layout: Layout = .whole) {
         let gop = max(1, (keyframeIntervalSeconds / timeline.frameDuration).roundedHalfUp)
         let maxFrames = gop * max(1, shardKeyframeIntervals)
-        var tasks: [ShardTask] = [.audio]
+        var tasks: [ShardTask] = switch layout {
+        case .whole: [.audio]
+        case .segments: timeline.segments.filter(\.hasAudio).map { .audio(ofSegment: $0.index) }
+        }
         for segment in timeline.segments {
             var start: Int64 = 0
             while start < segment.frameCount {

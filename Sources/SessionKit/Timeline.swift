@@ -149,6 +149,14 @@ public struct SegmentTimeline: Hashable, Sendable, Codable {
 
     /// `n_s / F`: the segment's exact length on the output, for video and audio alike.
     public var outputDuration: Rational { Rational(Int(frameCount)) * frameDuration }
+
+    /// The segment on an output of its own, starting at frame 0 (a per-segment export).
+    public func alone() -> SegmentTimeline {
+        SegmentTimeline(index: index, source: source, frameCount: frameCount, outputStartFrame: 0, trimStart: trimStart,
+                        trimDuration: trimDuration, speed: speed, frameDuration: frameDuration, orientation: orientation,
+                        naturalSize: naturalSize, actualSize: actualSize, cropRect: cropRect, filters: filters,
+                        hasAudio: hasAudio, location: location)
+    }
 }
 
 public struct TimelineError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -63,9 +63,12 @@ public final class FarmClient {
     }
 
     /// Sends the session; uploads media the coordinator lacks (by content id) and resubmits.
-    public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int) throws -> SubmitResult {
+    /// `layout`: `.segments` writes one file per segment.
+    public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int,
+                       layout: Plan.Layout = .whole) throws -> SubmitResult {
         let (session, files, paths) = try describe(loaded) { try ContentID.of(file: $0.path) }
-        let submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority)
+        let submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
+                            layout: layout == .whole ? nil : layout)
         for _ in 0..<2 {
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let id = reply.jobID { return .submitted(id, reused: reply.reused ?? 0, shards: reply.shards ?? 0) }
@@ -188,8 +191,11 @@ public final class FarmClient {
         try request(.workers, Empty()).decode(WorkersReply.self).workers
     }
 
-    /// Downloads a finished job's MP4 and sidecar to `output` (temporary names, then renamed).
+    /// Downloads a finished job's MP4 and sidecar to `output`, or a per-segment job's files
+    /// into the directory `output` (temporary names, then renamed).
     public func fetch(_ jobID: String, to output: String) throws {
+        let names = try listFiles(jobID)
+        guard names.isEmpty else { return try fetch(jobID, files: names, into: output) }
         let sidecar = Sidecar.path(for: output)
         let outputTemp = TemporaryOutput(finalPath: output), sidecarTemp = TemporaryOutput(finalPath: sidecar)
         do {
@@ -201,6 +207,35 @@ public final class FarmClient {
             outputTemp.discard()
             sidecarTemp.discard()
             throw error
+        }
+    }
+
+    /// The file names of a per-segment job's result (none for a whole job).
+    private func listFiles(_ jobID: String) throws -> [String] {
+        let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: 0, length: WireProtocol.blockSize, part: "files"))
+        do {
+            return try JSONDecoder().decode([String].self, from: reply.payload.first ?? Data())
+        } catch {
+            throw Failure(description: "the coordinator's list of result files is not a JSON list of names")
+        }
+    }
+
+    private func fetch(_ jobID: String, files names: [String], into directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create \(directory): \((error as NSError).localizedDescription)")
+        }
+        for name in names {
+            guard !name.contains("/"), !name.hasPrefix(".") else { throw Failure(description: "refused result file name '\(name)'") }
+            let target = TemporaryOutput(finalPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
+            do {
+                try download(jobID, part: "file:\(name)", to: target.path)
+                try target.commit()
+            } catch {
+                target.discard()
+                throw error
+            }
         }
     }
 

@@ -13,7 +13,8 @@ extension Coordinator {
         let cutoff = now - options.keepResultsSeconds
         let results = options.stateDirectory.appendingPathComponent("results")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
-        for id in Set(names.filter { $0.hasSuffix(".mp4") }.map { String($0.dropLast(4)) }) {
+        // `JOB.mp4` (and its sidecar) for a whole job, the directory `JOB` for a per-segment one.
+        for id in Set(names.compactMap { $0.hasSuffix(".reel.json") ? nil : $0.hasSuffix(".mp4") ? String($0.dropLast(4)) : $0 }) {
             do {
                 guard let record = try store.job(id), let finished = record.finished, finished < cutoff,
                       scheduler.jobs[id] == nil else { continue }
@@ -34,7 +35,8 @@ extension Coordinator {
     func deleteResult(of id: String) throws {
         guard scheduler.jobs[id] == nil else { throw ProtocolError("job \(id) has not ended") }
         let output = resultPath(job: id)
-        for path in [output.path, Sidecar.path(for: output.path)] where FileManager.default.fileExists(atPath: path) {
+        for path in [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path]
+            where FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
         }
         assemblyTimes[id] = nil

@@ -118,7 +118,8 @@ extension Coordinator {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]))
             return
         }
-        let spec = try JobSpec.compile(loaded, settings: request.settings, contentIDs: request.files)
+        let spec = try JobSpec.compile(loaded, settings: request.settings, contentIDs: request.files,
+                                       layout: request.layout ?? .whole)
         let id = Self.newJobID()
         if let shortfall = diskShortfall(for: spec.output) {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
@@ -154,6 +155,11 @@ extension Coordinator {
         Set(files.compactMap { reference, contentID in
             media.file(for: contentID, candidate: paths[reference]) == nil ? contentID : nil
         }).sorted()
+    }
+
+    /// The names a per-segment result holds (nothing else is ever served from it).
+    static func isResultFileName(_ name: String) -> Bool {
+        name.wholeMatch(of: /segment-[0-9]{3,}\.(mp4|reel\.json)/) != nil
     }
 
     static func newJobID() -> String {
@@ -201,8 +207,23 @@ extension Coordinator {
         guard record.state == "done" else {
             throw ProtocolError("job \(request.jobID) is \(scheduler.jobs[request.jobID]?.phase.rawValue ?? record.state), not done")
         }
+        let directory = resultPath(job: request.jobID, layout: .segments)
         let output = resultPath(job: request.jobID).path
-        let path = request.part == "sidecar" ? Sidecar.path(for: output) : output
+        let path: String
+        switch request.part {
+        case "output": path = output
+        case "sidecar": path = Sidecar.path(for: output)
+        case "files":
+            let names = FileManager.default.fileExists(atPath: directory.path)
+                ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
+            let list = try JSONEncoder().encode(names)
+            send(to: identity, .resultBlock, ResultBlock(offset: 0, total: list.count), payload: [list])
+            return
+        case let part where part.hasPrefix("file:") && Self.isResultFileName(String(part.dropFirst(5))):
+            path = directory.appendingPathComponent(String(part.dropFirst(5))).path
+        default:
+            throw ProtocolError("no part '\(request.part.prefix(64))' of a result: output, sidecar, files or file:segment-NNN.mp4")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw ProtocolError(missingResultReason(record)) }
         defer { try? handle.close() }
         let total = Int(try handle.seekToEnd())

@@ -473,8 +473,9 @@ public final class Coordinator {
         options.stateDirectory.appendingPathComponent("chunks/\(job)/\(String(format: "%06d", shard)).mp4")
     }
 
-    func resultPath(job: String) -> URL {
-        options.stateDirectory.appendingPathComponent("results/\(job).mp4")
+    /// A whole job's MP4 (its sidecar beside it), or a per-segment job's directory.
+    func resultPath(job: String, layout: Plan.Layout = .whole) -> URL {
+        options.stateDirectory.appendingPathComponent(layout == .whole ? "results/\(job).mp4" : "results/\(job)")
     }
 
     private func cancel(_ jobID: String, from identity: Data) throws {
@@ -502,16 +503,13 @@ public final class Coordinator {
     func startAssembly(_ id: String) {
         guard let job = scheduler.jobs[id] else { return }
         let spec = job.spec
-        let chunks = spec.videoChunks { self.chunkPath(job: id, shard: $0).path }
-        let audio = spec.audioTask.map { chunkPath(job: id, shard: $0).path }
-        let output = resultPath(job: id).path
+        let chunks = job.tasks.indices.map { chunkPath(job: id, shard: $0).path }
+        let output = resultPath(job: id, layout: spec.layout).path
         let finished = finishedAssemblies
         let thread = Thread {
             let started = Date()
             do {
-                try Assembler(frameDuration: spec.output.frameDuration, creationDate: spec.creationDate, location: spec.location)
-                    .assemble(video: chunks, audio: audio, to: output)
-                try spec.sidecar().encoded().write(to: URL(fileURLWithPath: Sidecar.path(for: output)), options: .atomic)
+                try spec.assemble(to: output) { chunks[$0] }
                 finished.post((id, nil, Date().timeIntervalSince(started)))
             } catch {
                 finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started)))

@@ -240,6 +240,8 @@ public struct Submit: Codable, Sendable {
     public var paths: [String: String]
     public var settings: EncoderSettings
     public var priority: Int
+    /// `segments`: one file per segment (absent = `whole`).
+    public var layout: Plan.Layout? = nil
 }
 
 public struct Submitted: Codable, Sendable {
@@ -309,7 +311,8 @@ public struct FetchRequest: Codable, Sendable {
     public var jobID: String
     public var offset: Int
     public var length: Int
-    /// `output` or `sidecar`.
+    /// `output` or `sidecar` of a whole job; `files` (the payload is the JSON list of a
+    /// per-segment job's file names, empty for a whole job); `file:NAME` for one of them.
     public var part: String
 }
 
