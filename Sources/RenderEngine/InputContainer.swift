@@ -27,6 +27,7 @@ final class InputContainer {
         }
         let code = avformat_open_input(&ctx, io == nil ? path : "", nil, nil)   // frees ctx on failure
         guard code >= 0, let opened = ctx else {
+            if let cancelled = io?.readerError as? RenderCancelled { throw cancelled }
             let reason = io?.readerError.map { "\($0)" } ?? AVError(code: code, function: "avformat_open_input").message
             throw EngineError("\(path): not readable as media (\(reason))")
         }
@@ -53,6 +54,10 @@ final class InputContainer {
         guard index >= 0, index < Int32(context.pointee.nb_streams) else { return nil }
         return context.pointee.streams[Int(index)]
     }
+
+    /// What the range reader threw, if it did: a read that failed reaches the demuxer
+    /// only as EIO, or as a packet cut short.
+    var readerError: (any Error)? { io?.readerError }
 
     var formatName: String {
         context.pointee.iformat.flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""

@@ -93,6 +93,7 @@ final class VideoSource {
                 draining = true
                 continue
             }
+            if let error = input.readerError { throw error }
             // A damaged file: report it rather than render what is left of it.
             try avCheck(code, "av_read_frame(\(path))")
             defer { av_packet_unref(packet.pointer) }
@@ -100,7 +101,7 @@ final class VideoSource {
             do {
                 try decoder.send(packet)
             } catch let error as AVError {
-                throw EngineError("\(path): corrupt video data (\(error.message))")
+                throw input.readerError ?? EngineError("\(path): corrupt video data (\(error.message))")
             }
         }
     }

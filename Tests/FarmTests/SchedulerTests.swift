@@ -196,7 +196,12 @@ struct SchedulerTests {
         let first = farm.tick()[0].key
         farm.join("b")
         #expect(farm.tick().isEmpty)   // not slow yet
+        // No shard of the job has finished: a copy waits twice the 2 s threshold.
         farm.clock += 2.5
+        farm.on(.heard(Farm.peer("a")))
+        farm.on(.heard(Farm.peer("b")))
+        #expect(farm.tick().isEmpty)
+        farm.clock += 2
         farm.on(.heard(Farm.peer("a")))
         farm.on(.heard(Farm.peer("b")))
         let backup = farm.tick()
@@ -209,6 +214,27 @@ struct SchedulerTests {
         // The loser's late chunk frees its slot and is not stored.
         #expect(farm.on(.chunk(Farm.peer("a"), first)).isEmpty)
         #expect(farm.busy("a") == 0)
+    }
+
+    @Test func aBackupWaitsForOneAndAHalfTimesWhatTheJobsShardsTake() {
+        var farm = Farm()
+        farm.join("a")
+        farm.join("b")
+        farm.submit("j", shards: 2)
+        let given = farm.tick()
+        #expect(given.count == 2)
+        // a's shard takes 4 s; b's keeps running.
+        farm.clock += 4
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        let fast = try? #require(given.first { $0.worker == "a" })
+        if let fast { farm.deliver(fast.key, by: "a") }
+        farm.clock += 1.5   // b's shard: 5.5 s, under 1.5 × 4 s
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        #expect(farm.tick().isEmpty)
+        farm.clock += 1   // 6.5 s: a straggler
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        let backup = farm.tick()
+        #expect(backup.map(\.worker) == ["a"] && backup.first?.key.attempt == 2)
     }
 
     @Test func aSilentWorkersShardsGoBackToTheQueue() {

@@ -7,6 +7,10 @@
 //   swift run -c release coordinator-load [--workers 100] [--segments 28] [--slots 2]
 //   … --minutes M: instead, an M-minute export at 30 fps (2 s keyframes), to show that the
 //   coordinator's memory does not grow with the export's length.
+//   … --egress: instead, workers that share no disk render a 3-clip session for real,
+//   reading by ranges (RangeWorkers.swift): the coordinator's media egress against the
+//   clips' size and the ranges the shards read, and the time to the first chunk.
+//   [--clip-seconds S] (default 60).
 import Farm
 import Foundation
 import RenderEngine
@@ -18,17 +22,24 @@ struct Arguments {
     var segments = 28
     var slots = 2
     var minutes: Int?
+    var egress = false
+    var clipSeconds = 60
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
 
     init() {
         var args = CommandLine.arguments.dropFirst()
         while let flag = args.popFirst() {
+            if flag == "--egress" {
+                egress = true
+                continue
+            }
             guard let value = args.popFirst() else { Self.usage() }
             switch flag {
             case "--workers": workers = Int(value) ?? workers
             case "--segments": segments = Int(value) ?? segments
             case "--slots": slots = Int(value) ?? slots
             case "--minutes": minutes = Int(value)
+            case "--clip-seconds": clipSeconds = Int(value) ?? clipSeconds
             case "--dir": directory = URL(fileURLWithPath: value)
             default: Self.usage()
             }
@@ -36,7 +47,7 @@ struct Arguments {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S]] [--dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -99,6 +110,10 @@ let fm = FileManager.default
 try? fm.removeItem(at: arguments.directory)
 try fm.createDirectory(at: arguments.directory, withIntermediateDirectories: true)
 let dir = arguments.directory
+if arguments.egress {
+    try measureEgress(arguments)
+    exit(0)
+}
 
 // Default: one hour of 1 fps video at 16x16; a session of N one-hour segments at 1 fps
 // with a 1 s keyframe interval: shards of 2 frames, 1,800 per segment.

@@ -210,6 +210,13 @@ public struct ShardFailed: Codable, Sendable {
     public var attempt: Int
     public var reason: String
 
+    public init(jobID: String, shard: Int, attempt: Int, reason: String) {
+        self.jobID = jobID
+        self.shard = shard
+        self.attempt = attempt
+        self.reason = reason
+    }
+
     /// The reason of a shard a draining worker gives back unfinished: queued again, not
     /// counted as a failure.
     public static let handedBack = "handed back: the worker is shutting down"

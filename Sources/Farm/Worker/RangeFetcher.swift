@@ -6,21 +6,26 @@ import Synchronization
 /// loop (docs/operations.md, "Media"). A render thread asks for the block it needs and the
 /// next few (read-ahead, all in flight at once); the loop sends the requests, writes each
 /// block that arrives into the media cache (`<hex>.b<index>`) and wakes the waiters.
-final class RangeFetcher: Sendable {
+package final class RangeFetcher: Sendable {
     /// 512 KiB: small enough that a shard of a long clip reads little beyond its GOPs.
-    static let blockSize = 512 << 10
+    package static let blockSize = 512 << 10
     /// Blocks requested ahead of the one a reader waits for.
     static let readAhead = 3
 
     private struct State {
         /// Requests for the loop to send: (content id, block index).
         var outbox: [(String, Int)] = []
-        /// Blocks asked for and not yet here.
-        var pending: Set<String> = []
+        /// Blocks asked for and not yet here, with the reader generation that asked.
+        var pending: [String: Int] = [:]
         /// Total sizes learned from the coordinator's replies.
         var sizes: [String: Int64] = [:]
-        /// Content ids the coordinator said it does not have.
-        var missing: Set<String> = []
+        /// Readers opened per content id: a reader is generation N of its content.
+        var generations: [String: Int] = [:]
+        /// The newest generation whose request the coordinator answered "missing". A
+        /// reader fails only for an answer to a request made since it opened: a late
+        /// answer to an ended shard's request (the coordinator refuses media no attempt
+        /// of this worker needs) says nothing about a shard that came after.
+        var missing: [String: Int] = [:]
         /// Readers waiting for a block of a content id: woken by any block of it.
         var waiters: [String: [DispatchSemaphore]] = [:]
     }
@@ -29,7 +34,7 @@ final class RangeFetcher: Sendable {
     let directory: URL
     private let wakeup: Wakeup
 
-    init(directory: URL, wakeup: Wakeup) {
+    package init(directory: URL, wakeup: Wakeup) {
         self.directory = directory
         self.wakeup = wakeup
     }
@@ -42,38 +47,53 @@ final class RangeFetcher: Sendable {
 
     // MARK: Render threads
 
+    /// Where a content id's size is kept beside its blocks, for a worker that restarts.
+    private func sizeURL(_ contentID: String) -> URL? {
+        MediaLocatorContentID.hex(contentID).map { directory.appendingPathComponent("\($0).size") }
+    }
+
     /// A reader of `contentID` by ranges; learns the size from the first block.
     func source(_ contentID: String, stop: StopSignal) throws -> RemoteSource {
-        try wait(for: contentID, block: 0, stop: stop)
-        guard let size = state.withLock({ $0.sizes[contentID] }) else {
-            throw EngineError("the coordinator did not say the size of \(contentID)")
+        let generation = state.withLock { s in
+            s.generations[contentID, default: 0] += 1
+            return s.generations[contentID, default: 0]
         }
-        return RemoteSource(contentID: contentID, size: size, fetcher: self, stop: stop)
+        try wait(for: contentID, block: 0, generation: generation, stop: stop)
+        var size = state.withLock({ $0.sizes[contentID] }) ?? storedSize(contentID)
+        if size == nil, let first = blockURL(contentID, 0) {
+            // Block 0 outlived the size it came with (evicted apart): fetch it again to learn it.
+            unlink(first.path)
+            try wait(for: contentID, block: 0, generation: generation, stop: stop)
+            size = state.withLock { $0.sizes[contentID] }
+        }
+        guard let size else { throw EngineError("the coordinator did not say the size of \(contentID)") }
+        return RemoteSource(contentID: contentID, size: size, generation: generation, fetcher: self, stop: stop)
+    }
+
+    private func storedSize(_ contentID: String) -> Int64? {
+        guard let url = sizeURL(contentID), let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        return Int64(text)
     }
 
     /// Returns once block `index` of `contentID` is in the cache, asking for it (and the
-    /// next few) if it is not.
-    func wait(for contentID: String, block index: Int, stop: StopSignal) throws {
+    /// next few) whenever it is neither here nor on its way.
+    func wait(for contentID: String, block index: Int, generation: Int, stop: StopSignal) throws {
         guard let url = blockURL(contentID, index) else { throw EngineError("'\(contentID)' is not a content id") }
         let deadline = Date().addingTimeInterval(120)
-        var asked = false
         while !FileManager.default.fileExists(atPath: url.path) {
             if stop.isRaised { throw RenderCancelled() }
-            let missing = state.withLock { $0.missing.contains(contentID) }
-            if missing { throw EngineError("the coordinator does not have \(contentID)") }
+            let refused = state.withLock { ($0.missing[contentID] ?? 0) >= generation }
+            if refused { throw EngineError("the coordinator does not have \(contentID)") }
             guard Date() < deadline else { throw EngineError("block \(index) of \(contentID) did not arrive within 120 s") }
             let arrival = DispatchSemaphore(value: 0)
             state.withLock { $0.waiters[contentID, default: []].append(arrival) }
-            if !asked {
-                ask(contentID, from: index)
-                asked = true
-            }
+            ask(contentID, from: index, generation: generation)
             if FileManager.default.fileExists(atPath: url.path) { break }   // arrived before we listened
             _ = arrival.wait(timeout: .now() + .milliseconds(250))   // the stop flag is checked at least this often
         }
     }
 
-    private func ask(_ contentID: String, from index: Int) {
+    private func ask(_ contentID: String, from index: Int, generation: Int) {
         let size = state.withLock { $0.sizes[contentID] }
         let last = size.map { Int(($0 - 1) / Int64(Self.blockSize)) } ?? index
         let wanted = (index...max(index, min(last, index + Self.readAhead))).filter { block in
@@ -82,7 +102,8 @@ final class RangeFetcher: Sendable {
         }
         let added = state.withLock { s -> Bool in
             var added = false
-            for block in wanted where s.pending.insert(Self.key(contentID, block)).inserted {
+            for block in wanted where s.pending[Self.key(contentID, block)] == nil {
+                s.pending[Self.key(contentID, block)] = generation
                 s.outbox.append((contentID, block))
                 added = true
             }
@@ -94,7 +115,7 @@ final class RangeFetcher: Sendable {
     // MARK: The event loop
 
     /// Requests to send now.
-    func takeRequests() -> [MediaRequest] {
+    package func takeRequests() -> [MediaRequest] {
         state.withLock { s in
             defer { s.outbox.removeAll() }
             return s.outbox.map { MediaRequest(contentID: $0.0, offset: $0.1 * Self.blockSize, length: Self.blockSize) }
@@ -103,18 +124,25 @@ final class RangeFetcher: Sendable {
 
     /// Takes a block the coordinator sent if a reader asked for it (else returns false: it
     /// belongs to a whole-file fetch). Writes it into the cache, then wakes the readers.
-    func deliver(_ block: MediaBlock, data: Data) throws -> Bool {
+    package func deliver(_ block: MediaBlock, data: Data) throws -> Bool {
         let index = block.offset / Self.blockSize
         let key = Self.key(block.contentID, index)
-        let mine = state.withLock { s -> Bool in
+        let (mine, newSize) = state.withLock { s -> (Bool, Bool) in
             // A block of the size asked (a whole-file fetch of the same media asks for more).
             let expected = block.missing ? 0 : min(Self.blockSize, max(0, block.total - block.offset))
             guard block.offset % Self.blockSize == 0, block.missing || data.count == expected,
-                  s.pending.remove(key) != nil else { return false }
-            if block.missing { s.missing.insert(block.contentID) } else { s.sizes[block.contentID] = Int64(block.total) }
-            return true
+                  let generation = s.pending.removeValue(forKey: key) else { return (false, false) }
+            if block.missing {
+                s.missing[block.contentID] = max(s.missing[block.contentID] ?? 0, generation)
+                return (true, false)
+            }
+            let known = s.sizes.updateValue(Int64(block.total), forKey: block.contentID) != nil
+            return (true, !known)
         }
         guard mine else { return false }
+        if newSize, let url = sizeURL(block.contentID) {
+            try TemporaryOutput.write(to: url.path) { try Data(String(block.total).utf8).write(to: URL(fileURLWithPath: $0)) }
+        }
         defer { for waiter in state.withLock({ $0.waiters.removeValue(forKey: block.contentID) ?? [] }) { waiter.signal() } }
         guard !block.missing, let url = blockURL(block.contentID, index) else { return true }
         try TemporaryOutput.write(to: url.path) { try data.write(to: URL(fileURLWithPath: $0)) }
@@ -126,14 +154,16 @@ final class RangeFetcher: Sendable {
 final class RemoteSource: RangeReadable, Sendable {
     let contentID: String
     let size: Int64
+    private let generation: Int
     private let fetcher: RangeFetcher
     private let stop: StopSignal
     /// Distinct blocks this reader needed (for the worker's log).
     let blocksRead = Mutex(Set<Int>())
 
-    init(contentID: String, size: Int64, fetcher: RangeFetcher, stop: StopSignal) {
+    init(contentID: String, size: Int64, generation: Int, fetcher: RangeFetcher, stop: StopSignal) {
         self.contentID = contentID
         self.size = size
+        self.generation = generation
         self.fetcher = fetcher
         self.stop = stop
     }
@@ -142,7 +172,7 @@ final class RemoteSource: RangeReadable, Sendable {
         guard offset < size, count > 0 else { return 0 }
         let blockSize = Int64(RangeFetcher.blockSize)
         let index = Int(offset / blockSize)
-        try fetcher.wait(for: contentID, block: index, stop: stop)
+        try fetcher.wait(for: contentID, block: index, generation: generation, stop: stop)
         blocksRead.withLock { _ = $0.insert(index) }
         guard let url = fetcher.blockURL(contentID, index) else { return 0 }
         let handle = try FileHandle(forReadingFrom: url)
@@ -156,20 +186,20 @@ final class RemoteSource: RangeReadable, Sendable {
 }
 
 /// The remote sources of one shard (reference → content id), opened on its render thread.
-final class RemoteSources: Sendable {
+package final class RemoteSources: Sendable {
     private let remote: [String: String]
     private let fetcher: RangeFetcher
     private let stop: StopSignal
     private let opened = Mutex([String: RemoteSource]())
 
-    init(_ remote: [String: String], fetcher: RangeFetcher, stop: StopSignal) {
+    package init(_ remote: [String: String], fetcher: RangeFetcher, stop: StopSignal) {
         self.remote = remote
         self.fetcher = fetcher
         self.stop = stop
     }
 
     /// Readers for the render (each learns its file's size from its first block).
-    func open() throws -> [String: any RangeReadable] {
+    package func open() throws -> [String: any RangeReadable] {
         var readers: [String: any RangeReadable] = [:]
         for (reference, contentID) in remote {
             let source = try fetcher.source(contentID, stop: stop)
@@ -177,6 +207,11 @@ final class RemoteSources: Sendable {
             opened.withLock { $0[reference] = source }
         }
         return readers
+    }
+
+    /// Distinct blocks the shard's readers needed, over all its sources.
+    package var blocksRead: Int {
+        opened.withLock { $0 }.values.reduce(0) { $0 + $1.blocksRead.withLock { $0.count } }
     }
 
     /// "shard S read B of N blocks of ID" for each source, for the worker's log.

@@ -58,6 +58,8 @@ struct ScheduledJob {
     var failures: [Int: [String]] = [:]
     var phase: JobPhase
     var workerPeakRSSKB: Int?
+    /// How long this job's finished attempts took.
+    var shardTimes = ShardTimes()
 
     init(id: String, priority: Int, created: Double, owner: String? = nil, spec: JobSpec, paths: [String: String] = [:],
          pathStats: [String: FileStat] = [:], recipeKeys: [String] = [], phase: JobPhase = .queued) {
@@ -116,4 +118,26 @@ struct ScheduledJob {
     var runningCount: Int { running.values.reduce(0) { $0 + $1.count } }
     var allDone: Bool { counts[.done] == tasks.count }
     var isDispatchable: Bool { phase == .queued || phase == .rendering }
+}
+
+/// Running mean of a job's attempt durations, for deciding when a shard is a straggler.
+struct ShardTimes {
+    private(set) var count = 0
+    private var total = 0.0
+
+    mutating func add(_ seconds: Double) {
+        count += 1
+        total += max(0, seconds)
+    }
+
+    var mean: Double? { count == 0 ? nil : total / Double(count) }
+
+    /// A running shard gets a backup copy past this many seconds: 1.5 × the mean of the
+    /// job's finished shards, and at least `minimum`; before any has finished, twice
+    /// `minimum` (nothing says yet how long a shard takes, and a copy costs a worker and
+    /// the shard's media again).
+    func backupThreshold(minimum: Double) -> Double {
+        guard let mean else { return 2 * minimum }
+        return max(minimum, 1.5 * mean)
+    }
 }

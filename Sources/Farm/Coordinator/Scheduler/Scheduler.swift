@@ -216,8 +216,9 @@ struct Scheduler {
     private mutating func stored(_ key: AttemptKey, from peer: PeerID, sha256: String, peakRSSKB: Int?) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else { return }
+        guard var job = jobs[key.job], let attempt = job.running[key.shard]?[key.attempt] else { return }
         job.running[key.shard]?[key.attempt] = nil
+        job.shardTimes.add(now - attempt.started)
         persist(.finishShard(key, sha256: sha256, worker: workerID, at: now))
         job.set(key.shard, .done, worker: workerID)
         if let peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, peakRSSKB) }
@@ -372,11 +373,13 @@ extension Scheduler {
             jobs[candidate.id] = job
             if let shard { return (job.id, shard) }
         }
-        // Nothing queued: back up the slowest running shard near the end of a job.
+        // Nothing queued: back up the slowest running shard near the end of a job — one
+        // running well past what this job's shards take (docs/operations.md, "Backups").
         for job in candidates where !job.hasQueued {
+            let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
             let slow = job.running.filter { _, attempts in
                 attempts.count == 1 && attempts.values.allSatisfy {
-                    $0.worker != peer && now - $0.started > limits.backupAfterSeconds
+                    $0.worker != peer && now - $0.started > threshold
                 }
             }.min { ($0.value.values.first?.started ?? 0, $0.key) < ($1.value.values.first?.started ?? 0, $1.key) }
             if let shard = slow?.key { return (job.id, shard) }
