@@ -1,0 +1,111 @@
+import Foundation
+import ReelTestSupport
+import RenderEngine
+import Synchronization
+import Testing
+@testable import Farm
+
+/// The worker's block fetcher, played against by the test as the coordinator: the
+/// requests it sends, the blocks it is given, and what its readers then see.
+struct RangeFetcherTests {
+    static let contentID = "sha256:" + String(repeating: "ab", count: 32)
+    static let content = Data((0..<(RangeFetcher.blockSize * 3 + 100)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    final class FakeCoordinator: @unchecked Sendable {
+        let wakeup: Wakeup
+        let fetcher: RangeFetcher
+
+        init() throws {
+            wakeup = try Wakeup()
+            fetcher = RangeFetcher(directory: try TestEnvironment.scratchDirectory(), wakeup: wakeup)
+        }
+
+        /// The fetcher's next requests, waiting (on its wake-up pipe) for some to be asked.
+        func requests() -> [MediaRequest] {
+            for _ in 0..<100 {
+                let taken = fetcher.takeRequests()
+                if !taken.isEmpty { return taken }
+                var descriptor = pollfd(fd: wakeup.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, 100)
+                wakeup.drain()
+            }
+            return []
+        }
+
+        func serve(_ request: MediaRequest) throws {
+            let end = min(RangeFetcherTests.content.count, request.offset + request.length)
+            let block = MediaBlock(contentID: request.contentID, offset: request.offset, total: RangeFetcherTests.content.count, missing: false)
+            #expect(try fetcher.deliver(block, data: RangeFetcherTests.content.subdata(in: request.offset..<end)))
+        }
+
+        func refuse(_ request: MediaRequest) throws {
+            let block = MediaBlock(contentID: request.contentID, offset: request.offset, total: 0, missing: true)
+            #expect(try fetcher.deliver(block, data: Data()))
+        }
+    }
+
+    /// What a body run on a thread of its own gives, once it ends.
+    final class Outcome<T: Sendable>: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let result = Mutex<Result<T, any Error>?>(nil)
+
+        init(_ body: @escaping @Sendable () throws -> T) {
+            Thread { [self] in
+                let value = Result { try body() }
+                result.withLock { $0 = value }
+                done.signal()
+            }.start()
+        }
+
+        func get() throws -> T {
+            done.wait()
+            guard let value = result.withLock({ $0 }) else { throw EngineError("no result") }
+            return try value.get()
+        }
+    }
+
+    /// Reads 16 bytes at `offset` on a thread of its own.
+    static func read(_ reader: RemoteSource, at offset: Int64) -> Outcome<[UInt8]> {
+        Outcome {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let n = try bytes.withUnsafeMutableBytes { try reader.read(at: offset, into: $0.baseAddress!, count: 16) }
+            return Array(bytes.prefix(n))
+        }
+    }
+
+    @Test func aLateRefusalOfAnEndedReadersRequestDoesNotFailTheNextReader() throws {
+        let farm = try FakeCoordinator()
+        // Reader 1 opens (block 0 tells the size), then reads in block 1: it asks for
+        // blocks 1…3 at once. Its shard is cancelled before they come.
+        let firstStop = StopSignal()
+        let opening = Outcome { try farm.fetcher.source(Self.contentID, stop: firstStop) }
+        try farm.serve(try #require(farm.requests().first))
+        let first = try opening.get()
+        let cancelled = Self.read(first, at: Int64(RangeFetcher.blockSize))
+        let asked = farm.requests()
+        #expect(asked.map(\.offset) == [1, 2, 3].map { $0 * RangeFetcher.blockSize })
+        firstStop.raise()
+        #expect(throws: RenderCancelled.self) { try cancelled.get() }
+
+        // Reader 2, the next shard of the same media, reads in block 1, still on its way.
+        let second = try farm.fetcher.source(Self.contentID, stop: StopSignal())
+        let offset = Int64(RangeFetcher.blockSize + 10)
+        let read = Self.read(second, at: offset)
+        // The coordinator refuses reader 1's requests (its shard ended)...
+        for request in asked { try farm.refuse(request) }
+        // ...and reader 2 asks again, is served, and reads the right bytes.
+        let again = farm.requests()
+        #expect(again.first?.offset == RangeFetcher.blockSize)
+        for request in again { try farm.serve(request) }
+        #expect(try read.get() == Array(Self.content[Int(offset)..<Int(offset) + 16]))
+    }
+
+    @Test func aRefusalOfTheReadersOwnRequestFailsIt() throws {
+        let farm = try FakeCoordinator()
+        let stop = StopSignal()
+        let first = Outcome { try farm.fetcher.source(Self.contentID, stop: stop) }
+        let asked = farm.requests()
+        try farm.refuse(asked[0])
+        #expect(throws: EngineError.self) { try first.get() }
+    }
+}
