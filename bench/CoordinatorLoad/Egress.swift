@@ -58,9 +58,15 @@ func measureEgress(_ arguments: Arguments) throws {
         throw EngineError("submit refused")
     }
     var status = try client.status(job)[0]
+    var lastReport = Date()
     while !status.isFinal {
         Thread.sleep(forTimeInterval: 0.2)
         status = try client.status(job)[0]
+        if Date().timeIntervalSince(lastReport) > 10 {
+            let stats = workers.snapshot
+            FileHandle.standardOutput.write(Data("… \(Int(Date().timeIntervalSince(submitted))) s: shards \(status.shards), attempts \(stats.attempts), chunks \(stats.chunks), failures \(stats.failures.count)\n".utf8))
+            lastReport = Date()
+        }
     }
     let seconds = Date().timeIntervalSince(submitted)
     let stats = workers.snapshot
@@ -69,7 +75,7 @@ func measureEgress(_ arguments: Arguments) throws {
     let mb = { (bytes: Int64) in String(format: "%.1f MB", Double(bytes) / 1e6) }
     print("""
     egress: \(arguments.workers) workers x 1 slot, 3 clips of \(arguments.clipSeconds) s (\(mb(mediaBytes))), job \(job) \(status.state)\(status.error.map { ": " + $0 } ?? "")
-    shards \(status.shards.values.reduce(0, +)), attempts \(stats.attempts) (\(stats.cancelled) cancelled: backups that lost), workers used \(status.workers.count)
+    shards \(status.shards.values.reduce(0, +)), attempts \(stats.attempts) (\(stats.cancelled) cancelled: backups that lost), rejoins \(stats.rejoined), workers used \(status.workers.count)
     coordinator sent \(mb(sent)) = \(String(format: "%.2f", Double(sent) / Double(mediaBytes))) x the clips, \(String(format: "%.2f", Double(sent) / Double(max(read, 1)))) x the blocks the attempts read (\(mb(read)))
     first chunk after \(String(format: "%.2f", stats.firstChunk.map { $0.timeIntervalSince(submitted) } ?? -1)) s, job done after \(String(format: "%.2f", seconds)) s
     """)

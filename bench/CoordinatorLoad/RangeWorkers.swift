@@ -23,6 +23,8 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
         var attempts = 0
         /// Attempts the coordinator cancelled (a backup elsewhere won).
         var cancelled = 0
+        /// Times a worker was dropped and said hello again.
+        var rejoined = 0
         var failures: [String] = []
         /// Σ over attempts (finished or not) of the distinct blocks their demuxers read.
         var blocksRead = 0
@@ -40,11 +42,14 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
         let context = try ZMQContext()
         var sockets: [ZMQSocket] = []
         var fetchers: [RangeFetcher] = []
+        let hello = { (i: Int) in
+            try WireMessage(.hello, Hello(workerID: "range-\(i)", host: "load", slots: 1, capabilities: ["video", "audio"],
+                                          engineVersion: EngineVersion.engine))
+        }
         for i in 0..<count {
             let socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000)
             try socket.connect(endpoint)
-            try socket.send(try WireMessage(.hello, Hello(workerID: "range-\(i)", host: "load", slots: 1, capabilities: ["video", "audio"],
-                                                          engineVersion: EngineVersion.engine)).frames)
+            try socket.send(try hello(i).frames)
             let cache = cacheRoot.appendingPathComponent("worker-\(i)")
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
             sockets.append(socket)
@@ -67,6 +72,10 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
                         let cancel = try message.decode(CancelShard.self)
                         stops.removeValue(forKey: "\(index)/\(cancel.jobID)/\(cancel.shard)")?.raise()
                     case .mediaBlock: _ = try fetchers[index].deliver(message.decode(MediaBlock.self), data: message.payload.first ?? Data())
+                    case .refused:
+                        // Dropped (silent too long while the coordinator was busy): join again, as a worker does.
+                        self.stats.withLock { $0.rejoined += 1 }
+                        try sockets[index].send(try hello(index).frames)
                     default: break
                     }
                 }
@@ -88,6 +97,9 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
     private func render(_ a: ShardAssignment, worker: Int, fetcher: RangeFetcher, stop: StopSignal) {
         let chunk = cacheRoot.appendingPathComponent("\(a.jobID)-\(a.shard)-\(a.attempt).mp4").path
         let thread = Thread { [self] in
+            // A hundred render threads share this machine's cores; the event loop (like a
+            // real worker's, which has its own machine) must still answer in time.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)   // on Linux: this thread
             defer { unlink(chunk) }
             let started = Date()
             self.stats.withLock { $0.attempts += 1 }

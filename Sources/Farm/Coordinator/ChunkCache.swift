@@ -7,11 +7,15 @@ import Foundation
 final class ChunkCache {
     let directory: URL
     let limitBytes: Int64
+    /// Bytes in the cache, counted once at start and then kept up to date, so keeping a
+    /// chunk does not list the directory; only a trim does.
+    private(set) var totalBytes: Int64 = 0
 
     init(directory: URL, limitBytes: Int64) throws {
         self.directory = directory
         self.limitBytes = limitBytes
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        totalBytes = try entries().reduce(0) { $0 + $1.size }
     }
 
     private func path(_ key: String) -> URL { directory.appendingPathComponent(key + ".mp4") }
@@ -38,23 +42,28 @@ final class ChunkCache {
             try FileManager.default.copyItem(at: file, to: partial)
         }
         try FileManager.default.moveItem(at: partial, to: target)
-        try trim()
+        totalBytes += Int64((try target.resourceValues(forKeys: [.fileSizeKey])).fileSize ?? 0)
+        if totalBytes > limitBytes { try trim() }
     }
 
-    /// Removes the least recently used chunks until the total is within the limit.
-    private func trim() throws {
+    private func entries() throws -> [(url: URL, size: Int64, used: Date)] {
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
-        var files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)
+        return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)
             .filter { $0.pathExtension == "mp4" }
-            .map { url -> (URL, Int64, Date) in
+            .map { url in
                 let values = try url.resourceValues(forKeys: Set(keys))
                 return (url, Int64(values.fileSize ?? 0), values.contentModificationDate ?? .distantPast)
             }
-        var total = files.reduce(0) { $0 + $1.1 }
-        files.sort { $0.2 < $1.2 }
-        for (url, size, _) in files where total > limitBytes {
-            try FileManager.default.removeItem(at: url)
-            total -= size
+    }
+
+    /// Removes the least recently used chunks until the total is 90 % of the limit, so
+    /// the next trims are many chunks away.
+    private func trim() throws {
+        var total = try entries().reduce(0) { $0 + $1.size }
+        for entry in try entries().sorted(by: { $0.used < $1.used }) where total > limitBytes / 10 * 9 {
+            try FileManager.default.removeItem(at: entry.url)
+            total -= entry.size
         }
+        totalBytes = total
     }
 }

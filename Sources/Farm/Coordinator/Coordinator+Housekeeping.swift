@@ -52,13 +52,15 @@ extension Coordinator {
         return "the result of \(record.id) is not on the coordinator (fetched with --delete, or removed)"
     }
 
+    /// Disk space taken by the files under `directory`: `st_blocks` × 512, as `du` counts
+    /// it. (Foundation's allocated-size key multiplies the blocks by the I/O block size on
+    /// Linux, eight times too much.)
     static func bytes(under directory: URL) -> Int64 {
-        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.totalFileAllocatedSizeKey]) else {
-            return 0
-        }
+        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return 0 }
         var total: Int64 = 0
-        for case let url as URL in walker {
-            total += Int64((try? url.resourceValues(forKeys: [.totalFileAllocatedSizeKey]))?.totalFileAllocatedSize ?? 0)
+        for case let relative as String in walker {
+            var info = stat()
+            if lstat(directory.appendingPathComponent(relative).path, &info) == 0 { total += Int64(info.st_blocks) * 512 }
         }
         return total
     }

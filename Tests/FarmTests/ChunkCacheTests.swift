@@ -1,0 +1,46 @@
+import Foundation
+import ReelTestSupport
+import Testing
+@testable import Farm
+
+/// The coordinator's chunk cache: kept by key, least recently used out past its limit.
+struct ChunkCacheTests {
+    @Test func overTheLimitTheLeastRecentlyUsedGoFirst() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let cache = try ChunkCache(directory: dir.appendingPathComponent("cache"), limitBytes: 350)
+        func chunk(_ name: String) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try Data(repeating: 1, count: 100).write(to: url)
+            return url
+        }
+        for (index, key) in ["a", "b", "c"].enumerated() {
+            try cache.keep(try chunk(key), key: key)
+            // Distinct use times, oldest first: a, b, c.
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: Double(1000 + index))],
+                                                  ofItemAtPath: dir.appendingPathComponent("cache/\(key).mp4").path)
+        }
+        #expect(cache.totalBytes == 300)
+        #expect(cache.lookup("a") != nil)   // a is now the most recently used
+        try cache.keep(try chunk("d"), key: "d")
+        // 400 > 350: the least recently used go until 90 % of the limit (315) is kept: only b.
+        #expect(cache.totalBytes == 300)
+        #expect(cache.lookup("b") == nil)
+        #expect(cache.lookup("a") != nil && cache.lookup("c") != nil && cache.lookup("d") != nil)
+        // A new cache over the same directory counts what is there.
+        #expect(try ChunkCache(directory: dir.appendingPathComponent("cache"), limitBytes: 350).totalBytes == 300)
+    }
+}
+
+/// `reel status`'s "state directory" figure is what the files take on disk.
+struct StateDirectorySizeTests {
+    @Test func theStateDirectoryIsMeasuredAsDuWouldMeasureIt() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("chunks/j"), withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 1 << 20).write(to: dir.appendingPathComponent("a.bin"))
+        try Data(repeating: 9, count: 100_000).write(to: dir.appendingPathComponent("chunks/j/b.bin"))
+        let written: Int64 = (1 << 20) + 100_000
+        let measured = Coordinator.bytes(under: dir)
+        // Whole file-system blocks of each file: at least the bytes, at most a few blocks more.
+        #expect(measured >= written && measured < written + 3 * 65_536, "\(measured) for \(written) bytes written")
+    }
+}
