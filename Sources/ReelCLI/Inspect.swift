@@ -26,7 +26,7 @@ struct Inspect: ParsableCommand {
             printError("error: \(error)")
             throw Reported(code: ExitStatus.invalidInput)
         }
-        let summary = TimelineSummary(timeline, registry: loaded.registry)
+        let summary = TimelineSummary(timeline, registry: loaded.registry, probes: loaded.probes)
         if json { try printJSON(summary) } else { print(summary.text) }
     }
 }
@@ -57,9 +57,11 @@ struct TimelineSummary: Encodable {
         var actualSize: Size
         var cropRect: Rect
         var filters: [FilterSummary]
+        /// The colour conversion the source needs before the filters (HDR → SDR), if any.
+        var colour: String?
     }
 
-    init(_ t: Timeline, registry: FilterRegistry) {
+    init(_ t: Timeline, registry: FilterRegistry, probes: [String: MediaInfo] = [:]) {
         renderSize = [t.renderWidth, t.renderHeight]
         renderSizeFrom = t.origins.renderSize
         frameRate = t.frameRate.doubleValue
@@ -73,7 +75,8 @@ struct TimelineSummary: Encodable {
                     lastSourceTime: s.sourceTime(ofFrame: max(0, s.frameCount - 1)).doubleValue,
                     speed: s.speed.doubleValue, orientation: s.orientation.description,
                     naturalSize: s.naturalSize, actualSize: s.actualSize, cropRect: s.cropRect,
-                    filters: s.filters.map { FilterSummary($0, registry: registry) })
+                    filters: s.filters.map { FilterSummary($0, registry: registry) },
+                    colour: probes[s.source]?.hdrTransfer?.conversion)
         }
     }
 
@@ -85,7 +88,8 @@ struct TimelineSummary: Encodable {
             lines.append("  [\(i)] \(s.source): frames \(s.outputStartFrame)..<\(s.outputStartFrame + s.frameCount) "
                 + "(\(s.frameCount)), source \(formatSeconds(s.firstSourceTime)) … \(formatSeconds(s.lastSourceTime)) "
                 + "at speed \(formatNumber(s.speed)); \(s.orientation); actual \(s.actualSize), crop \(s.cropRect)"
-                + (s.filters.isEmpty ? "" : "; filters \(s.filters.map(\.text).joined(separator: " → "))"))
+                + (s.filters.isEmpty ? "" : "; filters \(s.filters.map(\.text).joined(separator: " → "))")
+                + (s.colour.map { "; colour \($0)" } ?? ""))
         }
         return lines.joined(separator: "\n")
     }

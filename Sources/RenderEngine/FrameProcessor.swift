@@ -28,6 +28,9 @@ final class FrameProcessor {
     /// The oriented RGB picture, for chains that move pixels.
     private let orientedRGB: Frame?
     private let workspace = FilterWorkspace()
+    /// HDR sources: the 16-bit picture before the transfer is undone, and the converter.
+    private var hdrRGB: Frame?
+    private var hdr: HDRToSDR?
 
     convenience init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: FilterChain) throws {
         try self.init(geometry: Geometry(orientation: segment.orientation, naturalSize: segment.naturalSize, cropRect: segment.cropRect),
@@ -46,19 +49,56 @@ final class FrameProcessor {
             ? try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight) : nil
     }
 
+    /// Crops and scales `source` into `rgb` (packed RGB24, BT.709 SDR), making an HDR
+    /// source SDR on the way (docs/rendering.md, "HDR sources").
+    private func scaleToRGB(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws {
+        let f = source.pointer.pointee
+        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        try rgb.makeWritable()
+        guard let hdr = hdrConverter(for: f) else {
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
+            try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
+            return
+        }
+        // 16 bits per channel until the transfer is undone: no banding from an 8-bit step.
+        if hdrRGB == nil { hdrRGB = try Frame(videoFormat: AV_PIX_FMT_RGB48LE, width: scaledWidth, height: scaledHeight) }
+        guard let wide = hdrRGB else { return }
+        try wide.makeWritable()
+        let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB48LE, matrix: matrix, fullRange: fullRange)
+        try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(wide), destinationStrides: lineSizes(wide))
+        guard let from = wide.pointer.pointee.data.0, let to = rgb.pointer.pointee.data.0 else {
+            throw EngineError("RGB frame has no data")
+        }
+        hdr.convert(from, sourceStride: Int(wide.pointer.pointee.linesize.0), into: to,
+                    destinationStride: Int(rgb.pointer.pointee.linesize.0), width: scaledWidth, height: scaledHeight)
+    }
+
+    /// The conversion a frame's transfer calls for, made once per transfer.
+    private func hdrConverter(for f: AVFrame) -> HDRToSDR? {
+        let transfer: HDRTransfer
+        switch f.color_trc {
+        case AVCOL_TRC_ARIB_STD_B67: transfer = .hlg
+        case AVCOL_TRC_SMPTE2084: transfer = .pq
+        default: return nil
+        }
+        let primaries = f.color_primaries != AVCOL_PRI_BT709
+        if let made = hdr, made.transfer == transfer, made.convertsPrimaries == primaries { return made }
+        hdr = HDRToSDR(transfer, convertsPrimaries: primaries)
+        return hdr
+    }
+
     /// Writes the processed picture into `output` (yuv420p, renderWidth×renderHeight).
     func process(_ source: Frame, into output: Frame) throws {
         let f = source.pointer.pointee
         let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
         let matrix = Self.sourceMatrix(f)
         let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
-        // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited.
-        let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange
+        let isHDR = f.color_trc == AVCOL_TRC_ARIB_STD_B67 || f.color_trc == AVCOL_TRC_SMPTE2084
+        // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited SDR.
+        let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange && !isHDR
         let (sourcePlanes, strides) = croppedPlanes(source, crop)
         if let orientedRGB {
-            try rgb.makeWritable()
-            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
-            try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
+            try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
             let picture = try orientAndFilter(into: orientedRGB)
             try output.makeWritable()
             try convertToYUV(picture, width: renderWidth, height: renderHeight, into: output)
@@ -73,10 +113,7 @@ final class FrameProcessor {
             try scaler.scale(source: sourcePlanes, sourceStrides: strides,
                              destination: planes(target), destinationStrides: lineSizes(target))
         } else {
-            try rgb.makeWritable()
-            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
-            try scaler.scale(source: sourcePlanes, sourceStrides: strides,
-                             destination: planes(rgb), destinationStrides: lineSizes(rgb))
+            try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
             if let pixels = rgb.pointer.pointee.data.0 {
                 chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: Int(rgb.pointer.pointee.linesize.0),
                             workspace: workspace)
@@ -126,10 +163,7 @@ final class FrameProcessor {
         let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
         let matrix = Self.sourceMatrix(f)
         let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
-        try rgb.makeWritable()
-        let (sourcePlanes, strides) = croppedPlanes(source, crop)
-        let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
-        try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
+        try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
         if chain.needsOrientedPicture {
             return try orientAndFilter(into: try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight))
         }

@@ -94,6 +94,11 @@ extension JobSpec {
                 engineVersion: EngineVersion.engine, encoder: settings, sources: contentIDs,
                 output: Sidecar.Output(width: output.width, height: output.height,
                                        frameDuration: SessionTime(output.frameDuration), frames: file.frames),
-                session: session, segment: file.segment)
+                session: session, segment: file.segment,
+                colour: files.compactMapValues { $0.hdr?.conversion }.nilIfEmpty)
     }
+}
+
+extension Dictionary {
+    var nilIfEmpty: Self? { isEmpty ? nil : self }
 }

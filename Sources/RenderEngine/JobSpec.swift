@@ -54,7 +54,8 @@ public struct JobSpec: Sendable, Codable {
         var files: [String: SpecFile] = [:]
         for (reference, contentID) in contentIDs {
             let size = loaded.files[reference].flatMap { FileSize.of($0.path) } ?? 0
-            files[reference] = SpecFile(contentID: contentID, size: size, duration: probes[reference]?.duration)
+            files[reference] = SpecFile(contentID: contentID, size: size, duration: probes[reference]?.duration,
+                                        hdr: probes[reference]?.hdrTransfer)
         }
         for segment in timeline.segments where files[segment.source] == nil {
             throw EngineError("'\(segment.source)' has no content id")
@@ -137,16 +138,19 @@ public struct RenderFormat: Codable, Sendable, Hashable {
     }
 }
 
-/// A file of a job: its content id, size, and for media the duration the probe found.
+/// A file of a job: its content id, size, and for media the duration the probe found and
+/// the HDR transfer it is converted from.
 public struct SpecFile: Codable, Sendable, Hashable {
     public var contentID: String
     public var size: Int64
     public var duration: Rational?
+    public var hdr: HDRTransfer?
 
-    public init(contentID: String, size: Int64, duration: Rational? = nil) {
+    public init(contentID: String, size: Int64, duration: Rational? = nil, hdr: HDRTransfer? = nil) {
         self.contentID = contentID
         self.size = size
         self.duration = duration
+        self.hdr = hdr
     }
 }
 

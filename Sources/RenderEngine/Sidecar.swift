@@ -15,6 +15,8 @@ public struct Sidecar: Codable, Sendable, Equatable {
     public var session: Session
     /// For a per-segment export: the segment the file holds (`video.videoSegments[segment]`).
     public var segment: Int?
+    /// Media reference → the colour conversion made before the filters (HDR sources only).
+    public var colour: [String: String]?
 
     public struct Output: Codable, Sendable, Equatable {
         public var width: Int
@@ -36,7 +38,8 @@ public struct Sidecar: Codable, Sendable, Equatable {
     }
 
     public init(formatIdentifier: String, formatVersion: String, engineVersion: String, encoder: EncoderSettings,
-                sources: [String: String], output: Output, session: Session, segment: Int? = nil) {
+                sources: [String: String], output: Output, session: Session, segment: Int? = nil,
+                colour: [String: String]? = nil) {
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
         self.engineVersion = engineVersion
@@ -45,6 +48,7 @@ public struct Sidecar: Codable, Sendable, Equatable {
         self.output = output
         self.session = session
         self.segment = segment
+        self.colour = colour
     }
 
     public static func path(for output: String) -> String {
