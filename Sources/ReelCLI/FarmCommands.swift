@@ -240,17 +240,23 @@ struct SubmitCommand: ParsableCommand {
     @Option var crf: Int = 20
     @Option var preset: String = "veryfast"
     @Option(name: .customLong("keyframe-interval")) var keyframeInterval: Double = 2
+    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate in kb/s, 32 … 512 (default 160).") var audioBitrate: Int?
+    @Flag(name: .customLong("no-audio"), help: "Write a video-only file.") var noAudio = false
+
+    var settings: EncoderSettings {
+        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval,
+                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil)
+    }
 
     func validate() throws {
         if output != nil && !wait { throw ValidationError("-o needs --wait (or use reel fetch JOB -o OUT)") }
-        do { try EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval).validate() }
+        do { try settings.validate() }
         catch { throw ValidationError("\(error)") }
     }
 
     func run() throws {
         let loaded = try session.loadValid()
         let client = try farm.client()
-        let settings = EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
         let result = try farmCall {
             try client.submit(loaded, settings: settings, priority: priority, layout: segments ? .segments : .whole)
         }

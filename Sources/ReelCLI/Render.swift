@@ -33,6 +33,12 @@ struct Render: ParsableCommand {
     @Option(name: .customLong("keyframe-interval"), help: "Seconds between keyframes.")
     var keyframeInterval: Double = 2
 
+    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate in kb/s, 32 … 512 (default 160).")
+    var audioBitrate: Int?
+
+    @Flag(name: .customLong("no-audio"), help: "Write a video-only file.")
+    var noAudio = false
+
     @Option(help: "JPEG quality for image sessions, 0 … 1.")
     var quality: Double = 0.95
 
@@ -56,7 +62,8 @@ struct Render: ParsableCommand {
     }
 
     var settings: EncoderSettings {
-        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval)
+        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval,
+                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil)
     }
 
     /// The file, or the directory of per-segment files.

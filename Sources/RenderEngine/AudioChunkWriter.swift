@@ -10,7 +10,7 @@ final class AudioChunkWriter {
     private var right: [Float] = []
     private var samplesSent: Int64 = 0
 
-    init(path: String, sampleRate: Int) throws {
+    init(path: String, sampleRate: Int, bitRate: Int) throws {
         output = try OutputContainer(path: path, format: "mp4")
         output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
         let globalHeader = output.needsGlobalHeader
@@ -18,7 +18,7 @@ final class AudioChunkWriter {
             c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
             c.pointee.sample_rate = Int32(sampleRate)
             av_channel_layout_default(&c.pointee.ch_layout, 2)
-            c.pointee.bit_rate = 160_000
+            c.pointee.bit_rate = Int64(bitRate)
             c.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
             c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }

@@ -14,10 +14,13 @@ public struct AudioTrackRenderer: Sendable {
     /// Every segment of the output, in order: each is sound or silence for its length.
     public let segments: [SegmentTimeline]
     public let frameDuration: Rational
+    /// AAC bits per second.
+    public let bitRate: Int
 
-    public init(segments: [SegmentTimeline], frameDuration: Rational) {
+    public init(segments: [SegmentTimeline], frameDuration: Rational, bitRate: Int = EncoderSettings.defaultAudioBitRate) {
         self.segments = segments
         self.frameDuration = frameDuration
+        self.bitRate = bitRate
     }
 
     public init(timeline: Timeline) {
@@ -27,7 +30,7 @@ public struct AudioTrackRenderer: Sendable {
     /// `sources` maps a segment index to its media file (segments without audio are silent).
     public func render(sources: [Int: String], to path: String) throws {
         LibavCPU.pinBaseline()
-        let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate)
+        let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate, bitRate: bitRate)
         for segment in segments {
             let first = outputSample(ofFrame: segment.outputStartFrame)
             let count = outputSample(ofFrame: segment.outputStartFrame + segment.frameCount) - first

@@ -6,12 +6,24 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
     public var crf: Int = 20
     public var preset: String = "veryfast"
     public var keyframeIntervalSeconds: Double = 2
+    /// AAC bits per second; `nil` = `defaultAudioBitRate`.
+    public var audioBitRate: Int?
+    /// `false`: a video-only file (the SDK's empty audio settings); `nil` = with audio.
+    public var audio: Bool?
 
-    public init(crf: Int = 20, preset: String = "veryfast", keyframeIntervalSeconds: Double = 2) {
+    public static let defaultAudioBitRate = 160_000
+
+    public init(crf: Int = 20, preset: String = "veryfast", keyframeIntervalSeconds: Double = 2,
+                audioBitRate: Int? = nil, audio: Bool? = nil) {
         self.crf = crf
         self.preset = preset
         self.keyframeIntervalSeconds = keyframeIntervalSeconds
+        self.audioBitRate = audioBitRate
+        self.audio = audio
     }
+
+    public var writesAudio: Bool { audio ?? true }
+    public var effectiveAudioBitRate: Int { audioBitRate ?? Self.defaultAudioBitRate }
 
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
@@ -29,6 +41,9 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
         }
         guard keyframeIntervalSeconds.isFinite, keyframeIntervalSeconds >= 0.1, keyframeIntervalSeconds <= 60 else {
             throw EngineError("--keyframe-interval \(keyframeIntervalSeconds) s is outside 0.1 … 60")
+        }
+        if let audioBitRate, !(32_000...512_000).contains(audioBitRate) {
+            throw EngineError("--audio-bitrate \(audioBitRate / 1000) kb/s is outside 32 … 512")
         }
     }
 }

@@ -66,7 +66,8 @@ public struct JobSpec: Sendable, Codable {
         return JobSpec(version: currentVersion, layout: layout,
                        output: RenderFormat(width: timeline.renderWidth, height: timeline.renderHeight,
                                             frameDuration: timeline.frameDuration, frames: timeline.totalFrames),
-                       settings: settings, segments: timeline.segments, tasks: plan.tasks, files: files,
+                       settings: settings, segments: timeline.segments,
+                       tasks: settings.writesAudio ? plan.tasks : plan.tasks.filter { $0.kind == .video }, files: files,
                        customFilters: custom, session: loaded.session)
     }
 

@@ -10,6 +10,7 @@ public enum ShardRenderer {
     public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
                               to path: String, progress: (Int) throws -> Void = { _ in }) throws -> Int {
         try spec.check()
+        LibavLog.quiet()
         switch spec.task.kind {
         case .audio, .segmentAudio:
             var files: [Int: String] = [:]
@@ -19,7 +20,8 @@ public enum ShardRenderer {
                 }
                 files[segment.index] = file
             }
-            try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration).render(sources: files, to: path)
+            try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration,
+                                   bitRate: spec.settings.effectiveAudioBitRate).render(sources: files, to: path)
             return 0
         case .video:
             guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }

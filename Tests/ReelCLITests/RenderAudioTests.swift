@@ -19,6 +19,23 @@ import Testing
         #expect(abs(peak - 440) <= 3, "dominant frequency \(peak) Hz")
     }
 
+    @Test func noAudioWritesVideoOnlyAndTheBitRateIsTheOneAsked() throws {
+        let fx = try RenderFixture()
+        try fx.sample("t.mp4", ["--duration", "3", "--size", "64x48", "--tone", "440"])
+        try fx.session(#"{"video": {"videoSegments": [{"source": "t.mp4"}]}}"#)
+        let silent = try fx.rendered(to: "silent.mp4", ["--no-audio"])
+        #expect(try FFprobe.streams(silent).map(\.codecType) == ["video"])
+        let low = try fx.rendered(to: "low.mp4", ["--audio-bitrate", "64"])
+        let ffprobe = try #require(ProcessRunner.which("ffprobe"))
+        let rate = try ProcessRunner.run(ffprobe, ["-v", "error", "-select_streams", "a", "-show_entries", "stream=bit_rate",
+                                                   "-of", "csv=p=0", low]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bits = try #require(Double(rate))
+        #expect(abs(bits - 64_000) < 6_400, "\(bits) b/s for --audio-bitrate 64")
+        let refused = try fx.render(to: "bad.mp4", ["--audio-bitrate", "5"])
+        #expect(refused.status == 2 && refused.stderr.contains("--audio-bitrate 5 kb/s is outside 32 … 512"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fx.path("bad.mp4")))
+    }
+
     @Test func silentSegmentsAndCleanJoins() throws {
         let fx = try RenderFixture()
         try fx.sample("a.mp4", ["--duration", "2", "--size", "64x48", "--tone", "440"])
