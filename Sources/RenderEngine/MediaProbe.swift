@@ -32,7 +32,16 @@ public enum MediaProbe {
             colorPrimaries: name(av_color_primaries_name(p.color_primaries), unless: p.color_primaries == AVCOL_PRI_UNSPECIFIED),
             colorTransfer: name(av_color_transfer_name(p.color_trc), unless: p.color_trc == AVCOL_TRC_UNSPECIFIED),
             colorMatrix: name(av_color_space_name(p.color_space), unless: p.color_space == AVCOL_SPC_UNSPECIFIED),
-            colorRange: name(av_color_range_name(p.color_range), unless: p.color_range == AVCOL_RANGE_UNSPECIFIED))
+            colorRange: name(av_color_range_name(p.color_range), unless: p.color_range == AVCOL_RANGE_UNSPECIFIED),
+            exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(path: path) : nil)
+    }
+
+    /// A JPEG's EXIF `Orientation`, which libavcodec's decoder puts in the frame's metadata.
+    private static func exifOrientation(path: String) throws -> Int? {
+        let frame = try VideoSource.firstFrame(path: path)
+        guard let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
+              let value = entry.pointee.value else { return nil }
+        return Int(String(cString: value).trimmingCharacters(in: .whitespaces))
     }
 
     private static func name(_ c: UnsafePointer<CChar>?, unless unspecified: Bool) -> String? {

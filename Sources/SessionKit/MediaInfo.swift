@@ -17,11 +17,13 @@ public struct MediaInfo: Hashable, Sendable, Codable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
+    /// A photo's EXIF `Orientation` tag (1…8); `nil` when it has none.
+    public var exif: Int?
 
     public init(duration: Rational, frameDuration: Rational?, codedWidth: Int, codedHeight: Int,
                 sampleAspect: Rational = .one, displayTransform: SessionTransform? = nil, hasAudio: Bool = false,
                 isStillImage: Bool = false, codec: String = "h264", colorPrimaries: String? = nil,
-                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil) {
+                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil, exif: Int? = nil) {
         self.duration = duration
         self.frameDuration = frameDuration
         self.codedWidth = codedWidth
@@ -35,6 +37,7 @@ public struct MediaInfo: Hashable, Sendable, Codable {
         self.colorTransfer = colorTransfer
         self.colorMatrix = colorMatrix
         self.colorRange = colorRange
+        self.exif = exif
     }
 
     /// The coded picture with its sample aspect applied (docs/geometry.md).
@@ -45,6 +48,9 @@ public struct MediaInfo: Hashable, Sendable, Codable {
 
     /// The orientation the file asks for; a display matrix that is not axis-aligned
     /// (rare: a free rotation) is treated as upright.
+    /// The orientation a photo's EXIF tag asks for.
+    public var exifOrientation: Orientation? { exif.flatMap(Orientation.init(exif:)) }
+
     public var orientation: Orientation {
         displayTransform.flatMap(Orientation.init) ?? .up
     }

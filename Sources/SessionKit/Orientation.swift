@@ -35,6 +35,22 @@ public struct Orientation: Hashable, Sendable, CustomStringConvertible {
         self = match
     }
 
+    /// This orientation, then `next` (row vectors, as CoreGraphics concatenates:
+    /// `self.concatenating(next)`).
+    public func then(_ next: Orientation) -> Orientation {
+        let product = (a * next.a + b * next.c, a * next.b + b * next.d, c * next.a + d * next.c, c * next.b + d * next.d)
+        return Orientation.all.first { ($0.a, $0.b, $0.c, $0.d) == product } ?? self
+    }
+
+    /// A JPEG's EXIF `Orientation` (1…8, TIFF 6.0), as `UIImage` reads it: the turn that
+    /// shows the stored pixels upright.
+    public init?(exif value: Int) {
+        let byTag: [Int: Orientation] = [1: .up, 2: .upMirrored, 3: .down, 4: .downMirrored,
+                                         5: .leftMirrored, 6: .right, 7: .rightMirrored, 8: .left]
+        guard let orientation = byTag[value] else { return nil }
+        self = orientation
+    }
+
     /// Width and height swap at 90° and 270°.
     public var swapsAxes: Bool { a == 0 }
     public var isMirrored: Bool { a * d - b * c < 0 }

@@ -135,8 +135,10 @@ public struct SessionValidator: Sendable {
         let render = checkRenderSize(image.renderSize, at: path["renderSize"], into: &report)
         checkFilters(image.filters, at: path["filters"], into: &report)
         if let primary = image.primaryFilter { checkFilter(primary, at: path["primaryFilter"], into: &report) }
-        let orientation = checkOrientation(image.preferredTransform, at: path["preferredTransform"],
-                                           default: info?.orientation, into: &report)
+        let checked = checkOrientation(image.preferredTransform, at: path["preferredTransform"],
+                                       default: info?.orientation, into: &report)
+        // A photo's EXIF orientation comes before preferredTransform (ImageGeometry).
+        let orientation = info.flatMap { info in checked.map { _ in ImageGeometry.orientation(image: image, info: info) } }
         if let info, let orientation {
             checkCrop(image.cropRect, at: path["cropRect"], actualSize: orientation.actualSize(of: info.naturalSize),
                       renderSize: render, into: &report)
