@@ -16,6 +16,10 @@ public enum MediaProbe {
             throw EngineError("\(path): video stream has no picture size")
         }
         let codecName = avcodec_get_name(p.codec_id).map { String(cString: $0) } ?? "unknown"
+        guard avcodec_find_decoder(p.codec_id) != nil else {
+            // Refused here, at validation (exit 2 with the JSON path), not by a worker mid-job.
+            throw EngineError("\(path): this system's libavcodec cannot decode its video (codec \(codecName), tag '\(fourCC(p.codec_tag))')")
+        }
         let still = isStillImage(input: input, stream: stream)
         try checkComplete(input: input, stream: stream, path: path)
 
@@ -42,6 +46,14 @@ public enum MediaProbe {
         guard let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
               let value = entry.pointee.value else { return nil }
         return Int(String(cString: value).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// A codec tag as its four characters (`avc1`, `hvc1`), printable ones only.
+    private static func fourCC(_ tag: UInt32) -> String {
+        String((0..<4).map { i -> Character in
+            let byte = UInt8((tag >> (8 * UInt32(i))) & 0xFF)
+            return (0x20...0x7E).contains(byte) ? Character(UnicodeScalar(byte)) : "?"
+        })
     }
 
     private static func name(_ c: UnsafePointer<CChar>?, unless unspecified: Bool) -> String? {

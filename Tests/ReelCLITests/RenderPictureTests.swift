@@ -127,6 +127,29 @@ import Testing
         #expect(result.stderr.contains("video.videoSegments[0].source"))
         #expect(!FileManager.default.fileExists(atPath: fx.path("out.mp4")))
     }
+
+    /// A 0-byte file and a video whose codec this libavcodec cannot decode (an unknown
+    /// FourCC in Matroska) are refused at validation: exit 2, one line with the JSON path.
+    @Test func emptyAndUndecodableSourcesAreRefusedBeforeRendering() throws {
+        let fx = try RenderFixture()
+        try Data().write(to: URL(fileURLWithPath: fx.path("empty.mp4")))
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let made = try ProcessRunner.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=0.5",
+                                                  "-c:v", "ffv1", fx.path("ffv1.mkv")])
+        try #require(made.status == 0, "\(made.stderr)")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: fx.path("ffv1.mkv")))
+        let tag = try #require(bytes.firstRange(of: Data("FFV1".utf8)))
+        bytes.replaceSubrange(tag, with: Data("ZQZQ".utf8))
+        try bytes.write(to: URL(fileURLWithPath: fx.path("odd.mkv")))
+        for (source, reason) in [("empty.mp4", "not readable as media"), ("odd.mkv", "cannot decode its video (codec none, tag 'ZQZQ')")] {
+            try fx.session(#"{"video": {"videoSegments": [{"source": "\#(source)"}]}}"#)
+            let result = try fx.render()
+            #expect(result.status == 2, "\(source): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+            #expect(lines.count == 1 && lines[0].contains("video.videoSegments[0].source") && lines[0].contains(reason), "\(lines)")
+            #expect(!FileManager.default.fileExists(atPath: fx.path("out.mp4")))
+        }
+    }
 }
 
 @Suite struct ImageRenderTests {
