@@ -92,7 +92,11 @@ struct SegmentAudio {
             ((seconds + origin) * Rational(Int(tb.den)) / Rational(Int(tb.num))).floor
         }
         let start = segment.trimStart, end = segment.trimStart + segment.trimDuration
-        var description = "atrim=start=\(decimal(start)):end=\(decimal(end)),asetpts=PTS-STARTPTS,aresample=\(sampleRate)"
+        // Timestamps stay on the video's clock: audio that starts after the trim start is
+        // preceded by silence (aresample's first_pts=0 pads the gap), so sound and picture
+        // stay aligned (docs/timeline.md).
+        var description = "atrim=start=\(decimal(start)):end=\(decimal(end)),asetpts=PTS-\(decimal(start))/TB,"
+            + "aresample=\(sampleRate):first_pts=0"
         for factor in Self.tempoChain(segment.speed.doubleValue) {
             description += ",atempo=\(String(format: "%.12f", factor))"
         }

@@ -36,6 +36,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fx.path("bad.mp4")))
     }
 
+    /// A click 1 s into the source, in an audio stream that starts 0.5 s after the video:
+    /// it lands where its frame does, `(1 − trimStart) / speed` into the output.
+    @Test(arguments: [1.0, 2.0])
+    func lateStartingAudioStaysOnTheVideosClock(speed: Double) throws {
+        let fx = try RenderFixture("late-audio-\(speed)")
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let made = try ProcessRunner.run(ffmpeg, [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30:duration=2",
+            "-itsoffset", "0.5", "-f", "lavfi", "-i", "aevalsrc='if(between(t,0.5,0.503),0.9,0)':s=48000:d=1.5",
+            "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-c:a", "pcm_s16le", fx.path("late.mov"),
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        try fx.session(#"{"video": {"videoSegments": [{"source": "late.mov", "trimStartTime": 0.25, "speedMultiplier": \#(speed)}]}}"#)
+        let samples = try DecodedMedia.monoSamples(try fx.rendered())
+        let click = try #require(samples.firstIndex { abs($0) > 0.3 }, "no click in the output")
+        let expected = (1 - 0.25) / speed
+        #expect(abs(Double(click) / 48000 - expected) < 0.015, "click at \(Double(click) / 48000) s, its frame at \(expected) s")
+        // Before the source's audio begins (0.5 s on its clock): silence, not the sound moved early.
+        #expect(samples[0..<Int(0.2 / speed * 48000)].allSatisfy { abs($0) < 0.01 })
+    }
+
     @Test func silentSegmentsAndCleanJoins() throws {
         let fx = try RenderFixture()
         try fx.sample("a.mp4", ["--duration", "2", "--size", "64x48", "--tone", "440"])
