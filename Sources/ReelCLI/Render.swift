@@ -39,6 +39,9 @@ struct Render: ParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Write a video-only file.")
     var noAudio = false
 
+    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).")
+    var codec: EncoderSettings.VideoCodec = .h264
+
     @Option(help: "JPEG quality for image sessions, 0 … 1.")
     var quality: Double = 0.95
 
@@ -63,7 +66,8 @@ struct Render: ParsableCommand {
 
     var settings: EncoderSettings {
         EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval,
-                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil)
+                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil,
+                        codec: codec == .h264 ? nil : codec)
     }
 
     /// The file, or the directory of per-segment files.

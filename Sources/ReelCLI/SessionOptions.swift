@@ -66,3 +66,5 @@ struct LooksOptions: ParsableArguments {
 
     var directory: URL? { path.map { URL(fileURLWithPath: $0) } ?? LooksDirectory.shipped }
 }
+
+extension EncoderSettings.VideoCodec: ExpressibleByArgument {}

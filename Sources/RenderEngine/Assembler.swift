@@ -172,7 +172,8 @@ extension OutputContainer {
     func addStream(copying source: UnsafeMutablePointer<AVStream>) throws -> UnsafeMutablePointer<AVStream> {
         guard let stream = avformat_new_stream(context, nil) else { throw EngineError("avformat_new_stream: out of memory") }
         try avCheck(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy")
-        stream.pointee.codecpar.pointee.codec_tag = 0
+        // Let the muxer choose the tag, except HEVC's `hvc1` (the MP4 muxer's default is `hev1`).
+        if source.pointee.codecpar.pointee.codec_id != AV_CODEC_ID_HEVC { stream.pointee.codecpar.pointee.codec_tag = 0 }
         stream.pointee.time_base = source.pointee.time_base
         return stream
     }

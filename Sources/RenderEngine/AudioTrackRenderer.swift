@@ -28,7 +28,8 @@ public struct AudioTrackRenderer: Sendable {
     }
 
     /// `sources` maps a segment index to its media file (segments without audio are silent).
-    public func render(sources: [Int: String], to path: String) throws {
+    /// `check` is called between blocks and may throw to stop (a cancelled or handed-back task).
+    public func render(sources: [Int: String], to path: String, check: () throws -> Void = {}) throws {
         LibavCPU.pinBaseline()
         let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate, bitRate: bitRate)
         for segment in segments {
@@ -38,6 +39,7 @@ public struct AudioTrackRenderer: Sendable {
             let fader = Fader(total: count)
             if segment.hasAudio, let path = sources[segment.index] {
                 try SegmentAudio(path: path, segment: segment, sampleRate: Self.sampleRate).read { left, right in
+                    try check()
                     let take = min(left.count, count - placed)
                     guard take > 0 else { return false }
                     try writer.append(left: fader.apply(left[..<take], at: placed), right: fader.apply(right[..<take], at: placed))

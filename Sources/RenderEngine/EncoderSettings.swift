@@ -10,16 +10,25 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
     public var audioBitRate: Int?
     /// `false`: a video-only file (the SDK's empty audio settings); `nil` = with audio.
     public var audio: Bool?
+    /// The video codec: `h264` (libx264, the default when `nil`) or `hevc` (libx265).
+    public var codec: VideoCodec?
+
+    public enum VideoCodec: String, Codable, Sendable, CaseIterable {
+        case h264, hevc
+    }
+
+    public var videoCodec: VideoCodec { codec ?? .h264 }
 
     public static let defaultAudioBitRate = 160_000
 
     public init(crf: Int = 20, preset: String = "veryfast", keyframeIntervalSeconds: Double = 2,
-                audioBitRate: Int? = nil, audio: Bool? = nil) {
+                audioBitRate: Int? = nil, audio: Bool? = nil, codec: VideoCodec? = nil) {
         self.crf = crf
         self.preset = preset
         self.keyframeIntervalSeconds = keyframeIntervalSeconds
         self.audioBitRate = audioBitRate
         self.audio = audio
+        self.codec = codec
     }
 
     public var writesAudio: Bool { audio ?? true }

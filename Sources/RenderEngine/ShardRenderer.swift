@@ -5,8 +5,9 @@ import SessionKit
 /// render (docs/rendering.md).
 public enum ShardRenderer {
     /// `media`: each media reference the task reads → its input (the audio track reads
-    /// files only); `assets`: the loaded filter files. `progress` is called after each
-    /// video frame and may throw to stop. Returns the source frames processed.
+    /// files only); `assets`: the loaded filter files. `progress` is called with 1 after each
+    /// video frame, with 0 between blocks of audio, and may throw to stop. Returns the source
+    /// frames processed.
     public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
                               to path: String, progress: (Int) throws -> Void = { _ in }) throws -> Int {
         try spec.check()
@@ -21,7 +22,7 @@ public enum ShardRenderer {
                 files[segment.index] = file
             }
             try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration,
-                                   bitRate: spec.settings.effectiveAudioBitRate).render(sources: files, to: path)
+                                   bitRate: spec.settings.effectiveAudioBitRate).render(sources: files, to: path) { try progress(0) }
             return 0
         case .video:
             guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }

@@ -1,7 +1,8 @@
 import CFFmpeg
 import SessionKit
 
-/// An H.264 chunk being written: libx264 with the job's fixed settings into a small MP4.
+/// A video chunk being written: libx264 (or libx265 for `--codec hevc`) with the job's
+/// fixed settings into a small MP4.
 /// Every chunk is an independent closed-GOP stream that starts with an IDR frame, with
 /// IDRs exactly every `gop` frames and one encoder thread, so its bytes depend only on
 /// its pictures and the settings (docs/rendering.md). `cpu-independent=1` matters: without it the
@@ -20,14 +21,8 @@ final class VideoChunkWriter {
         output = try OutputContainer(path: path, format: "mp4")
         output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
         let globalHeader = output.needsGlobalHeader
-        encoder = try Encoder(codecName: "libx264", options: [
-            "preset": settings.preset,
-            "crf": String(settings.crf),
-            "profile": "high",
-            "threads": "1",
-            "forced-idr": "1",
-            "x264-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:threads=1:sliced-threads=0:sync-lookahead=0:lookahead-threads=1:deterministic=1:cpu-independent=1",
-        ]) { c in
+        encoder = try Encoder(codecName: settings.videoCodec == .hevc ? "libx265" : "libx264",
+                              options: Self.options(settings, gop: gop)) { c in
             c.pointee.width = Int32(width)
             c.pointee.height = Int32(height)
             c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
@@ -42,7 +37,35 @@ final class VideoChunkWriter {
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }
         stream = try output.addStream(from: encoder)
+        if settings.videoCodec == .hevc {
+            // `hvc1`: parameter sets in the sample description only, as Apple's players want.
+            stream.pointee.codecpar.pointee.codec_tag = Self.hvc1
+        }
         try output.writeHeader()
+    }
+
+    static let hvc1 = UInt32(UInt8(ascii: "h")) | UInt32(UInt8(ascii: "v")) << 8 | UInt32(UInt8(ascii: "c")) << 16
+        | UInt32(UInt8(ascii: "1")) << 24
+
+    /// The encoder's options: IDRs exactly every `gop` frames, closed GOPs, no scene cuts,
+    /// one thread, nothing that depends on timing or the machine's thread count.
+    static func options(_ settings: EncoderSettings, gop: Int64) -> [String: String] {
+        switch settings.videoCodec {
+        case .h264:
+            return [
+                "preset": settings.preset, "crf": String(settings.crf), "profile": "high", "threads": "1", "forced-idr": "1",
+                "x264-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:threads=1:sliced-threads=0:sync-lookahead=0:lookahead-threads=1:deterministic=1:cpu-independent=1",
+            ]
+        case .hevc:
+            // x265 has no cpu-independent switch; docs/rendering.md says what holds across machines.
+            // With its lookahead and B-frames on, the same shard encoded in a busy process came
+            // out differently in about half of the renders here: both are off. The CTU size is
+            // fixed: libx265 keeps one per process, taken from the first encoder it opens.
+            return [
+                "preset": settings.preset, "crf": String(settings.crf), "forced-idr": "1",
+                "x265-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:frame-threads=1:pools=none:wpp=0:lookahead-slices=0:info=0:log-level=error:profile=main:ctu=64:min-cu-size=8:rc-lookahead=0:b-adapt=0:bframes=0:cutree=0",
+            ]
+        }
     }
 
     /// Encodes `picture` as the chunk's next frame; the first is forced to an IDR.

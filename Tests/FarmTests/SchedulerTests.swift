@@ -22,8 +22,8 @@ struct SchedulerTests {
             return out
         }
 
-        mutating func join(_ name: String, slots: Int = 1) {
-            on(.hello(Self.peer(name), workerID: name, host: "h", slots: slots))
+        mutating func join(_ name: String, slots: Int = 1, encoders: [String: String]? = nil) {
+            on(.hello(Self.peer(name), workerID: name, host: "h", slots: slots, encoders: encoders))
         }
 
         mutating func submit(_ id: String, shards: Int, priority: Int = 0) {
@@ -235,6 +235,19 @@ struct SchedulerTests {
         for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
         let backup = farm.tick()
         #expect(backup.map(\.worker) == ["a"] && backup.first?.key.attempt == 2)
+    }
+
+    @Test func aJobsShardsGoOnlyToWorkersWhoseEncoderAgreesWithItsFirst() {
+        var farm = Farm()
+        farm.join("a", encoders: ["h264": "x1"])
+        farm.submit("j", shards: 4)
+        #expect(farm.tick().map(\.worker) == ["a"])          // a pins the job to its encoder
+        farm.join("b", encoders: ["h264": "x2"])             // another encoder build: never given j
+        farm.join("c", encoders: ["hevc": "h1"])             // no H.264 encoder at all
+        farm.join("d", encoders: ["h264": "x1"])             // agrees with a
+        let next = farm.tick()
+        #expect(next.map(\.worker) == ["d"], "\(next)")
+        #expect(farm.busy("b") == 0 && farm.busy("c") == 0)
     }
 
     @Test func aSilentWorkersShardsGoBackToTheQueue() {

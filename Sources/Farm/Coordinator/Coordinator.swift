@@ -263,7 +263,8 @@ public final class Coordinator {
                 send(to: identity, .refused, Refusal(message: "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
                 return
             }
-            apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots), now: now))
+            apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots,
+                                          encoders: hello.encoders), now: now))
         case .heartbeat:
             let draining = (try? message.decode(Heartbeat.self))?.draining == true
             apply(scheduler.handle(.heartbeat(identity, draining: draining), now: now))

@@ -109,13 +109,17 @@ public struct Hello: Codable, Sendable {
     public var slots: Int
     public var capabilities: [String]
     public var engineVersion: String
+    /// Codec → the fingerprint of this machine's encoder (`EncoderFingerprint`).
+    public var encoders: [String: String]?
 
-    public init(workerID: String, host: String, slots: Int, capabilities: [String], engineVersion: String) {
+    public init(workerID: String, host: String, slots: Int, capabilities: [String], engineVersion: String,
+                encoders: [String: String]? = nil) {
         self.workerID = workerID
         self.host = host
         self.slots = slots
         self.capabilities = capabilities
         self.engineVersion = engineVersion
+        self.encoders = encoders
     }
 }
 

@@ -170,7 +170,8 @@ public final class Worker {
 
     private func sendHello() {
         send(.hello, Hello(workerID: options.workerID, host: ProcessInfo.processInfo.hostName, slots: options.slots,
-                           capabilities: ["video", "audio", "stills"], engineVersion: EngineVersion.engine))
+                           capabilities: ["video", "audio", "stills"], engineVersion: EngineVersion.engine,
+                           encoders: EncoderFingerprint.all))
     }
 
     private func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {

@@ -60,6 +60,16 @@ struct ScheduledJob {
     var workerPeakRSSKB: Int?
     /// How long this job's finished attempts took.
     var shardTimes = ShardTimes()
+    /// The encoder fingerprint of the first worker given one of its shards: the others
+    /// must match it, so every chunk comes from an encoder that agrees (docs/rendering.md).
+    var encoderFingerprint: String?
+
+    /// Whether a worker with these encoders may render this job's shards.
+    func accepts(_ encoders: [String: String]?) -> Bool {
+        guard let encoders else { return true }   // a worker that does not say is not checked
+        guard let own = encoders[spec.settings.videoCodec.rawValue] else { return false }
+        return encoderFingerprint.map { $0 == own } ?? true
+    }
 
     init(id: String, priority: Int, created: Double, owner: String? = nil, spec: JobSpec, paths: [String: String] = [:],
          pathStats: [String: FileStat] = [:], recipeKeys: [String] = [], phase: JobPhase = .queued) {

@@ -18,7 +18,7 @@ struct Scheduler {
     enum Event {
         /// Any message from a peer: it is alive.
         case heard(PeerID)
-        case hello(PeerID, workerID: String, host: String, slots: Int)
+        case hello(PeerID, workerID: String, host: String, slots: Int, encoders: [String: String]? = nil)
         case heartbeat(PeerID, draining: Bool)
         /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
         /// reports one of the three outcomes below.
@@ -81,7 +81,8 @@ struct Scheduler {
         self.now = now
         switch event {
         case .heard(let peer): workers[peer]?.lastSeen = now
-        case .hello(let peer, let workerID, let host, let slots): hello(peer, workerID: workerID, host: host, slots: slots)
+        case .hello(let peer, let workerID, let host, let slots, let encoders):
+            hello(peer, workerID: workerID, host: host, slots: slots, encoders: encoders)
         case .heartbeat(let peer, let draining): heartbeat(peer, draining: draining)
         case .chunk(let peer, let key): chunk(from: peer, key)
         case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
@@ -111,7 +112,8 @@ struct Scheduler {
 
     // MARK: Workers
 
-    private mutating func hello(_ peer: PeerID, workerID: String, host: String, slots requested: Int) {
+    private mutating func hello(_ peer: PeerID, workerID: String, host: String, slots requested: Int,
+                                encoders: [String: String]?) {
         if let previous = workers.first(where: { $0.value.workerID == workerID && $0.key != peer })?.key {
             drop(previous, reason: "reconnected")
         }
@@ -120,6 +122,7 @@ struct Scheduler {
         state.slots = slots
         state.lastSeen = now
         state.unreachable = false
+        state.encoders = encoders
         workers[peer] = state
         persist(.recordWorker(id: workerID, host: host, slots: slots, at: now))
         emit(.log("worker \(workerID) on \(host) joined with \(slots) slot(s)"))
@@ -362,7 +365,7 @@ extension Scheduler {
         let candidates = jobs.values.filter(\.isDispatchable)
             .sorted { ($0.priority, -$0.runningCount, -$0.created, $1.id) > ($1.priority, -$1.runningCount, -$1.created, $0.id) }
         let workerIDs = Set(workers.values.map(\.workerID))
-        for candidate in candidates {
+        for candidate in candidates where candidate.accepts(worker.encoders) {
             guard var job = jobs[candidate.id] else { continue }
             // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
             let failedOn = job.failedOn
@@ -375,7 +378,7 @@ extension Scheduler {
         }
         // Nothing queued: back up the slowest running shard near the end of a job — one
         // running well past what this job's shards take (docs/operations.md, "Backups").
-        for job in candidates where !job.hasQueued {
+        for job in candidates where !job.hasQueued && job.accepts(worker.encoders) {
             let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
             let slow = job.running.filter { _, attempts in
                 attempts.count == 1 && attempts.values.allSatisfy {
@@ -393,6 +396,9 @@ extension Scheduler {
         let key = AttemptKey(job: id, shard: shard, attempt: attempt)
         job.nextAttempt[shard] = attempt
         let assignment = job.assignment(shard: shard, attempt: attempt)
+        if job.encoderFingerprint == nil, let own = worker.encoders?[job.spec.settings.videoCodec.rawValue] {
+            job.encoderFingerprint = own
+        }
         job.set(shard, .running)
         job.running[shard, default: [:]][attempt] = RunningAttempt(worker: peer, started: now)
         if job.phase == .queued {

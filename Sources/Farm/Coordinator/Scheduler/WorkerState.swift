@@ -10,6 +10,8 @@ struct WorkerState {
     var host: String
     var slots: Int
     var lastSeen: Double
+    /// Codec → its encoder's fingerprint; `nil` when the worker did not say.
+    var encoders: [String: String]? = nil
     /// Attempts it holds: given to it and not yet reported on.
     var running: Set<AttemptKey> = []
     /// A send to it failed: it is dropped at the end of the turn, after what it sent before
