@@ -55,6 +55,10 @@ final class FrameProcessor {
         let f = source.pointer.pointee
         let (sourcePlanes, strides) = croppedPlanes(source, crop)
         try rgb.makeWritable()
+        if Self.hasAlpha(f.format) {
+            try compositeOnBlack(source, crop: crop, matrix: matrix, fullRange: fullRange)
+            return
+        }
         guard let hdr = hdrConverter(for: f) else {
             let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
             try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
@@ -71,6 +75,38 @@ final class FrameProcessor {
         }
         hdr.convert(from, sourceStride: Int(wide.pointer.pointee.linesize.0), into: to,
                     destinationStride: Int(rgb.pointer.pointee.linesize.0), width: scaledWidth, height: scaledHeight)
+    }
+
+    static func hasAlpha(_ format: Int32) -> Bool {
+        guard let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else { return false }
+        return desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+
+    /// A picture with alpha (a PNG, ProRes 4444) is composited on black, as the SDK shows
+    /// it: converted to RGBA at its own size, premultiplied, then scaled into `rgb`.
+    private func compositeOnBlack(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws {
+        let f = source.pointer.pointee
+        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        let rgba = try Frame(videoFormat: AV_PIX_FMT_RGBA, width: crop.width, height: crop.height)
+        let toRGBA = try Scaler(Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: f.format,
+                                           width: Int32(crop.width), height: Int32(crop.height), format: AV_PIX_FMT_RGBA.rawValue,
+                                           sourceMatrix: matrix, sourceFullRange: fullRange))
+        try toRGBA.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgba), destinationStrides: lineSizes(rgba))
+        guard let pixels = rgba.pointer.pointee.data.0 else { throw EngineError("RGBA frame has no data") }
+        let stride = Int(rgba.pointer.pointee.linesize.0)
+        for y in 0..<crop.height {
+            let row = pixels + y * stride
+            for x in 0..<crop.width {
+                let alpha = UInt32(row[4 * x + 3])
+                for c in 0..<3 { row[4 * x + c] = UInt8((UInt32(row[4 * x + c]) * alpha + 127) / 255) }
+                row[4 * x + 3] = 255
+            }
+        }
+        let whole = Crop(x: 0, y: 0, width: crop.width, height: crop.height)
+        let scaler = try scaler(&toScaled, crop: whole, format: AV_PIX_FMT_RGBA.rawValue, to: AV_PIX_FMT_RGB24,
+                                matrix: SWS_CS_ITU709, fullRange: true)
+        try scaler.scale(source: planes(rgba).map { $0.map { UnsafePointer($0) } }, sourceStrides: lineSizes(rgba),
+                         destination: planes(rgb), destinationStrides: lineSizes(rgb))
     }
 
     /// The conversion a frame's transfer calls for, made once per transfer.
@@ -95,7 +131,7 @@ final class FrameProcessor {
         let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
         let isHDR = f.color_trc == AVCOL_TRC_ARIB_STD_B67 || f.color_trc == AVCOL_TRC_SMPTE2084
         // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited SDR.
-        let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange && !isHDR
+        let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange && !isHDR && !Self.hasAlpha(f.format)
         let (sourcePlanes, strides) = croppedPlanes(source, crop)
         if let orientedRGB {
             try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)

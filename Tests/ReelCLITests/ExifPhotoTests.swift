@@ -65,4 +65,21 @@ import Testing
         let inspected = try TestEnvironment.reel(["inspect", "upright.json"], in: fx.dir)
         #expect(inspected.stdout.contains("image 32×64; rotated 90° clockwise"), "\(inspected.stdout)")
     }
+
+    /// PNG transparency is composited on black: a white picture whose left half is fully
+    /// transparent comes out black there and white elsewhere.
+    @Test func aTransparentPNGIsCompositedOnBlack() throws {
+        let fx = try RenderFixture()
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let made = try ProcessRunner.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i",
+                                                  "color=c=white:s=64x32,format=rgba,geq=r=255:g=255:b=255:a='if(lt(X,32),0,255)'",
+                                                  "-frames:v", "1", fx.path("alpha.png")])
+        try #require(made.status == 0, "\(made.stderr)")
+        try fx.session(#"{"image": {"source": "alpha.png"}}"#)
+        let out = try fx.rendered("s.json", to: "out.png")
+        let frame = try #require(try DecodedMedia.rgbFrames(out, width: 64, height: 32).first)
+        let pixel = { (x: Int, y: Int) in Array(frame[(3 * (y * 64 + x))..<(3 * (y * 64 + x) + 3)]) }
+        #expect(pixel(8, 16) == [0, 0, 0] && pixel(24, 4) == [0, 0, 0], "transparent half: \(pixel(8, 16))")
+        #expect(pixel(40, 16) == [255, 255, 255] && pixel(60, 28) == [255, 255, 255], "opaque half: \(pixel(40, 16))")
+    }
 }
