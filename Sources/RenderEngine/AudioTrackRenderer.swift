@@ -102,6 +102,10 @@ struct SegmentAudio {
         for factor in Self.tempoChain(segment.speed.doubleValue) {
             description += ",atempo=\(String(format: "%.12f", factor))"
         }
+        // Mono is duplicated to both sides at full level (libswresample would place it in
+        // the centre at −3 dB); other layouts are down-mixed with its standard coefficients
+        // (5.1: L = FL + 0.707·C + 0.707·BL, likewise R; docs/timeline.md).
+        if decoder.context.pointee.ch_layout.nb_channels == 1 { description += ",pan=stereo|c0=c0|c1=c0" }
         // Last, so negotiation cannot pick another layout after it.
         description += ",aformat=sample_fmts=fltp:channel_layouts=stereo"
         let graph = try AudioFilterGraph(decoder: decoder.context, timeBase: tb, description: description)

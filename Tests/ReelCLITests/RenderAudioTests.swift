@@ -57,6 +57,34 @@ import Testing
         #expect(samples[0..<Int(0.2 / speed * 48000)].allSatisfy { abs($0) < 0.01 })
     }
 
+    /// Any layout becomes stereo (docs/timeline.md): a 5.1 source's centre at −3 dB in both
+    /// sides and its front left in the left only; 44.1 kHz mono duplicated at full level.
+    @Test func channelLayoutsBecomeStereoWithTheStandardCoefficients() throws {
+        let fx = try RenderFixture()
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let tone = "0.5*sin(2*PI*440*t)"
+        let sources = [
+            ("centre.mov", "aevalsrc='0|0|\(tone)|0|0|0':s=48000:d=2:c=5.1", (0.5 * 0.7071, 0.5 * 0.7071)),
+            ("left.mov", "aevalsrc='\(tone)|0|0|0|0|0':s=48000:d=2:c=5.1", (0.5, 0.0)),
+            ("mono.mov", "aevalsrc='\(tone)':s=44100:d=2", (0.5, 0.5)),
+        ]
+        for (name, audio, (left, right)) in sources {
+            let made = try ProcessRunner.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30:duration=2",
+                                                      "-f", "lavfi", "-i", audio, "-map", "0:v", "-map", "1:a",
+                                                      "-c:v", "libx264", "-c:a", "pcm_s16le", fx.path(name)])
+            try #require(made.status == 0, "\(made.stderr)")
+            try fx.session(#"{"video": {"videoSegments": [{"source": "\#(name)"}]}}"#)
+            let out = try fx.rendered(to: name + ".mp4")
+            let decoded = try ProcessRunner.run(ffmpeg, ["-v", "error", "-i", out, "-f", "f32le", "-ac", "2", "-"])
+            let samples = decoded.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let middle = (24_000..<72_000)
+            let peakLeft = middle.map { abs(samples[2 * $0]) }.max() ?? 0
+            let peakRight = middle.map { abs(samples[2 * $0 + 1]) }.max() ?? 0
+            #expect(abs(Double(peakLeft) - left) < 0.025 && abs(Double(peakRight) - right) < 0.025,
+                    "\(name): peaks \(peakLeft), \(peakRight); expected \(left), \(right)")
+        }
+    }
+
     @Test func silentSegmentsAndCleanJoins() throws {
         let fx = try RenderFixture()
         try fx.sample("a.mp4", ["--duration", "2", "--size", "64x48", "--tone", "440"])

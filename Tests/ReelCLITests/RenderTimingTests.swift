@@ -98,4 +98,22 @@ import Testing
         #expect(audio.codecName == "aac" && audio.sampleRate == 48000 && audio.channels == 2)
         #expect(abs((audio.duration ?? 0) - (video.duration ?? 0)) <= 1.0 / 30)
     }
+
+    /// A variable-frame-rate clip (a 30 fps phone clip that dropped frames 10…19 in low
+    /// light: nominal 30 fps, average 25): rendered at its nominal rate, each output frame
+    /// shows the source frame on screen then — frame 9 while the gap lasts.
+    @Test func aVariableFrameRateClipRendersAtItsNominalRateShowingTheFrameOnScreen() throws {
+        let fx = try RenderFixture()
+        try fx.sample("cfr.mp4", ["--duration", "2", "--size", "96x64", "--fps", "30", "--pattern", "frame-index", "--no-audio"])
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let made = try ProcessRunner.run(ffmpeg, ["-v", "error", "-i", fx.path("cfr.mp4"), "-vf", "select='not(between(n,10,19))'",
+                                                  "-fps_mode", "vfr", "-c:v", "libx264", "-crf", "10", fx.path("vfr.mp4")])
+        try #require(made.status == 0, "\(made.stderr)")
+        try fx.session(#"{"video": {"videoSegments": [{"source": "vfr.mp4"}]}}"#)
+        let out = try fx.rendered()
+        let frames = try DecodedMedia.yuvFrames(out, width: 96, height: 64)
+        let seen = frames.map { frameIndex(ofYUV: $0, width: 96, height: 64) }
+        let expected = (0..<60).map { (10...19).contains($0) ? 9 : $0 }
+        #expect(seen == expected, "seen \(seen)")
+    }
 }
