@@ -30,10 +30,11 @@ demo: build
 	$(REEL) inspect $(DEMO)/multi-segment.json
 	$(REEL) render $(DEMO)/multi-segment.json -o $(DEMO)/multi-segment.mp4
 	$(REEL) render $(DEMO)/sdk-session.json -o $(DEMO)/sdk-session.mp4
+	$(REEL) render $(DEMO)/phone-mix.json -o $(DEMO)/phone-mix.mp4
 	$(REEL) render $(DEMO)/image.json -o $(DEMO)/image.jpg
 	$(REEL) filters --contact-sheet $(DEMO)/filters.jpg
 	$(REEL) thumbnails $(DEMO)/multi-segment.json --segment 1 --count 4 --size 160x90 -o $(DEMO)/filmstrip --cache-dir $(DEMO)/stills
-	@echo "rendered $(DEMO)/multi-segment.mp4 and $(DEMO)/sdk-session.mp4 (+ .reel.json sidecars), $(DEMO)/image.jpg, $(DEMO)/filters.jpg and $(DEMO)/filmstrip/"
+	@echo "rendered $(DEMO)/multi-segment.mp4, $(DEMO)/sdk-session.mp4 and $(DEMO)/phone-mix.mp4 (+ .reel.json sidecars), $(DEMO)/image.jpg, $(DEMO)/filters.jpg and $(DEMO)/filmstrip/"
 
 test: build
 	swift test

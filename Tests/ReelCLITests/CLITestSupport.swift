@@ -16,7 +16,7 @@ enum Examples {
         return dir
     }
 
-    static let sessions = ["simple.json", "multi-segment.json", "sdk-session.json", "image.json"]
+    static let sessions = ["simple.json", "multi-segment.json", "sdk-session.json", "image.json", "phone-mix.json"]
 }
 
 struct Failure: Error, CustomStringConvertible {

@@ -13,6 +13,22 @@ import Testing
         }
     }
 
+    /// Media as phones and cameras write them in one session (examples/phone-mix.json): an
+    /// HLG HEVC clip turned portrait, ProRes 4:2:2 10-bit, a variable-frame-rate clip with
+    /// 44.1 kHz mono sound and 5.1 sound at 1.5×.
+    @Test func thePhoneMixRendersOnTheFarm() throws {
+        let dir = try Examples.prepare()
+        let render = try TestEnvironment.reel(["render", "phone-mix.json", "-o", "mix.mp4", "--workers", "2"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        let streams = try FFprobe.streams(dir.appendingPathComponent("mix.mp4").path)
+        // 2 s + 2 s + 2 s at 30 fps, and 2 s at 1.5×: 60 + 60 + 60 + 40.
+        #expect(streams.first { $0.codecType == "video" }?.frameCount == 220)
+        let audio = streams.first { $0.codecType == "audio" }
+        #expect(audio?.channels == 2 && audio?.sampleRate == 48000)
+        let sidecar = try String(contentsOf: dir.appendingPathComponent("mix.reel.json"), encoding: .utf8)
+        #expect(sidecar.contains(#""media/phone-hlg-portrait.mov" : "HLG BT.2020 → SDR BT.709"#), "\(sidecar.prefix(400))")
+    }
+
     @Test func schemaAcceptsTheExamplesAndAgreesWithTheValidator() throws {
         let dir = try Examples.prepare()
         // Documents that are wrong in structure: the schema and `reel validate` must both refuse them.
