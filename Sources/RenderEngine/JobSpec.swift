@@ -108,6 +108,19 @@ public struct JobSpec: Sendable, Codable {
                          files: files.filter { references.contains($0.key) }.mapValues(\.contentID))
     }
 
+    /// Whether task `index` reads the file `contentID` (asked for every block a worker
+    /// requests: media are checked without cutting the whole shard spec).
+    public func task(_ index: Int, reads contentID: String) -> Bool {
+        guard tasks.indices.contains(index) else { return false }
+        let task = tasks[index]
+        let media: [String] = switch task.kind {
+        case .audio: segments.filter(\.hasAudio).map(\.source)
+        case .video, .segmentAudio: segments.indices.contains(task.segment) ? [segments[task.segment].source] : []
+        }
+        if media.contains(where: { files[$0]?.contentID == contentID }) { return true }
+        return task.kind == .video && shard(index).files.values.contains(contentID)
+    }
+
     /// The catalogue plus the job's custom filter types.
     var registry: FilterRegistry { FilterRegistry.builtIn.adding(customFilters.map(\.definition)) }
 

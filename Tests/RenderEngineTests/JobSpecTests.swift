@@ -52,6 +52,10 @@ struct JobSpecTests {
             case (.video, _): #expect(shard.files == ["c.mp4": "sha256:cc"])
             }
             if shard.task.kind == .video { #expect(shard.segments.map(\.index) == [shard.task.segment]) }
+            // The coordinator's per-block check agrees with what the spec names.
+            for id in ["sha256:aa", "sha256:bb", "sha256:cc", "sha256:ff"] {
+                #expect(spec.task(index, reads: id) == shard.files.values.contains(id), "task \(index), \(id)")
+            }
         }
     }
 

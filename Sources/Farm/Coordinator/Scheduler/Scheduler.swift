@@ -201,7 +201,7 @@ struct Scheduler {
     /// a worker is sent its blocks.
     func job(reading contentID: String, peer: PeerID) -> String? {
         workers[peer]?.running.first { key in
-            jobs[key.job]?.spec.shard(key.shard).files.values.contains(contentID) ?? false
+            jobs[key.job]?.spec.task(key.shard, reads: contentID) ?? false
         }?.job
     }
 
