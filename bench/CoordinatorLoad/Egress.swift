@@ -2,7 +2,6 @@ import Farm
 import Foundation
 import RenderEngine
 import SessionKit
-import Synchronization
 
 /// `--egress`: three clips of incompressible video (made with ffmpeg), one segment each,
 /// rendered at 160×90 by `--workers` range-reading workers with one slot each; 1 s
@@ -29,21 +28,7 @@ func measureEgress(_ arguments: Arguments) throws {
         .write(to: sessionPath)
 
     let options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
-    let listening = Mutex<String?>(nil)
-    let started = DispatchSemaphore(value: 0)
-    Thread {
-        do {
-            let coordinator = try Coordinator(options: options)
-            listening.withLock { $0 = coordinator.endpoint }
-            started.signal()
-            try coordinator.run()
-        } catch {
-            print("coordinator: \(error)")
-            started.signal()
-        }
-    }.start()
-    started.wait()
-    guard let endpoint = listening.withLock({ $0 }) else { throw EngineError("the coordinator did not start") }
+    let endpoint = try startCoordinator(options)
 
     let workers = RangeWorkers(endpoint: endpoint, count: arguments.workers, cacheRoot: dir.appendingPathComponent("workers"))
     Thread { do { try workers.run() } catch { print("range workers: \(error)") } }.start()

@@ -15,7 +15,6 @@ import Farm
 import Foundation
 import RenderEngine
 import SessionKit
-import Synchronization
 
 struct Arguments {
     var workers = 100
@@ -137,21 +136,7 @@ let keyframeInterval = arguments.minutes == nil ? 1.0 : 2.0
 var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
 options.mediaRoots = [dir]
 let coordinatorOptions = options
-let listening = Mutex<String?>(nil)
-let started = DispatchSemaphore(value: 0)
-Thread {
-    do {
-        let coordinator = try Coordinator(options: coordinatorOptions)
-        listening.withLock { $0 = coordinator.endpoint }
-        started.signal()
-        try coordinator.run()
-    } catch {
-        print("coordinator: \(error)")
-        started.signal()
-    }
-}.start()
-started.wait()
-guard let endpoint = listening.withLock({ $0 }) else { exit(1) }
+let endpoint = try startCoordinator(coordinatorOptions)
 
 let workers = SimulatedWorkers(endpoint: endpoint, count: arguments.workers, slots: arguments.slots)
 let workerThread = Thread { do { try workers.run() } catch { print("simulated workers: \(error)") } }
