@@ -1,3 +1,4 @@
+import CFFmpeg
 import SessionKit
 
 /// Fixed encoder settings of a job (docs/rendering.md). Every chunk of a job uses the same ones,
@@ -45,6 +46,10 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
 
     public func validate() throws {
         guard (0...51).contains(crf) else { throw EngineError("--crf \(crf) is outside 0 … 51") }
+        let encoder = videoCodec == .hevc ? "libx265" : "libx264"
+        guard avcodec_find_encoder_by_name(encoder) != nil else {
+            throw EngineError("--codec \(videoCodec.rawValue): this system's libavcodec has no \(encoder) encoder")
+        }
         guard Self.presets.contains(preset) else {
             throw EngineError("--preset '\(preset)' is not one of \(Self.presets.joined(separator: ", "))")
         }

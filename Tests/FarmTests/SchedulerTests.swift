@@ -248,6 +248,11 @@ struct SchedulerTests {
         let next = farm.tick()
         #expect(next.map(\.worker) == ["d"], "\(next)")
         #expect(farm.busy("b") == 0 && farm.busy("c") == 0)
+        // With only disagreeing workers left, the job waits and says why.
+        for name in ["a", "d"] { farm.on(.sendFailed(Farm.peer(name))) }
+        _ = farm.tick()
+        #expect(farm.logs.contains { $0.contains("job j waits: no connected worker whose h264 encoder agrees with its chunks' (fingerprint x1)") },
+                "\(farm.logs.suffix(3))")
     }
 
     @Test func aSilentWorkersShardsGoBackToTheQueue() {

@@ -358,6 +358,14 @@ extension Scheduler {
                 }
             }
         }
+        // A job no connected worker may take waits, and says why (docs/rendering.md, "HEVC output").
+        guard !workers.isEmpty else { return }
+        for job in jobs.values where job.hasQueued && job.isDispatchable && !workers.values.contains(where: { job.accepts($0.encoders) }) {
+            let codec = job.spec.settings.videoCodec.rawValue
+            let why = job.encoderFingerprint.map { "whose \(codec) encoder agrees with its chunks' (fingerprint \($0))" }
+                ?? "with a \(codec) encoder"
+            emit(.logLimited(kind: "no encoder", "job \(job.id) waits: no connected worker \(why)"))
+        }
     }
 
     private mutating func nextShard(for peer: PeerID) -> (String, Int)? {
