@@ -40,12 +40,12 @@ public enum MediaProbe {
             exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(path: path) : nil)
     }
 
-    /// A JPEG's EXIF `Orientation`, which libavcodec's decoder puts in the frame's metadata.
+    /// A JPEG's EXIF `Orientation`, read from the file's header segments (no decode).
     private static func exifOrientation(path: String) throws -> Int? {
-        let frame = try VideoSource.firstFrame(path: path)
-        guard let entry = av_dict_get(frame.pointer.pointee.metadata, "Orientation", nil, 0),
-              let value = entry.pointee.value else { return nil }
-        return Int(String(cString: value).trimmingCharacters(in: .whitespaces))
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }   // read-only handle: nothing to lose on close
+        let header = try file.read(upToCount: JPEGExif.headerLimit) ?? Data()
+        return JPEGExif.orientation(in: [UInt8](header))
     }
 
     /// A codec tag as its four characters (`avc1`, `hvc1`), printable ones only.

@@ -58,12 +58,13 @@ final class VideoChunkWriter {
             ]
         case .hevc:
             // x265 has no cpu-independent switch; docs/rendering.md says what holds across machines.
-            // With its lookahead and B-frames on, the same shard encoded in a busy process came
-            // out differently in about half of the renders here: both are off. The CTU size is
-            // fixed: libx265 keeps one per process, taken from the first encoder it opens.
+            // SAO and weighted prediction read heap memory x265 never initialised (valgrind), so
+            // a shard's bytes depended on the process's history: both are off. The lookahead and
+            // B-frames are off too. The CTU size is fixed: libx265 keeps one per process, taken
+            // from the first encoder it opens.
             return [
                 "preset": settings.preset, "crf": String(settings.crf), "forced-idr": "1",
-                "x265-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:frame-threads=1:pools=none:wpp=0:lookahead-slices=0:info=0:log-level=error:profile=main:ctu=64:min-cu-size=8:rc-lookahead=0:b-adapt=0:bframes=0:cutree=0",
+                "x265-params": "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0:frame-threads=1:pools=none:wpp=0:lookahead-slices=0:info=0:log-level=error:profile=main:ctu=64:min-cu-size=8:rc-lookahead=0:b-adapt=0:bframes=0:cutree=0:sao=0:weightp=0",
             ]
         }
     }
