@@ -6,7 +6,7 @@
 FROM swift:6.0-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
       pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
-      libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev \
+      libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first, so source edits do not refetch them.
@@ -23,7 +23,7 @@ COPY looks/*.png looks/*.json /out/usr/local/share/reelfarm/looks/
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libavformat59 libavcodec59 libavutil57 libswscale6 libavfilter8 libswresample4 \
-      libzmq5 liblz4-1 libsqlite3-0 ca-certificates \
+      libzmq5 liblz4-1 libsqlite3-0 libheif1 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/reelfarm --create-home reel
 COPY --from=build /out/ /

@@ -3,7 +3,7 @@
 #   make test   builds and runs the test suite
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
-	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev ffmpeg
+	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev ffmpeg
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 REEL := .build/debug/reel
 DEMO := .build/demo

@@ -24,12 +24,13 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
 
         // The filters' per-pixel math lives with their parameters here (docs/filters.md).
         .target(name: "SessionKit", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(
             name: "RenderEngine",
-            dependencies: ["SessionKit", "CFFmpeg", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SessionKit", "CFFmpeg", "CHeif", .product(name: "Crypto", package: "swift-crypto")],
             // Per-pixel loops run 20-50x slower unoptimised; tests render real video in debug builds.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),

@@ -7,7 +7,7 @@ struct Sample: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write synthetic test media: a moving pattern and a tone, H.264 + AAC.")
 
-    @Argument(help: "Output file: .mp4 or .mov for video, .jpg for one still frame.")
+    @Argument(help: "Output file: .mp4 or .mov for video, .jpg or .heic for one still frame.")
     var output: String
 
     @Option(help: "Length in seconds.")
@@ -19,7 +19,7 @@ struct Sample: ParsableCommand {
     @Option(help: "Frames per second (integer).")
     var fps: Int = 30
 
-    @Option(help: "Clockwise display rotation stored as a display matrix, like a phone's portrait clip: 0, 90, 180 or 270.")
+    @Option(help: "Clockwise display rotation, like a phone's portrait clip or photo (a display matrix; irot/imir in .heic): 0, 90, 180 or 270.")
     var rotate: Int = 0
 
     @Flag(help: "Write no audio track.")

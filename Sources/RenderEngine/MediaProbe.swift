@@ -7,6 +7,7 @@ import SessionKit
 public enum MediaProbe {
     public static func probe(path: String) throws -> MediaInfo {
         LibavLog.quiet()
+        if HEIFImage.isHEIF(path: path) { return try HEIFImage(path: path).mediaInfo() }
         let input = try InputContainer(path: path)
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO), let par = stream.pointee.codecpar else {
             throw EngineError("\(path): no video stream")

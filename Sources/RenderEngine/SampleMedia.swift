@@ -2,7 +2,8 @@ import CFFmpeg
 import Foundation
 
 /// Synthetic test media written with libavcodec/libavformat (`reel sample`): H.264 video
-/// with a known picture per frame and, optionally, a sine tone in AAC.
+/// with a known picture per frame and, optionally, a sine tone in AAC; or one picture as a
+/// JPEG, or as a HEIC photo through libheif (`SampleMedia+HEIF.swift`).
 public struct SampleMedia: Sendable {
     public enum Pattern: String, Sendable, CaseIterable {
         /// Diagonal bands and a box that move every frame.
@@ -47,7 +48,9 @@ public struct SampleMedia: Sendable {
         guard [0, 90, 180, 270].contains(rotation) else { throw EngineError("rotation \(rotation): use 0, 90, 180 or 270") }
         LibavLog.quiet()
         try TemporaryOutput.write(to: path) { temporary in
-            if Self.isStillImagePath(path) {
+            if Self.isHEIFPath(path) {
+                try writeHEIF(at: temporary)
+            } else if Self.isStillImagePath(path) {
                 try writeStill(at: temporary)
             } else {
                 try writeFile(at: temporary, format: formatName(for: path))
@@ -204,7 +207,7 @@ public struct SampleMedia: Sendable {
         return frame
     }
 
-    private func draw(frame index: Int, into picture: Frame) {
+    func draw(frame index: Int, into picture: Frame) {
         let f = picture.pointer.pointee
         guard let yPlane = f.data.0, let uPlane = f.data.1, let vPlane = f.data.2 else { return }
         let (ys, us, vs) = (Int(f.linesize.0), Int(f.linesize.1), Int(f.linesize.2))

@@ -16,8 +16,9 @@ final class VideoSource {
     private(set) var origin: Int64 = 0
     let timeBase: AVRational
 
-    /// The first frame of a file (a still image's only one), without seeking.
+    /// The first frame of a file (a still image's only one, HEIC photos through libheif), without seeking.
     static func firstFrame(path: String) throws -> Frame {
+        if HEIFImage.isHEIF(path: path) { return try HEIFImage(path: path).decode() }
         let source = try VideoSource(path: path, rewind: false)
         let frame = try Frame()
         try avCheck(av_frame_ref(frame.pointer, source.first.pointer), "av_frame_ref")

@@ -66,6 +66,25 @@ import Testing
         #expect(inspected.stdout.contains("image 32×64; rotated 90° clockwise"), "\(inspected.stdout)")
     }
 
+    /// A HEIC photo (written by `reel sample` through libheif, its turn in `irot`) is read
+    /// upright, as `UIImage` shows it; a truncated one is refused at validation.
+    @Test func aPortraitHEICPhotoComesOutUprightAndATruncatedOneIsRefused() throws {
+        let fx = try RenderFixture()
+        try fx.sample("photo.heic", ["--size", "64x32", "--pattern", "quadrants", "--rotate", "90"])
+        try fx.session(#"{"image": {"source": "photo.heic"}}"#)
+        let out = try fx.rendered("s.json", to: "out.png")
+        let frame = try #require(try DecodedMedia.rgbFrames(out, width: 32, height: 64).first, "no 32×64 picture")
+        #expect(Self.quadrants(frame, width: 32, height: 64) == ["blue", "red", "white", "green"])
+
+        let data = try Data(contentsOf: URL(fileURLWithPath: fx.path("photo.heic")))
+        try data.prefix(data.count - 200).write(to: URL(fileURLWithPath: fx.path("cut.heic")))
+        try fx.session(#"{"image": {"source": "cut.heic"}}"#, name: "cut.json")
+        let refused = try TestEnvironment.reel(["render", "cut.json", "-o", "cut.png"], in: fx.dir)
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("image.source") && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fx.path("cut.png")))
+    }
+
     /// PNG transparency is composited on black: a white picture whose left half is fully
     /// transparent comes out black there and white elsewhere.
     @Test func aTransparentPNGIsCompositedOnBlack() throws {
