@@ -20,8 +20,9 @@ final class FrameSelector {
         pending = try Frame()
         try source.seek(to: t)
         try fill()
-        // A seek must land at or before the target; if it did not, decode from the start.
-        if let first = pendingTime, first > t + Self.tolerance, t.isPositive {
+        // A seek must land at or before the target; if it did not (or found no frame at
+        // all), decode from the start.
+        if pendingTime.map({ $0 > t + Self.tolerance }) ?? true, t.isPositive {
             try source.rewind()
             atEnd = false
             try fill()

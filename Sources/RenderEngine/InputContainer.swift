@@ -59,6 +59,12 @@ final class InputContainer {
     /// only as EIO, or as a packet cut short.
     var readerError: (any Error)? { io?.readerError }
 
+    /// Whether the demuxer can seek to a byte position (MPEG-TS can, MP4 cannot).
+    var seeksByByte: Bool {
+        guard let format = context.pointee.iformat else { return false }
+        return format.pointee.flags & AVFMT_NO_BYTE_SEEK == 0 && format.pointee.flags & AVFMT_NOFILE == 0
+    }
+
     var formatName: String {
         context.pointee.iformat.flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""
     }

@@ -12,6 +12,7 @@ final class VideoSource {
     private let packet: Packet
     private var draining = false
     private var finished = false
+    private var awaitingKeyframe = false
     /// Stream timestamp of the source clock's zero.
     private(set) var origin: Int64 = 0
     let timeBase: AVRational
@@ -46,7 +47,7 @@ final class VideoSource {
         first = try Frame()
         guard try next(into: first) else { throw EngineError("\(path): no decodable video frame") }
         origin = Self.timestamp(of: first)
-        if rewind { try seek(toStreamTime: origin) }
+        if rewind { try self.rewind() }
     }
 
     /// The container time (seconds) of the source clock's zero.
@@ -63,20 +64,33 @@ final class VideoSource {
     /// Positions the decoder so the next frames include the one on screen at `seconds`:
     /// the keyframe at or before it.
     func seek(to seconds: Rational) throws {
+        guard seconds.isPositive else { return try rewind() }
         let ts = (seconds * Rational(Int(timeBase.den)) / Rational(Int(timeBase.num))).floor + origin
         try seek(toStreamTime: ts)
     }
 
     private func seek(toStreamTime ts: Int64) throws {
         try avCheck(av_seek_frame(input.context, stream.pointee.index, ts, AVSEEK_FLAG_BACKWARD), "av_seek_frame(\(path))")
+        restart(atKeyframe: true)
+    }
+
+    /// After a seek the decoder starts afresh. A seek by time in a format without an index
+    /// (MPEG-TS) can land mid-GOP or mid-packet: what precedes the next keyframe is skipped,
+    /// not decoded into errors.
+    private func restart(atKeyframe: Bool) {
         decoder.flush()
         draining = false
         finished = false
+        awaitingKeyframe = atKeyframe
     }
 
-    /// Restarts from the very first frame (when a seek landed past the target).
+    /// Restarts from the very first frame (when a seek landed past the target). Formats
+    /// without an index (MPEG-TS) find times by bisecting the file and may land past the
+    /// first keyframe or nowhere, so they go back to byte 0; indexed ones (MP4) by time.
     func rewind() throws {
-        try seek(toStreamTime: origin)
+        guard input.seeksByByte else { return try seek(toStreamTime: origin) }
+        try avCheck(av_seek_frame(input.context, -1, 0, AVSEEK_FLAG_BYTE), "av_seek_frame(\(path), byte 0)")
+        restart(atKeyframe: false)
     }
 
     /// Decodes the next frame in presentation order; `false` at the end of the stream.
@@ -99,6 +113,10 @@ final class VideoSource {
             try avCheck(code, "av_read_frame(\(path))")
             defer { av_packet_unref(packet.pointer) }
             guard packet.pointer.pointee.stream_index == stream.pointee.index else { continue }
+            if awaitingKeyframe {
+                guard packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                awaitingKeyframe = false
+            }
             do {
                 try decoder.send(packet)
             } catch let error as AVError {

@@ -116,4 +116,39 @@ import Testing
         let expected = (0..<60).map { (10...19).contains($0) ? 9 : $0 }
         #expect(seen == expected, "seen \(seen)")
     }
+
+    /// Sources whose decode order, container clock or edit list differ from their
+    /// presentation: B-frames (a decoder delay of 2 frames, hidden by an edit list), an MP4
+    /// cut with `-c copy` at 0.5 s (an edit list that starts mid-GOP: the first 15 coded
+    /// frames are not shown), and MPEG-TS whose first frame is at 8.7 s (no index: seeks
+    /// bisect the file). For each, the whole clip and a trim from 0.8 s show exactly the
+    /// frames ffmpeg's own decode of the source shows, in order, for 1 and 2 workers.
+    @Test(arguments: ["bframes.mp4", "editlist.mp4", "offset.ts"])
+    func sourcesWithDelaysEditListsAndOffsetClocksShowTheFramesFFmpegShows(kind: String) throws {
+        let fx = try RenderFixture()
+        try fx.sample("fi.mp4", ["--duration", "2", "--size", "96x64", "--pattern", "frame-index", "--no-audio"])
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let encode = ["-c:v", "libx264", "-preset", "medium", "-bf", "3", "-crf", "10", "-g", "30"]
+        let commands: [[String]] = switch kind {
+        case "bframes.mp4": [["-i", fx.path("fi.mp4")] + encode + [fx.path(kind)]]
+        case "editlist.mp4": [["-i", fx.path("fi.mp4")] + encode + [fx.path("b.mp4")],
+                              ["-ss", "0.5", "-i", fx.path("b.mp4"), "-c", "copy", fx.path(kind)]]
+        default: [["-i", fx.path("fi.mp4")] + encode + ["-output_ts_offset", "7.3", "-f", "mpegts", fx.path(kind)]]
+        }
+        for command in commands {
+            let made = try ProcessRunner.run(ffmpeg, ["-v", "error", "-y"] + command)
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        let shown = try DecodedMedia.yuvFrames(fx.path(kind), width: 96, height: 64).map { frameIndex(ofYUV: $0, width: 96, height: 64) }
+        try #require(shown.count == (kind == "editlist.mp4" ? 45 : 60), "ffmpeg shows \(shown.count) frames")
+        try fx.session("""
+            {"video": {"videoSegments": [{"source": "\(kind)"}, {"source": "\(kind)", "trimStartTime": 0.8, "trimDuration": 0.5}]}}
+            """)
+        let expected = shown + shown[24..<39]
+        for workers in ["1", "2"] {
+            let out = try fx.rendered(to: "out-\(workers).mp4", ["--no-audio", "--workers", workers])
+            let seen = try DecodedMedia.yuvFrames(out, width: 96, height: 64).map { frameIndex(ofYUV: $0, width: 96, height: 64) }
+            #expect(seen == Array(expected), "\(kind), \(workers) workers: seen \(seen)")
+        }
+    }
 }
