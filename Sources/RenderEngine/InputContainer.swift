@@ -59,10 +59,13 @@ final class InputContainer {
     /// only as EIO, or as a packet cut short.
     var readerError: (any Error)? { io?.readerError }
 
-    /// Whether the demuxer can seek to a byte position (MPEG-TS can, MP4 cannot).
-    var seeksByByte: Bool {
+    /// Whether the demuxer is one of the index-less streams (MPEG-TS, MPEG-PS: those that
+    /// allow timestamp discontinuities) that are rewound by byte position rather than by
+    /// time. Matroska, AVI and MP4 accept a byte seek too but land badly: they go by time.
+    var rewindsByByte: Bool {
         guard let format = context.pointee.iformat else { return false }
-        return format.pointee.flags & AVFMT_NO_BYTE_SEEK == 0 && format.pointee.flags & AVFMT_NOFILE == 0
+        let flags = format.pointee.flags
+        return flags & AVFMT_TS_DISCONT != 0 && flags & AVFMT_NO_BYTE_SEEK == 0 && flags & AVFMT_NOFILE == 0
     }
 
     var formatName: String {

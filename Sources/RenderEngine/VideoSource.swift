@@ -88,7 +88,7 @@ final class VideoSource {
     /// without an index (MPEG-TS) find times by bisecting the file and may land past the
     /// first keyframe or nowhere, so they go back to byte 0; indexed ones (MP4) by time.
     func rewind() throws {
-        guard input.seeksByByte else { return try seek(toStreamTime: origin) }
+        guard input.rewindsByByte else { return try seek(toStreamTime: origin) }
         try avCheck(av_seek_frame(input.context, -1, 0, AVSEEK_FLAG_BYTE), "av_seek_frame(\(path), byte 0)")
         restart(atKeyframe: false)
     }
