@@ -73,10 +73,11 @@ public struct CubeLUT: Sendable, Hashable {
 
     /// Blends `count` pixels (three planes, in place) toward their trilinear lookup by
     /// `amount`, clamped: `x + (lut(x) − x)·amount`. The three channels of each corner are
-    /// interpolated together as one SIMD vector, and the lattice position, its clamp and
-    /// its integer part are computed for the three channels at once; lane by lane the
-    /// operations are those of `sample` (no fused multiply-add), so the results are the
-    /// same bits. The usual domain [0, 1] skips the normalisation, which is exact there.
+    /// interpolated together as one SIMD vector; lane by lane the operations are those of
+    /// `sample` (no fused multiply-add), so the results are the same bits. The usual
+    /// domain [0, 1] skips the normalisation, which is exact there. Clamps and integer
+    /// parts stay scalar: the standard library's generic SIMD `clamped` and rounding
+    /// conversions are not specialised here and cost more than the whole interpolation.
     func blend(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>,
                count: Int, amount a: Float) {
         let n = size - 1, s = size
@@ -84,9 +85,7 @@ public struct CubeLUT: Sendable, Hashable {
         let span = SIMD4<Float>(domainMax[0] - domainMin[0], domainMax[1] - domainMin[1], domainMax[2] - domainMin[2], 1)
         let unitDomain = lo == .zero && span == .one
         let top = SIMD4<Float>(repeating: Float(n))
-        let lastCell = SIMD4<Int32>(repeating: Int32(n - 1))
         let mixAmount = SIMD4<Float>(repeating: a)
-        let zero = SIMD4<Float>.zero, one = SIMD4<Float>.one
         padded.withUnsafeBufferPointer { buffer in
             guard let t = buffer.baseAddress else { return }
             let raw = UnsafeRawPointer(t)
@@ -97,11 +96,12 @@ public struct CubeLUT: Sendable, Hashable {
             for x in 0..<count {
                 let v = SIMD4<Float>(r[x], g[x], b[x], 0)
                 let q = unitDomain ? v : (v - lo) / span
-                let u = q.clamped(lowerBound: zero, upperBound: one) * top
-                let cell = pointwiseMin(SIMD4<Int32>(u, rounding: .towardZero), lastCell)
-                let f = u - SIMD4<Float>(cell)
-                let fr = SIMD4<Float>(repeating: f[0]), fg = SIMD4<Float>(repeating: f[1]), fb = SIMD4<Float>(repeating: f[2])
-                let p = ((Int(cell[2]) * s + Int(cell[1])) * s + Int(cell[0])) * 3
+                let u = SIMD4<Float>(clampUnit(q[0]), clampUnit(q[1]), clampUnit(q[2]), 0) * top
+                let r0 = min(Int(u[0]), n - 1), g0 = min(Int(u[1]), n - 1), b0 = min(Int(u[2]), n - 1)
+                let fr = SIMD4<Float>(repeating: u[0] - Float(r0))
+                let fg = SIMD4<Float>(repeating: u[1] - Float(g0))
+                let fb = SIMD4<Float>(repeating: u[2] - Float(b0))
+                let p = ((b0 * s + g0) * s + r0) * 3
                 let c000 = corner(p), c100 = corner(p + dr), c010 = corner(p + dg), c110 = corner(p + dg + dr)
                 let c001 = corner(p + db), c101 = corner(p + db + dr), c011 = corner(p + db + dg), c111 = corner(p + db + dg + dr)
                 let c00 = c000 + (c100 - c000) * fr
@@ -111,10 +111,10 @@ public struct CubeLUT: Sendable, Hashable {
                 let c0 = c00 + (c10 - c00) * fg
                 let c1 = c01 + (c11 - c01) * fg
                 let looked = c0 + (c1 - c0) * fb
-                let blended = (v + (looked - v) * mixAmount).clamped(lowerBound: zero, upperBound: one)
-                r[x] = blended[0]
-                g[x] = blended[1]
-                b[x] = blended[2]
+                let blended = v + (looked - v) * mixAmount
+                r[x] = clampUnit(blended[0])
+                g[x] = clampUnit(blended[1])
+                b[x] = clampUnit(blended[2])
             }
         }
     }
