@@ -95,9 +95,12 @@ final class HEIFImage {
     }
 
     private static func error(_ status: heif_error, _ path: String) -> EngineError {
-        // libheif's messages may hold line breaks; the error is one line.
-        let message = (status.message.map { String(cString: $0) } ?? "error \(status.code.rawValue)")
+        EngineError("\(path): not a readable HEIF image (\(message(status)))")
+    }
+
+    /// libheif's text for a failed call, on one line (its messages may hold line breaks).
+    static func message(_ status: heif_error) -> String {
+        (status.message.map { String(cString: $0) } ?? "error \(status.code.rawValue)")
             .split(whereSeparator: \.isNewline).joined(separator: " ")
-        return EngineError("\(path): not a readable HEIF image (\(message))")
     }
 }

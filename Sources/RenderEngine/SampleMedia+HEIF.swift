@@ -59,7 +59,7 @@ extension SampleMedia {
 
     private func heifCheck(_ status: heif_error, _ function: String) throws {
         guard status.code == heif_error_Ok else {
-            throw EngineError("\(function): \(status.message.map { String(cString: $0) } ?? "error \(status.code.rawValue)")")
+            throw EngineError("\(function): \(HEIFImage.message(status))")
         }
     }
 }
