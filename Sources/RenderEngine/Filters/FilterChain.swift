@@ -21,6 +21,9 @@ public struct FilterChain: Sendable {
     public let isIdentity: Bool
     /// A stage moves pixels: run the chain on the oriented picture.
     public let needsOrientedPicture: Bool
+    /// Names this chain to a workspace's `ColourMemo` (shared by copies of the chain).
+    let identity = Identity()
+    final class Identity: Sendable {}
 
     /// The chain of `filters` as `registry` defines them, with files from `assets`.
     public init(filters: [SessionFilter], registry: FilterRegistry, assets: [String: FilterAssetFile]) throws {
@@ -69,9 +72,10 @@ public struct FilterChain: Sendable {
     }
 
     /// Runs the chain in place on packed RGB24 rows. `workspace` keeps the float pictures
-    /// of chains with picture passes from one frame to the next.
+    /// of chains with picture passes, and the colours a per-pixel chain has seen, from one
+    /// frame to the next. `remembering: false` computes every pixel (tests compare the two).
     public func apply(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
-                      workspace: FilterWorkspace = FilterWorkspace()) {
+                      workspace: FilterWorkspace = FilterWorkspace(), remembering: Bool = true) {
         guard !isIdentity else { return }
         if let table {
             table.withUnsafeBufferPointer { t in
@@ -81,7 +85,11 @@ public struct FilterChain: Sendable {
                 }
             }
         } else if steps.count == 1, case .pixels(let ops) = steps[0] {
-            streamRows(ops, rgb: rgb, width: width, height: height, stride: stride)
+            if remembering, !ops.contains(where: \.dependsOnPosition) {
+                workspace.memo(for: identity).apply(ops, leading: leading, rgb: rgb, width: width, height: height, stride: stride)
+            } else {
+                streamRows(ops, rgb: rgb, width: width, height: height, stride: stride)
+            }
         } else {
             applyInPlanes(rgb: rgb, width: width, height: height, stride: stride, workspace: workspace)
         }
@@ -166,6 +174,7 @@ func quantize(_ x: Float) -> UInt8 { UInt8(min(max(x * 255 + 0.5, 0), 255)) }
 /// filters). Used by one thread at a time.
 public final class FilterWorkspace {
     private var pictures: (PlanarPicture, PlanarPicture)?
+    private var memo: ColourMemo?
 
     public init() {}
 
@@ -178,4 +187,12 @@ public final class FilterWorkspace {
     }
 
     func keep(_ a: PlanarPicture, _ b: PlanarPicture) { pictures = (a, b) }
+
+    /// The memo of `chain`'s results; a new one when the workspace last served another chain.
+    func memo(for chain: FilterChain.Identity) -> ColourMemo {
+        if let memo, memo.owner === chain { return memo }
+        let made = ColourMemo(owner: chain)
+        memo = made
+        return made
+    }
 }

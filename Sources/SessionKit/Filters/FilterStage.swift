@@ -58,6 +58,13 @@ public struct PixelRow {
 public protocol PixelOperation: Sendable {
     /// Runs over one row in place, clamping its results to [0, 1].
     func apply(_ row: PixelRow)
+    /// True when the result depends on where the pixel is, not only on its colour: the
+    /// engine then cannot remember results by colour (docs/filters.md, "Engine").
+    var dependsOnPosition: Bool { get }
+}
+
+extension PixelOperation {
+    public var dependsOnPosition: Bool { false }
 }
 
 public protocol ChannelOperation: PixelOperation {

@@ -11,6 +11,7 @@ public enum Vignette {
 
     public struct Operation: PixelOperation {
         public let amount: Float
+        public var dependsOnPosition: Bool { true }
 
         public func apply(_ row: PixelRow) {
             let v = (Float(row.y) + 0.5) / Float(row.height) - 0.5
