@@ -22,7 +22,9 @@ final class FrameProcessor {
     private let scaledWidth: Int
     private let scaledHeight: Int
     private var toScaled: Scaler?
-    private var toYUV: Scaler?
+    /// 8-bit 4:2:0 sources: crop and scale stay in Y′CbCr, then the engine's own conversion.
+    private var toScaledYUV: Scaler?
+    private var scaledYUV: Frame?
     private let rgb: Frame
     private let unoriented: Frame
     /// The oriented RGB picture, for chains that move pixels.
@@ -60,6 +62,7 @@ final class FrameProcessor {
             return
         }
         guard let hdr = hdrConverter(for: f) else {
+            if try convertOwn(source, crop: crop, matrix: matrix, fullRange: fullRange) { return }
             let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
             try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
             return
@@ -75,6 +78,33 @@ final class FrameProcessor {
         }
         hdr.convert(from, sourceStride: Int(wide.pointer.pointee.linesize.0), into: to,
                     destinationStride: Int(rgb.pointer.pointee.linesize.0), width: scaledWidth, height: scaledHeight)
+    }
+
+    /// 8-bit 4:2:0 SDR in a known matrix: crop and scale in Y′CbCr (libswscale, no colour
+    /// change), then `YUVToRGB` into `rgb`. False when the source needs libswscale's path.
+    private func convertOwn(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws -> Bool {
+        let f = source.pointer.pointee
+        guard f.format == AV_PIX_FMT_YUV420P.rawValue || f.format == AV_PIX_FMT_YUVJ420P.rawValue,
+              let converter = YUVToRGB(matrix: matrix, fullRange: fullRange) else { return false }
+        var (sourcePlanes, strides) = croppedPlanes(source, crop)
+        if crop.width != scaledWidth || crop.height != scaledHeight {
+            if scaledYUV == nil { scaledYUV = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight) }
+            guard let scaled = scaledYUV else { return false }
+            try scaled.makeWritable()
+            let key = Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: f.format,
+                                 width: Int32(scaledWidth), height: Int32(scaledHeight), format: AV_PIX_FMT_YUV420P.rawValue,
+                                 sourceMatrix: matrix, sourceFullRange: fullRange)
+            if toScaledYUV?.key != key { toScaledYUV = try Scaler(key, outputMatrix: matrix, outputFullRange: fullRange) }
+            try toScaledYUV?.scale(source: sourcePlanes, sourceStrides: strides,
+                                   destination: planes(scaled), destinationStrides: lineSizes(scaled))
+            sourcePlanes = planes(scaled).map { $0.map { UnsafePointer($0) } }
+            strides = lineSizes(scaled)
+        }
+        guard let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2],
+              let out = rgb.pointer.pointee.data.0 else { return false }
+        converter.convert(y: y, yStride: Int(strides[0]), cb: cb, cr: cr, chromaStride: Int(strides[1]),
+                          width: scaledWidth, height: scaledHeight, into: out, rgbStride: Int(rgb.pointer.pointee.linesize.0))
+        return true
     }
 
     static func hasAlpha(_ format: Int32) -> Bool {
@@ -171,13 +201,14 @@ final class FrameProcessor {
         }
     }
 
+    /// Packed RGB24 to the output's BT.709 limited 4:2:0 (`RGBToYUV`).
     private func convertToYUV(_ picture: Frame, width: Int, height: Int, into target: Frame) throws {
-        let key = Scaler.Key(sourceWidth: Int32(width), sourceHeight: Int32(height),
-                             sourceFormat: AV_PIX_FMT_RGB24.rawValue, width: Int32(width), height: Int32(height),
-                             format: AV_PIX_FMT_YUV420P.rawValue, sourceMatrix: SWS_CS_ITU709, sourceFullRange: true)
-        if toYUV?.key != key { toYUV = try Scaler(key) }
-        try toYUV?.scale(source: planes(picture).map { UnsafePointer($0) }, sourceStrides: lineSizes(picture),
-                         destination: planes(target), destinationStrides: lineSizes(target))
+        let p = picture.pointer.pointee, t = target.pointer.pointee
+        guard let rgb = p.data.0, let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else {
+            throw EngineError("frame has no data")
+        }
+        RGBToYUV.convert(rgb: rgb, rgbStride: Int(p.linesize.0), width: width, height: height,
+                         y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1))
     }
 
     /// Orients the scaled RGB picture into `destination`, then runs the chain on it.

@@ -46,6 +46,10 @@ import Testing
         let run = try ProcessRunner.run(ffmpeg, ["-i", output, "-i", fx.path(kind.file), "-lavfi",
                                                  "[1:v]\(kind.reference)[ref];[0:v][ref]psnr", "-f", "null", "-"])
         let psnr = run.stderr.firstMatch(of: /average:([0-9.]+)/).flatMap { Double($0.1) }
-        #expect((psnr ?? 0) >= 35, "PSNR \(psnr ?? 0) dB against \(kind.reference)")
+        // The reference maps Y′CbCr to Y′CbCr without filtering chroma; the engine goes through
+        // RGB with linear chroma upsampling and its adjoint downsampling (docs/rendering.md,
+        // "Colour conversion"), which softens testsrc2's one-pixel chroma edges by about
+        // 0.5 dB. A wrong matrix or range costs far more (BT.601 read as BT.709 on this clip: 24 dB).
+        #expect((psnr ?? 0) >= 34, "PSNR \(psnr ?? 0) dB against \(kind.reference)")
     }
 }
