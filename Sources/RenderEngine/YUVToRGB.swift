@@ -56,6 +56,14 @@ struct YUVToRGB {
         let rounding = Int32(1) << (shift - 1)
         let lumaScale = lumaGain << Int32(Self.chromaBits)
         let centre = Int32(128 << Self.chromaBits)
+        let offset = lumaOffset, r = redFromCr, gb = greenFromCb, gr = greenFromCr, b = blueFromCb
+        @inline(__always) func pixel(_ luma: UInt8, _ cbValue: Int32, _ crValue: Int32, _ p: UnsafeMutablePointer<UInt8>) {
+            // Far inside Int32 (255 × 1.17 × 2¹⁷ + 1024 × 2.1 × 2¹⁴): wrapping operations.
+            let l = (Int32(luma) &- offset) &* lumaScale &+ rounding
+            p[0] = UInt8(truncatingIfNeeded: min(max((l &+ r &* crValue) >> shift, 0), 255))
+            p[1] = UInt8(truncatingIfNeeded: min(max((l &- gb &* cbValue &- gr &* crValue) >> shift, 0), 255))
+            p[2] = UInt8(truncatingIfNeeded: min(max((l &+ b &* cbValue) >> shift, 0), 255))
+        }
         rowCb.withUnsafeMutableBufferPointer { ub in
             rowCr.withUnsafeMutableBufferPointer { vb in
                 guard let u = ub.baseAddress, let v = vb.baseAddress else { return }
@@ -67,27 +75,22 @@ struct YUVToRGB {
                     let cbNear = cb + near * chromaStride, cbFar = cb + far * chromaStride
                     let crNear = cr + near * chromaStride, crFar = cr + far * chromaStride
                     for i in 0..<chromaWidth {
-                        u[i] = 3 * Int32(cbNear[i]) + Int32(cbFar[i])
-                        v[i] = 3 * Int32(crNear[i]) + Int32(crFar[i])
+                        u[i] = 3 &* Int32(cbNear[i]) &+ Int32(cbFar[i])
+                        v[i] = 3 &* Int32(crNear[i]) &+ Int32(crFar[i])
                     }
                     u[chromaWidth] = u[chromaWidth - 1]
                     v[chromaWidth] = v[chromaWidth - 1]
                     let luma = y + row * yStride
                     let out = rgb + row * rgbStride
-                    for x in 0..<width {
+                    // Pairs of columns: the even one on its chroma sample, the odd one between two.
+                    var x = 0
+                    while x < width {
                         let i = x >> 1
-                        let odd = Int32(x & 1)
-                        // Even columns: twice the co-sited sample; odd: the sum of both neighbours.
-                        let cbValue = u[i] + u[i] + (u[i + 1] - u[i]) * odd - centre
-                        let crValue = v[i] + v[i] + (v[i + 1] - v[i]) * odd - centre
-                        let l = (Int32(luma[x]) - lumaOffset) * lumaScale + rounding
-                        let red = (l + redFromCr * crValue) >> shift
-                        let green = (l - greenFromCb * cbValue - greenFromCr * crValue) >> shift
-                        let blue = (l + blueFromCb * cbValue) >> shift
-                        let p = out + 3 * x
-                        p[0] = UInt8(truncatingIfNeeded: min(max(red, 0), 255))
-                        p[1] = UInt8(truncatingIfNeeded: min(max(green, 0), 255))
-                        p[2] = UInt8(truncatingIfNeeded: min(max(blue, 0), 255))
+                        pixel(luma[x], u[i] &<< 1 &- centre, v[i] &<< 1 &- centre, out + 3 * x)
+                        if x + 1 < width {
+                            pixel(luma[x + 1], u[i] &+ u[i + 1] &- centre, v[i] &+ v[i + 1] &- centre, out + 3 * x + 3)
+                        }
+                        x += 2
                     }
                 }
             }
