@@ -43,8 +43,8 @@ struct YUVToRGB {
         blueFromCb = fixed(2 * (1 - kb) * cScale)
     }
 
-    /// Converts `width × height` pixels. `planes` are Y, Cb, Cr (chroma at half size,
-    /// rounded up); `rgb` receives packed rows of `rgbStride` bytes.
+    /// Converts `width × height` pixels: `y` at full size, `cb` and `cr` at half size
+    /// (rounded up) sharing one stride; `rgb` receives packed rows of `rgbStride` bytes.
     func convert(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int,
                  width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt8>, rgbStride: Int) {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
