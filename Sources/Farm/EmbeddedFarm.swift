@@ -112,7 +112,5 @@ public struct EmbeddedFarm: Sendable {
     }
 
     /// This program, for spawning workers.
-    public static var currentExecutable: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
+    public static var currentExecutable: String { RunningExecutable.path }
 }

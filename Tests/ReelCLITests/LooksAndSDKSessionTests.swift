@@ -142,6 +142,24 @@ import Testing
         #expect((json["missingSDKLooks"] as? [String]) == [])
     }
 
+    /// Installed as the images install it — `bin/reel` found on the PATH (argv[0] is then
+    /// just "reel"), the looks in `share/reelfarm/looks` — the looks are found from any
+    /// working directory.
+    @Test func anInstalledReelOnThePathFindsItsShippedLooks() throws {
+        let root = try TestEnvironment.scratchDirectory()
+        let bin = root.appendingPathComponent("bin"), looks = root.appendingPathComponent("share/reelfarm/looks")
+        let elsewhere = root.appendingPathComponent("projects/edits/work")
+        for dir in [bin, looks, elsewhere] { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) }
+        try FileManager.default.copyItem(atPath: TestEnvironment.reel, toPath: bin.appendingPathComponent("reel").path)
+        try FileManager.default.copyItem(at: TestEnvironment.packageRoot.appendingPathComponent("looks/identity.png"),
+                                         to: looks.appendingPathComponent("identity.png"))
+        let listing = try ProcessRunner.run("/usr/bin/env", ["reel", "looks", "--json"], directory: elsewhere,
+                                            environment: ["PATH": "\(bin.path):/usr/bin:/bin"])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: listing.stdoutData) as? [String: Any])
+        #expect((json["looks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["identity"])
+    }
+
     /// The stand-ins are made by a script from written-down curves, reproducibly.
     @Test func theLookScriptReproducesTheShippedImages() throws {
         let dir = try TestEnvironment.scratchDirectory()

@@ -12,7 +12,7 @@ public struct LooksDirectory: Sendable {
     /// the installed binary, else the repository's `looks/` above a `.build` binary.
     public static var shipped: URL? {
         if let env = ProcessInfo.processInfo.environment["REEL_LOOKS"], !env.isEmpty { return URL(fileURLWithPath: env) }
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        let executable = URL(fileURLWithPath: RunningExecutable.path).resolvingSymlinksInPath()
         var directory = executable.deletingLastPathComponent()
         let installed = directory.deletingLastPathComponent().appendingPathComponent("share/reelfarm/looks")
         if FileManager.default.fileExists(atPath: installed.path) { return installed }
