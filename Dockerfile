@@ -23,9 +23,10 @@ COPY looks/*.png looks/*.json /out/usr/local/share/reelfarm/looks/
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libavformat59 libavcodec59 libavutil57 libswscale6 libavfilter8 libswresample4 \
-      libzmq5 liblz4-1 libsqlite3-0 libheif1 ca-certificates \
+      libzmq5 liblz4-1 libsqlite3-0 libheif1 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --home-dir /var/lib/reelfarm --create-home reel
+    && useradd --system --uid 10001 --home-dir /var/lib/reelfarm --create-home reel \
+    && install -d -o reel -g reel /var/lib/reelfarm/state /var/cache/reelfarm
 COPY --from=build /out/ /
 USER reel
 WORKDIR /var/lib/reelfarm

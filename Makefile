@@ -18,6 +18,8 @@ deps:
 	fi
 	@# The schema test reads docs/session.schema.json with python3's jsonschema.
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+	@# The metrics test parses /metrics with the Prometheus project's own Python parser.
+	@python3 -c 'import prometheus_client' 2>/dev/null || python3 -m pip install -q prometheus_client==0.23.1
 
 build: deps
 	swift build

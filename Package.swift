@@ -15,6 +15,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // SHA-256 of sources (sidecar, content ids) and of chunks on the wire.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        // Operations (docs/operations.md): one log line per event, Prometheus metrics served
+        // over HTTP, and coordinator/worker as services that shut down gracefully on signals.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
     ],
     targets: [
         // C libraries from Debian, found with pkg-config; shims turn macros into functions.
@@ -37,13 +44,27 @@ let package = Package(
         .target(
             name: "Farm",
             dependencies: ["SessionKit", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
+        // The HTTP side of a farm process: /metrics and /healthz (docs/operations.md).
+        .target(
+            name: "FarmHTTP",
+            dependencies: ["Farm",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
+                           .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .executableTarget(
             name: "ReelCLI",
             dependencies: [
-                "SessionKit", "RenderEngine", "Farm",
+                "SessionKit", "RenderEngine", "Farm", "FarmHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // bench/: the coordinator under load from simulated workers (docs/benchmarks.md).

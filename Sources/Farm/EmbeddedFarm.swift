@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RenderEngine
 import SessionKit
 import Synchronization
@@ -8,7 +9,7 @@ import Synchronization
 public struct EmbeddedFarm: Sendable {
     public let executable: String
     public let workers: Int
-    public var log: @Sendable (String) -> Void = { _ in }
+    public var logger = Logger(label: "reel.render", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init(executable: String, workers: Int) {
         self.executable = executable
@@ -45,11 +46,11 @@ public struct EmbeddedFarm: Sendable {
         let finished = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         let startError = Mutex<String?>(nil)
-        let log = self.log
+        let logger = self.logger
         let coordinatorThread = Thread {
             defer { finished.signal() }
             do {
-                let coordinator = try Coordinator(options: coordinatorOptions, log: log)
+                let coordinator = try Coordinator(options: coordinatorOptions, logger: logger)
                 started.signal()
                 try coordinator.run()
             } catch {

@@ -26,15 +26,21 @@ struct CoordinatorOption: ParsableArguments {
     }
 }
 
-func logLine(_ line: String) {
-    let stamp = Date().formatted(.iso8601.time(includingFractionalSeconds: false))
-    printError("\(stamp) \(line)")
-}
-
 /// Runs a client call; its failure is one line and exit 1.
 func farmCall<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
+    } catch let reported as Reported {
+        throw reported
+    } catch {
+        printError("error: \(error)")
+        throw Reported(code: ExitStatus.failure)
+    }
+}
+
+func farmCall<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
     } catch let reported as Reported {
         throw reported
     } catch {
@@ -54,7 +60,7 @@ func followToDone(_ client: FarmClient, _ job: String, showProgress: Bool) throw
     }
 }
 
-struct CoordinatorCommand: ParsableCommand {
+struct CoordinatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "coordinator",
         abstract: "Run a coordinator: job store, scheduler and assembler for a farm of workers.")
 
@@ -97,6 +103,8 @@ struct CoordinatorCommand: ParsableCommand {
         valueName: "MiB"))
     var minFreeSpace: Int = 64
 
+    @OptionGroup var operations: OperationsOptions
+
     func validate() throws {
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
         guard Self.seconds(keepResults) != nil else {
@@ -112,7 +120,7 @@ struct CoordinatorCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.looks = looks.map { URL(fileURLWithPath: $0) }
@@ -129,17 +137,12 @@ struct CoordinatorCommand: ParsableCommand {
                 throw Reported(code: ExitStatus.invalidInput)
             }
         }
-        let log: @Sendable (String) -> Void = { logLine($0) }
-        let coordinator = try farmCall { try Coordinator(options: options, log: log) }
+        let logger = operations.logger("reel.coordinator")
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
-        let stop = options.stop
-        let signals = onTerminationSignals { number in
-            log("signal \(number): stopping")
-            stop.raise()
+        try await farmCall {
+            try await operations.run(CoordinatorService(options: options, logger: logger), pulse: options.pulse,
+                                     gracePeriod: nil, logger: logger)
         }
-        defer { signals.forEach { $0.cancel() } }
-        try farmCall { try coordinator.run() }
-        log("coordinator stopped")
     }
 }
 
@@ -153,7 +156,7 @@ extension CoordinatorCommand {
     }
 }
 
-struct WorkerCommand: ParsableCommand {
+struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "worker",
         abstract: "Run a worker: render shards for a coordinator.")
 
@@ -186,12 +189,14 @@ struct WorkerCommand: ParsableCommand {
     @Flag(help: "Log nothing.")
     var quiet = false
 
+    @OptionGroup var operations: OperationsOptions
+
     @Flag(help: .hidden) var testCorruptChunks = false
     @Flag(help: .hidden) var testFailAlways = false
     @Option(help: .hidden) var testRenderLog: String?
     @Option(help: .hidden) var testShardDelay: Int = 0
 
-    func run() throws {
+    func run() async throws {
         var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
         options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
@@ -203,18 +208,13 @@ struct WorkerCommand: ParsableCommand {
         options.parentPID = parentPID
         options.drainSeconds = max(0, drainSeconds)
         options.curve = try keys.curve()
-        let silent = quiet
-        let log: @Sendable (String) -> Void = { line in if !silent { logLine(line) } }
-        let worker = try farmCall { try Worker(options: options, log: log) }
-        // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0; a second
-        // signal leaves at once.
-        let drain = options.drain, stop = options.stop
-        let signals = onTerminationSignals { number in
-            if drain.isRaised { stop.raise() } else { drain.raise() }
+        let logger = operations.logger("reel.worker", quiet: quiet)
+        // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0. Past the
+        // drain (and a margin to hand back), or on SIGQUIT, it leaves at once.
+        try await farmCall {
+            try await operations.run(WorkerService(options: options, logger: logger), pulse: options.pulse,
+                                     gracePeriod: .seconds(options.drainSeconds + 5), logger: logger)
         }
-        defer { signals.forEach { $0.cancel() } }
-        try farmCall { try worker.run() }
-        log("worker stopped")
     }
 }
 

@@ -3,7 +3,7 @@ import Farm
 import Foundation
 import RenderEngine
 
-struct Reel: ParsableCommand {
+struct Reel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reel",
         abstract: "ReelFarm: render video-editing sessions on a farm of machines.",
@@ -31,10 +31,14 @@ func printError(_ line: String) {
 
 @main
 enum Main {
-    static func main() {
+    static func main() async {
         do {
             var command = try Reel.parseAsRoot()
-            try command.run()
+            if var service = command as? any AsyncParsableCommand {
+                try await service.run()
+            } else {
+                try command.run()
+            }
         } catch let reported as Reported {
             Foundation.exit(reported.code.rawValue)
         } catch {

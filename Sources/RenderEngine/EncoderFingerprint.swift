@@ -10,6 +10,7 @@ public enum EncoderFingerprint {
     /// The fingerprint of each codec this machine encodes (a codec whose encoder is
     /// missing is left out). Computed once per process.
     public static let all: [String: String] = {
+        LibavLog.quiet()   // the encoders' banners would break a worker's JSON log
         var found: [String: String] = [:]
         for codec in EncoderSettings.VideoCodec.allCases {
             if let print = try? of(codec) { found[codec.rawValue] = print }

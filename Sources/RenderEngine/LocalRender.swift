@@ -69,7 +69,7 @@ public struct LocalRender: Sendable {
                     do {
                         let processed = try ShardRenderer.render(spec.shard(index), media: media, assets: assets,
                                                                  to: chunkPath(index)) { board.add(frames: $0) }
-                        board.finish(sourceFrames: processed)
+                        board.finish(sourceFrames: processed.sourceFramesProcessed)
                     } catch {
                         board.fail(error)
                     }

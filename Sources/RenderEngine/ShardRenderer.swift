@@ -6,10 +6,10 @@ import SessionKit
 public enum ShardRenderer {
     /// `media`: each media reference the task reads → its input (the audio track reads
     /// files only); `assets`: the loaded filter files. `progress` is called with 1 after each
-    /// video frame, with 0 between blocks of audio, and may throw to stop. Returns the source
-    /// frames processed.
+    /// video frame, with 0 between blocks of audio, and may throw to stop. Returns what the
+    /// render did (nothing counted for audio).
     public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
-                              to path: String, progress: (Int) throws -> Void = { _ in }) throws -> Int {
+                              to path: String, progress: (Int) throws -> Void = { _ in }) throws -> VideoShardRenderer.Statistics {
         try spec.check()
         LibavLog.quiet()
         switch spec.task.kind {
@@ -23,15 +23,14 @@ public enum ShardRenderer {
             }
             try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration,
                                    bitRate: spec.settings.effectiveAudioBitRate).render(sources: files, to: path) { try progress(0) }
-            return 0
+            return VideoShardRenderer.Statistics()
         case .video:
             guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }
             guard let source = media[segment.source] else {
                 throw EngineError("'\(segment.source)' is not a local file; render it on a coordinator")
             }
-            let stats = try VideoShardRenderer(output: spec.output, settings: spec.settings)
+            return try VideoShardRenderer(output: spec.output, settings: spec.settings)
                 .render(spec.task, of: segment, source: source, chain: try spec.chain(assets: assets), to: path, progress: progress)
-            return stats.sourceFramesProcessed
         }
     }
 }

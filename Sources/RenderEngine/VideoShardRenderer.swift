@@ -17,10 +17,17 @@ public struct VideoShardRenderer: Sendable {
                   settings: settings)
     }
 
-    /// Counts what the render did, for tests and statistics.
+    /// Counts what the render did, for tests and the worker's metrics: frames, and seconds
+    /// spent reading and decoding the source, on the picture (orient, crop, scale,
+    /// filters) and encoding.
     public struct Statistics: Sendable {
         public var framesEncoded = 0
         public var sourceFramesProcessed = 0
+        public var decodeSeconds = 0.0
+        public var processSeconds = 0.0
+        public var encodeSeconds = 0.0
+
+        public init() {}
     }
 
     /// `progress` is called after each encoded frame; it may throw to stop the render (a
@@ -35,18 +42,36 @@ public struct VideoShardRenderer: Sendable {
         let writer = try VideoChunkWriter(path: chunkPath, width: output.width, height: output.height,
                                           frameDuration: output.frameDuration, settings: settings)
         var stats = Statistics()
+        var lap = Stopwatch()
         for k in shard.startFrame..<shard.endFrame {
             let (frame, isNew) = try selector.frame(at: segment.sourceTime(ofFrame: k))
+            stats.decodeSeconds += lap.lap()
             // A repeated source frame (slow motion) is already in `picture`.
             if isNew || k == shard.startFrame {
                 try processor.process(frame, into: picture)
                 stats.sourceFramesProcessed += 1
             }
+            stats.processSeconds += lap.lap()
             try writer.append(picture)
             stats.framesEncoded += 1
+            stats.encodeSeconds += lap.lap()
             try progress(1)
+            _ = lap.lap()
         }
         try writer.close()
+        stats.encodeSeconds += lap.lap()
         return stats
+    }
+}
+
+/// Seconds between laps on the monotonic clock.
+struct Stopwatch {
+    private var last = ContinuousClock.now
+
+    mutating func lap() -> Double {
+        let now = ContinuousClock.now
+        defer { last = now }
+        let elapsed = (now - last).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
     }
 }

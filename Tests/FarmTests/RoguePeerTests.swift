@@ -28,7 +28,7 @@ import RenderEngine
 
     @Test func forgedChunksAndFailuresFromAStrangerAreRefused() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        let endpoint = LoopbackPort.endpoint()
         let sample = try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir)
         #expect(sample.status == 0)
         try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 2.5}]}}"#, to: "s.json", in: dir)
@@ -89,7 +89,7 @@ import RenderEngine
     /// CRF of 99 is refused, not rendered.
     @Test func encoderSettingsFromTheWireAreChecked() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        let endpoint = LoopbackPort.endpoint()
         let processes = Processes()
         try processes.start(["coordinator", "--bind", endpoint, "--state-dir", dir.appendingPathComponent("state").path],
                             log: dir.appendingPathComponent("coordinator.log"), in: dir)
@@ -120,7 +120,7 @@ import RenderEngine
     /// blocks nor grows, and a job running meanwhile finishes as usual.
     @Test func aPeerThatNeverReadsCannotStallOrGrowTheCoordinator() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        let endpoint = LoopbackPort.endpoint()
         #expect(try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir).status == 0)
         try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 2.5}]}}"#, to: "s.json", in: dir)
         let processes = Processes()
@@ -161,7 +161,7 @@ import RenderEngine
     /// worker, another client cannot cancel or fetch a job that is not its own, an admin can.
     @Test func underCurveAClientKeyCannotActAsAWorkerNorManageAnothersJob() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        let endpoint = LoopbackPort.endpoint()
         #expect(try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir).status == 0)
         try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "a.mp4", "trimDuration": 2.5}]}}"#, to: "s.json", in: dir)
         var keys: [String: CurveKeyPair] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RenderEngine
 import SessionKit
 import Testing
@@ -54,7 +55,7 @@ struct SchedulerTests {
         func state(_ job: String, _ shard: Int) -> ShardState? { scheduler.jobs[job]?.state[shard] }
         func phase(_ job: String) -> JobPhase? { scheduler.jobs[job]?.phase }
         func busy(_ name: String) -> Int? { scheduler.workers[Self.peer(name)]?.running.count }
-        var logs: [String] { effects.compactMap { if case .log(let l) = $0 { l } else if case .logLimited(_, let l) = $0 { l } else { nil } } }
+        var logs: [String] { effects.compactMap { if case .log(_, let l, _) = $0 { l } else if case .logLimited(_, let l, _) = $0 { l } else { nil } } }
         var finalPhases: [String: JobPhase] {
             var out: [String: JobPhase] = [:]
             for case .persist(.jobPhase(let job, let phase, _, _)) in effects where phase.isFinal { out[job] = phase }
@@ -63,6 +64,29 @@ struct SchedulerTests {
         func jobError(_ job: String) -> String? {
             effects.lazy.compactMap { if case .persist(.jobPhase(job, _, let error?, _)) = $0 { error } else { nil } }.first
         }
+    }
+
+    /// docs/operations.md, "Logs": a line about an attempt names its job, shard, attempt
+    /// and worker as fields, at a level an operator can filter on.
+    @Test func logLinesCarryTheIdsOfWhatTheyConcern() {
+        var farm = Farm()
+        farm.join("w1")
+        farm.submit("j", shards: 1)
+        let given = farm.tick()
+        #expect(given.count == 1)
+        guard let key = given.first?.key else { return }
+        farm.on(.failed(Farm.peer("w1"), key, reason: "boom"))
+        let failure = farm.effects.compactMap { effect -> (Logger.Level, LogIDs)? in
+            guard case .log(let level, let line, let ids) = effect, line.contains("failed on w1: boom") else { return nil }
+            return (level, ids)
+        }
+        #expect(failure.count == 1)
+        #expect(failure.first?.0 == .warning)
+        #expect(failure.first?.1 == LogIDs(job: "j", shard: 0, attempt: 1, worker: "w1"))
+        let joined = farm.effects.contains {
+            if case .log(.info, let line, LogIDs(worker: "w1")) = $0 { line.contains("joined") } else { false }
+        }
+        #expect(joined)
     }
 
     @Test func resultsFromPeersThatDoNotHoldTheAttemptAreRefusedAndChangeNothing() {

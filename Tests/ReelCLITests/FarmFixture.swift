@@ -12,7 +12,7 @@ final class FarmFixture {
 
     init(_ name: String = #function) throws {
         dir = try TestEnvironment.scratchDirectory(name)
-        endpoint = "tcp://127.0.0.1:\(Int.random(in: 20000...60000))"
+        endpoint = LoopbackPort.endpoint()
         stateDir = dir.appendingPathComponent("state")
     }
 

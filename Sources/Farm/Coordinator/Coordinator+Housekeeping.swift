@@ -19,7 +19,7 @@ extension Coordinator {
                 guard let record = try store.job(id), let finished = record.finished, finished < cutoff,
                       scheduler.jobs[id] == nil else { continue }
                 try deleteResult(of: id)
-                log("removed the result of job \(id), which ended \(Int(now - finished)) s ago (--keep-results)")
+                log("removed the result of job \(id), which ended \(Int(now - finished)) s ago (--keep-results)", LogIDs(job: id))
             } catch {
                 logLimited("sweep", "could not remove the result of job \(id): \(FileErrorText.describe(error))")
             }

@@ -34,7 +34,7 @@ extension Coordinator {
                 job.failedOn[shard] = Set(failures.map(\.worker))
             }
             changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
-            log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept")
+            log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept", LogIDs(job: record.id))
             apply(scheduler.handle(.submitted(job, nil), now: now))
         }
         unsaved = changes + unsaved
@@ -46,7 +46,7 @@ extension Coordinator {
         if let stored = try store.spec(of: record.id), let spec = try? JobSpec.decode(Data(stored.utf8)) { return spec }
         let session = try SessionDocument.decode(Data(record.session.utf8))
         let loaded = try load(session: session, files: record.files, paths: record.paths)
-        log("job \(record.id): compiled again from its session (stored by an older release)")
+        log("job \(record.id): compiled again from its session (stored by an older release)", LogIDs(job: record.id))
         return try JobSpec.compile(loaded, settings: record.settings, contentIDs: record.files)
     }
 
@@ -135,8 +135,8 @@ extension Coordinator {
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
         let reused = reuseCachedChunks(of: id)
         let count = spec.tasks.count
-        if reused > 0 { log("job \(id): \(reused) of \(count) shards reused from the chunk cache") }
-        log("job \(id): \(spec.output.frames) frames in \(count) shards, priority \(request.priority)")
+        if reused > 0 { log("job \(id): \(reused) of \(count) shards reused from the chunk cache", LogIDs(job: id)) }
+        log("job \(id): \(spec.output.frames) frames in \(count) shards, priority \(request.priority)", LogIDs(job: id))
         send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: count))
     }
 

@@ -21,7 +21,8 @@ extension Coordinator {
                 apply(scheduler.handle(.reused(id, shard: shard, sha256: Digest.sha256(bytes)), now: Self.now))
                 reused += 1
             } catch {
-                log("job \(id): could not reuse the chunk of shard \(shard) (\(cached.path)): \(FileErrorText.describe(error)); rendering it")
+                log("job \(id): could not reuse the chunk of shard \(shard) (\(cached.path)): \(FileErrorText.describe(error)); rendering it",
+                    LogIDs(job: id, shard: shard), level: .warning)
             }
         }
         return reused

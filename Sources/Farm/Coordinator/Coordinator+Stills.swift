@@ -62,7 +62,8 @@ extension Coordinator {
     func stillsReply(_ reply: StillsReply, payload: [Data], from identity: Data) {
         guard let pending = pendingStills[reply.requestID], pending.worker == identity else { return }   // late: already re-sent
         if reply.error != nil, workers.count > pending.tried.count {
-            log("stills \(reply.requestID) failed on \(reply.worker): \(reply.error ?? ""); trying the next worker")
+            log("stills \(reply.requestID) failed on \(reply.worker): \(reply.error ?? ""); trying the next worker",
+                LogIDs(worker: reply.worker), level: .warning)
             pendingStills[reply.requestID]?.worker = nil
             routeStills(reply.requestID)
             return

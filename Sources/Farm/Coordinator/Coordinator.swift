@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import Logging
 import RenderEngine
 import SessionKit
 import Synchronization
@@ -31,6 +32,8 @@ public final class Coordinator {
         public var minimumFreeBytes: Int64 = 64 << 20
         /// Ends `run()` when raised (from any thread).
         public var stop = StopSignal()
+        /// Beats each turn of the loop, for `/healthz`.
+        public var pulse = LoopPulse()
 
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint
@@ -72,13 +75,17 @@ public final class Coordinator {
     var endedUncommitted: [String: (phase: JobPhase, error: String?, finished: Double?)] = [:]
     var lastDiskCheck = 0.0
     var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none)
+    /// For the metrics' gauges and frames per second (Coordinator+Metrics.swift).
+    var metricsSampledAt = 0.0
+    var frameRate = FrameRate()
+    var framesRendered: Int64 = 0
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
-    let log: @Sendable (String) -> Void
+    let logger: Logger
 
-    public init(options: Options, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public init(options: Options, logger: Logger = Logger(label: "reel.coordinator", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.options = options
-        self.log = log
+        self.logger = logger
         let fm = FileManager.default
         for sub in ["chunks", "results", "media"] {
             try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
@@ -98,7 +105,7 @@ public final class Coordinator {
         socket = try ZMQSocket(context, .router, sendTimeoutMillis: 0)
         try socket.set(ZMQ_SNDHWM, Coordinator.peerQueueLimit)
         if let curve = options.curve {
-            authenticator = try ZAPAuthenticator(context: context, authorized: Set(curve.authorized.keys), log: log)
+            authenticator = try ZAPAuthenticator(context: context, authorized: Set(curve.authorized.keys), logger: logger)
             try socket.secure(curve)
         } else {
             authenticator = nil
@@ -122,6 +129,7 @@ public final class Coordinator {
         log("coordinator listening on \(endpoint)\(options.curve.map { "; CURVE, \($0.authorized.count) authorized key(s)" } ?? "")")
         checkDisk(force: true)
         while !options.stop.isRaised {
+            options.pulse.beat()
             let readable = try ZMQSocket.poll([socket], timeoutMillis: 100)[0]
             try turn(readable: readable)
         }
@@ -143,6 +151,7 @@ public final class Coordinator {
                 if readable {
                     var handled = 0
                     while handled < 1000, let (frames, userID) = try socket.receiveWithUser() {
+                        CoordinatorMetrics.bytesReceived.increment(by: frames.reduce(0) { $0 + $1.count })
                         handle(frames, userID: userID)
                         handled += 1
                     }
@@ -152,6 +161,7 @@ public final class Coordinator {
                 sweep()
                 apply(scheduler.handle(.tick, now: Self.now))
                 dispatchStills()
+                sampleGauges(now: Self.now)
                 if let storeFailure { throw storeFailure }
             }
             unsaved = []
@@ -183,12 +193,14 @@ public final class Coordinator {
         for effect in effects {
             switch effect {
             case .send(let peer, let message): send(message, to: peer)
-            case .persist(let change): write(change)
+            case .persist(let change):
+                count(change)
+                write(change)
             case .storeChunk(let peer, let key): storeChunk(from: peer, key)
             case .assemble(let job): startAssembly(job)
             case .notify(let job, let final): notifyWatchers(job, force: final)
-            case .log(let line): log(line)
-            case .logLimited(let kind, let line): logLimited(kind, line)
+            case .log(let level, let line, let ids): log(line, ids, level: level)
+            case .logLimited(let kind, let line, let ids): logLimited(kind, line, ids)
             case .discardChunks(let job): discardChunks(of: job)
             }
         }
@@ -220,7 +232,7 @@ public final class Coordinator {
         do {
             message = try WireMessage.parse(Array(frames.dropFirst()))
         } catch let mismatch as VersionMismatch {
-            log("refused a peer: \(mismatch)")
+            log("refused a peer: \(mismatch)", level: .warning)
             send(to: identity, .refused, Refusal(message: mismatch.description))
             return
         } catch {
@@ -330,6 +342,7 @@ public final class Coordinator {
         do {
             let message = try WireMessage(type, body, payload: payload)
             try socket.send([.bytes(identity)] + message.frames)
+            CoordinatorMetrics.bytesSent.increment(by: message.frames.reduce(0) { $0 + $1.byteCount })
         } catch {
             // ROUTER_MANDATORY: an unroutable peer is gone, and one whose queue is full does
             // not read; a worker is dropped at the end of the turn (its shards go back to the
@@ -412,10 +425,15 @@ public final class Coordinator {
         if let job = scheduler.job(reading: contentID, peer: peer) { mediaBytesSent.byJob[job, default: 0] += Int64(bytes) }
     }
 
-    func logLimited(_ kind: String, _ line: String) {
+    func log(_ line: String, _ ids: LogIDs = .none, level: Logger.Level = .info) {
+        logger.log(level, line, ids)
+    }
+
+    /// What a misbehaving peer can repeat is a warning at a limited rate per kind.
+    func logLimited(_ kind: String, _ line: String, _ ids: LogIDs = .none) {
         let (write, suppressed) = logLimiter.allow(kind, now: Self.now)
         guard write else { return }
-        log(line + (suppressed > 0 ? " (and \(suppressed) more like it)" : ""))
+        log(line + (suppressed > 0 ? " (and \(suppressed) more like it)" : ""), ids, level: .warning)
     }
 
     // MARK: Results
@@ -432,6 +450,7 @@ public final class Coordinator {
                 throw ProtocolError("chunk does not match its SHA-256")
             }
         } catch {
+            CoordinatorMetrics.chunkVerificationFailures.increment()
             apply(scheduler.handle(.chunkRejected(peer, key, reason: "\(error)"), now: now))
             return
         }
@@ -466,7 +485,7 @@ public final class Coordinator {
         do {
             try FileManager.default.removeItem(at: directory)
         } catch {
-            log("could not remove the chunks of job \(job) in \(directory.path): \(error)")
+            log("could not remove the chunks of job \(job) in \(directory.path): \(error)", LogIDs(job: job), level: .error)
         }
     }
 
@@ -523,8 +542,9 @@ public final class Coordinator {
         for (id, error, seconds) in finishedAssemblies.take() {
             guard let job = scheduler.jobs[id] else { continue }
             assemblyTimes[id] = seconds
+            CoordinatorMetrics.assembly.recordSeconds(seconds)
             if let rss = job.workerPeakRSSKB { finishedPeakRSS[id] = rss }
-            log("job \(id) assembled in \(String(format: "%.2f", seconds)) s")
+            log("job \(id) assembled in \(String(format: "%.2f", seconds)) s", LogIDs(job: id))
             apply(scheduler.handle(.assembled(id, error: error), now: Self.now))
         }
     }

@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import Logging
 import Synchronization
 
 /// The ZAP handler (RFC 27) that makes CURVE authenticate: without one libzmq encrypts but
@@ -11,7 +12,7 @@ final class ZAPAuthenticator: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Binds the handler before returning, so it is in place before any server socket.
-    init(context: ZMQContext, authorized: Set<String>, log: @escaping @Sendable (String) -> Void) throws {
+    init(context: ZMQContext, authorized: Set<String>, logger: Logger) throws {
         let ready = DispatchSemaphore(value: 0)
         let bindError = BindOutcome()
         let stop = stopSignal, finished = finished
@@ -33,7 +34,7 @@ final class ZAPAuthenticator: Sendable {
                       let request = try? socket.receive() else { continue }
                 let (reply, rejectedKey) = Self.answer(request, authorized: authorized)
                 if let key = rejectedKey, refused.insert(key).inserted {
-                    log("refused a connection: CURVE key \(key) is not in the authorized keys")
+                    logger.warning("refused a connection: CURVE key \(key) is not in the authorized keys")
                 }
                 try? socket.send(reply.map { .bytes($0) })
             }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Metrics
 
 /// A thin owning wrapper over the SQLite C API: WAL, `synchronous=FULL` (a committed
 /// state change survives a power cut), one connection, used from one thread.
@@ -60,7 +61,13 @@ public final class SQLiteDatabase {
         do {
             // A full disk is usually found here, at COMMIT: the transaction is then undone
             // whole, so the caller may write the same changes again later.
-            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            if depth == 0 {
+                let started = DispatchTime.now()
+                try execute("COMMIT")
+                CoordinatorMetrics.storeCommit.recordInterval(since: started)
+            } else {
+                try execute("RELEASE \(savepoint)")
+            }
         } catch {
             rollBack(savepoint)
             throw error

@@ -182,5 +182,12 @@ public final class ZMQSocket {
     public enum Frame {
         case bytes(Data)
         case owned(OwnedBuffer)
+
+        public var byteCount: Int {
+            switch self {
+            case .bytes(let data): data.count
+            case .owned(let buffer): buffer.count
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RenderEngine
 import SessionKit
 
@@ -23,7 +24,7 @@ final class StillThread: Sendable {
     private let mailbox = Mailbox()
 
     init(directory: URL, limit: Int64, workerID: String, renderLog: String?, wakeup: Wakeup,
-         log: @escaping @Sendable (String) -> Void) throws {
+         logger: Logger) throws {
         // Opened here so that a bad cache directory fails the worker's start, then handed over.
         _ = try StillCache(directory: directory, limit: limit)
         let thread = Thread { [mailbox] in
@@ -39,7 +40,7 @@ final class StillThread: Sendable {
                         wakeup.signal()
                     case .invalidate(let ids):
                         let removed = (try? cache.invalidate(media: Set(ids))) ?? 0
-                        log("cleared \(removed) cached picture(s)")
+                        logger.info("cleared \(removed) cached picture(s)")
                     }
                 }
             }

@@ -1,5 +1,7 @@
 import CZeroMQ
 import Foundation
+import Logging
+import Metrics
 import RenderEngine
 import SessionKit
 
@@ -36,6 +38,8 @@ public final class Worker {
         /// this worker leaves too instead of running on as an orphan.
         public var parentPID: Int32?
         public var stop = StopSignal()
+        /// Beats each time round the loop, for `/healthz`.
+        public var pulse = LoopPulse()
 
         public init(endpoint: String, slots: Int, cacheDirectory: URL) {
             self.endpoint = endpoint
@@ -64,14 +68,18 @@ public final class Worker {
     private var runningMedia: Set<String> { runningRemote.values.reduce(into: []) { $0.formUnion($1) } }
     private var lastHeard = Date()
     private var lastSent = Date.distantPast
+    private var lastSample = Date.distantPast
     private var welcomed = false
     private var backoff = 1.0
-    let log: @Sendable (String) -> Void
+    /// Every line carries this worker's id (docs/operations.md, "Logs").
+    let logger: Logger
     private let scratch: URL
 
-    public init(options: Options, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    public init(options: Options, logger: Logger = Logger(label: "reel.worker", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.options = options
-        self.log = log
+        var logger = logger
+        logger[metadataKey: "worker"] = .string(options.workerID)
+        self.logger = logger
         context = try ZMQContext()
         socket = try Self.connect(context, options.endpoint, curve: options.curve)
         cache = try WorkerMediaCache(directory: options.cacheDirectory, limit: options.cacheLimit)
@@ -80,7 +88,7 @@ public final class Worker {
         wakeup = try Wakeup()
         ranges = RangeFetcher(directory: options.cacheDirectory, wakeup: wakeup)
         stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
-                                 workerID: options.workerID, renderLog: options.renderLog, wakeup: wakeup, log: log)
+                                 workerID: options.workerID, renderLog: options.renderLog, wakeup: wakeup, logger: logger)
     }
 
     deinit { stills.shutDown() }
@@ -121,13 +129,13 @@ public final class Worker {
         var drainDeadline: Date?
         while !options.stop.isRaised {
             if let parent = options.parentPID, getppid() != parent {
-                log("parent process \(parent) is gone; leaving")
+                logger.info("parent process \(parent) is gone; leaving")
                 break
             }
             if options.drain.isRaised {
                 if drainDeadline == nil {
                     drainDeadline = Date().addingTimeInterval(options.drainSeconds)
-                    log("draining: \(running.count) shard(s) running, up to \(Int(options.drainSeconds)) s")
+                    logger.info("draining: \(running.count) shard(s) running, up to \(Int(options.drainSeconds)) s")
                     handBackWaiting()
                     send(.heartbeat, Heartbeat(busy: running.count, draining: true))
                 }
@@ -142,6 +150,11 @@ public final class Worker {
             for request in ranges.takeRequests() { send(.mediaRequest, request) }
             for result in results.take() { deliver(result) }
             for (reply, pictures) in stills.take() { send(.stillsReply, reply, payload: pictures.map { .bytes($0) }) }
+            options.pulse.beat()
+            if Date().timeIntervalSince(lastSample) >= 1 {
+                lastSample = Date()
+                WorkerMetrics.sample(busy: running.count)
+            }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
                 send(.heartbeat, Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil))
             }
@@ -156,7 +169,7 @@ public final class Worker {
     /// Paranoid Pirate: a silent coordinator means a new socket and a new hello, after a
     /// growing pause (1 s … 16 s).
     private func reconnect() throws {
-        log("coordinator silent; reconnecting in \(Int(backoff)) s")
+        logger.warning("coordinator silent; reconnecting in \(Int(backoff)) s")
         socket.close()
         Thread.sleep(forTimeInterval: backoff)
         backoff = min(backoff * 2, 16)
@@ -180,7 +193,7 @@ public final class Worker {
             try socket.send([.bytes(message.header())] + payload)
             lastSent = Date()
         } catch {
-            log("send \(type.rawValue) failed: \(error)")
+            logger.warning("send \(type.rawValue) failed: \(error)")
         }
     }
 
@@ -190,14 +203,14 @@ public final class Worker {
         do {
             message = try WireMessage.parse(frames)
         } catch {
-            log("coordinator message refused: \(error)")
+            logger.error("coordinator message refused: \(error)")
             throw error
         }
         switch message.type {
         case .welcome:
             welcomed = true
             backoff = 1
-            log("joined the farm at \(options.endpoint) as \(options.workerID)")
+            logger.info("joined the farm at \(options.endpoint) as \(options.workerID)")
         case .heartbeat: break
         case .refused:
             let refusal = try message.decode(Refusal.self)
@@ -230,9 +243,9 @@ public final class Worker {
             // on the coordinator.
             for (key, flag) in stopFlags where key.hasPrefix("\(cancel.jobID)/\(cancel.shard)/") { flag.raise() }
         case .error:
-            log("coordinator error: \((try? message.decode(ErrorReply.self).message) ?? "?")")
+            logger.warning("coordinator error: \((try? message.decode(ErrorReply.self).message) ?? "?")")
         default:
-            log("ignored \(message.type.rawValue)")
+            logger.debug("ignored \(message.type.rawValue)")
         }
     }
 
@@ -251,10 +264,14 @@ public final class Worker {
             var files: [String: URL] = [:]
             var remote: [String: String] = [:]
             var missing: String?
+            var hits = 0
             for (reference, contentID) in assignment.files {
                 let path = assignment.paths[reference].flatMap { MediaStore.isInside($0, options.mediaRoots) ? $0 : nil }
                 let trusted: FileStat? = if case .shard(let a) = assignment { a.pathStats[reference] } else { nil }
-                if let url = cache.cached(contentID) ?? cache.inPlace(path, contentID: contentID, trusted: trusted) {
+                if let url = cache.cached(contentID) {
+                    files[reference] = url
+                    hits += 1
+                } else if let url = cache.inPlace(path, contentID: contentID, trusted: trusted) {
                     files[reference] = url
                 } else if case .shard(let a) = assignment, a.spec.task.kind == .video, a.spec.media.contains(reference) {
                     remote[reference] = contentID
@@ -263,12 +280,14 @@ public final class Worker {
                 }
             }
             for (path, trusted) in cache.takeInPlaceNews() {
-                log("reading \(path) in place (\(trusted ? "its size and time match the coordinator's check: not hashed" : "hashed to check it"))")
+                logger.info("reading \(path) in place (\(trusted ? "its size and time match the coordinator's check: not hashed" : "hashed to check it"))")
             }
             if let missing {
                 still.append(assignment)
                 if fetches[missing] == nil { startFetch(missing) }
             } else {
+                WorkerMetrics.mediaCacheHits.increment(by: Int64(hits))
+                WorkerMetrics.mediaCacheMisses.increment(by: Int64(remote.count))
                 switch assignment {
                 case .shard(let shard): start(shard, files: files, remote: remote)
                 case .stills(let request): stills.post(.serve(request, files: files))
@@ -283,7 +302,8 @@ public final class Worker {
         _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
         guard let handle = try? FileHandle(forWritingTo: partial) else { return }
         fetches[contentID] = (handle, 0)
-        log("fetching \(contentID.prefix(19))… from the coordinator")
+        WorkerMetrics.mediaCacheMisses.increment()
+        logger.info("fetching \(contentID.prefix(19))… from the coordinator")
         send(.mediaRequest, MediaRequest(contentID: contentID, offset: 0, length: WireProtocol.blockSize))
     }
 
@@ -306,6 +326,7 @@ public final class Worker {
             return
         }
         try fetch.handle.write(contentsOf: data)
+        WorkerMetrics.mediaBytesFetched.increment(by: Int64(data.count))
         fetch.received += data.count
         fetches[block.contentID] = fetch
         if fetch.received < block.total, !data.isEmpty {
@@ -332,11 +353,13 @@ public final class Worker {
         let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
         let wakeup = self.wakeup
         let ranges = self.ranges
-        let log = self.log
+        let logger = self.logger
+        let ids = LogIDs(job: assignment.jobID, shard: assignment.shard, attempt: assignment.attempt)
+        logger.log(.debug, "rendering shard \(assignment.shard) of job \(assignment.jobID) (attempt \(assignment.attempt))", ids)
         let thread = Thread {
             let sources = RemoteSources(remote, fetcher: ranges, stop: stop)
             results.post((key, Self.render(assignment, files: files, sources: sources, chunk: chunk, options: options, stop: stop)))
-            if let line = sources.summary(shard: assignment.shard) { log(line) }
+            if let line = sources.summary(shard: assignment.shard) { logger.log(.info, line, ids) }
             wakeup.signal()
         }
         thread.stackSize = 4 << 20
@@ -359,9 +382,10 @@ public final class Worker {
             var media: [String: MediaInput] = [:]
             for (reference, reader) in try sources.open() { media[reference] = .ranges(reader, name: reference) }
             for (reference, url) in files where a.spec.media.contains(reference) { media[reference] = .file(url.path) }
-            _ = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk) { _ in
+            let stats = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk) { _ in
                 if stop.isRaised { throw RenderCancelled() }
             }
+            WorkerMetrics.record(stats)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: chunk))
             let compressed = try LZ4Frame.compress(bytes)
             if options.corruptChunks, compressed.count > 32 {
@@ -400,18 +424,28 @@ public final class Worker {
         stopFlags[result.key] = nil
         switch result.outcome {
         case .chunk(let ready, let buffer):
+            WorkerMetrics.shards("done").increment()
+            WorkerMetrics.shardSeconds("total").recordSeconds(Double(ready.millis) / 1000)
+            logger.log(.info, "rendered shard \(ready.shard) of job \(ready.jobID) in \(ready.millis) ms (\(ready.size) bytes)",
+                       LogIDs(job: ready.jobID, shard: ready.shard, attempt: ready.attempt))
             send(.chunk, ready, payload: [.owned(buffer)])
         case .failed(var failure) where failure.reason == RenderCancelled().description:
             if options.drain.isRaised {
                 failure.reason = ShardFailed.handedBack
-                log("handed back shard \(failure.shard) of \(failure.jobID)")
+                logger.log(.info, "handed back shard \(failure.shard) of \(failure.jobID)", failure.ids)
             } else {
-                log("stopped shard \(failure.shard) of \(failure.jobID): cancelled")
+                logger.log(.info, "stopped shard \(failure.shard) of \(failure.jobID): cancelled", failure.ids)
             }
+            WorkerMetrics.shards(failure.reason == ShardFailed.handedBack ? "handed_back" : "cancelled").increment()
             send(.failed, failure)
         case .failed(let failure):
-            log("shard \(failure.shard) of \(failure.jobID) failed: \(failure.reason)")
+            WorkerMetrics.shards("failed").increment()
+            logger.log(.warning, "shard \(failure.shard) of \(failure.jobID) failed: \(failure.reason)", failure.ids)
             send(.failed, failure)
         }
     }
+}
+
+extension ShardFailed {
+    var ids: LogIDs { LogIDs(job: jobID, shard: shard, attempt: attempt) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RenderEngine
 
 /// The coordinator's decisions as a value (docs/architecture.md, "The scheduler"): every
@@ -60,9 +61,9 @@ struct Scheduler {
         case notify(String, final: Bool)
         /// The job has ended: its chunks are no longer needed.
         case discardChunks(String)
-        case log(String)
+        case log(Logger.Level, String, LogIDs)
         /// A line that a misbehaving peer could repeat: written at a limited rate per kind.
-        case logLimited(kind: String, String)
+        case logLimited(kind: String, String, LogIDs)
     }
 
     let limits: Limits
@@ -87,7 +88,7 @@ struct Scheduler {
         case .chunk(let peer, let key): chunk(from: peer, key)
         case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
         case .chunkRejected(let peer, let key, let reason):
-            emit(.log("rejected chunk \(key.shard) of job \(key.job) from \(name(peer)): \(reason)"))
+            emit(.log(.warning, "rejected chunk \(key.shard) of job \(key.job) from \(name(peer)): \(reason)", LogIDs(key, worker: name(peer))))
             failed(key, from: peer, reason: "corrupt chunk: \(reason)")
         case .chunkNotStored(let peer, let key, let reason): notStored(key, from: peer, reason: reason)
         case .failed(let peer, let key, let reason):
@@ -125,7 +126,7 @@ struct Scheduler {
         state.encoders = encoders
         workers[peer] = state
         persist(.recordWorker(id: workerID, host: host, slots: slots, at: now))
-        emit(.log("worker \(workerID) on \(host) joined with \(slots) slot(s)"))
+        emit(.log(.info, "worker \(workerID) on \(host) joined with \(slots) slot(s)", LogIDs(worker: workerID)))
         emit(.send(peer, .welcome))
     }
 
@@ -137,7 +138,7 @@ struct Scheduler {
         // A draining worker takes no more work; what it holds it finishes or hands back.
         if draining, worker.slots > 0 {
             workers[peer]?.slots = 0
-            emit(.log("worker \(worker.workerID) is draining"))
+            emit(.log(.info, "worker \(worker.workerID) is draining", LogIDs(worker: worker.workerID)))
         }
         emit(.send(peer, .heartbeat(busy: worker.running.count)))
     }
@@ -147,7 +148,7 @@ struct Scheduler {
     private mutating func sendFailed(_ peer: PeerID) {
         guard let worker = workers[peer], !worker.unreachable else { return }
         workers[peer]?.unreachable = true
-        emit(.log("worker \(worker.workerID) is unreachable or does not read"))
+        emit(.log(.warning, "worker \(worker.workerID) is unreachable or does not read", LogIDs(worker: worker.workerID)))
     }
 
     private mutating func reapSilentWorkers() {
@@ -162,7 +163,8 @@ struct Scheduler {
 
     private mutating func drop(_ peer: PeerID, reason: String) {
         guard let worker = workers.removeValue(forKey: peer) else { return }
-        emit(.log("worker \(worker.workerID) is gone (\(reason)); \(worker.running.count) shard(s) back to the queue"))
+        emit(.log(.warning, "worker \(worker.workerID) is gone (\(reason)); \(worker.running.count) shard(s) back to the queue",
+                   LogIDs(worker: worker.workerID)))
         for key in worker.running.sorted(by: { ($0.job, $0.shard) < ($1.job, $1.shard) }) {
             guard var job = jobs[key.job] else { continue }
             job.running[key.shard]?[key.attempt] = nil
@@ -185,13 +187,13 @@ struct Scheduler {
             // A worker reconnecting after a coordinator restart delivers results of attempts
             // this process never gave it: it is told to say hello, a stranger learns nothing.
             let line = "\(what) for shard \(key.shard) of job \(key.job) from a peer that is not a worker"
-            emit(.logLimited(kind: "forged result", "refused \(line)"))
+            emit(.logLimited(kind: "forged result", "refused \(line)", LogIDs(key)))
             emit(.send(peer, .refused("unknown worker: say hello (refused \(line))")))
             return false
         }
         guard worker.running.contains(key) else {
             emit(.logLimited(kind: "stale result", "dropped \(what) for shard \(key.shard) of job \(key.job) from "
-                + "\(worker.workerID): it does not hold attempt \(key.attempt)"))
+                + "\(worker.workerID): it does not hold attempt \(key.attempt)", LogIDs(key, worker: worker.workerID)))
             return false
         }
         return true
@@ -222,6 +224,8 @@ struct Scheduler {
         guard var job = jobs[key.job], let attempt = job.running[key.shard]?[key.attempt] else { return }
         job.running[key.shard]?[key.attempt] = nil
         job.shardTimes.add(now - attempt.started)
+        emit(.log(.debug, "shard \(key.shard) of job \(key.job) done by \(workerID) in \(String(format: "%.2f", now - attempt.started)) s",
+                  LogIDs(key, worker: workerID)))
         persist(.finishShard(key, sha256: sha256, worker: workerID, at: now))
         job.set(key.shard, .done, worker: workerID)
         if let peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, peakRSSKB) }
@@ -261,7 +265,7 @@ struct Scheduler {
         if reason == ShardFailed.handedBack {
             // Not the shard's fault: queued again, not counted toward its failures.
             persist(.endAttempt(key, .handedBack, message: workerID, at: now))
-            emit(.log("shard \(key.shard) of job \(job.id) handed back by \(workerID)"))
+            emit(.log(.info, "shard \(key.shard) of job \(job.id) handed back by \(workerID)", LogIDs(key, worker: workerID)))
             requeueIfIdle(&job, key.shard)
             return
         }
@@ -269,7 +273,7 @@ struct Scheduler {
         persist(.endAttempt(key, .failed, message: message, at: now))
         job.failedOn[key.shard, default: []].insert(workerID)
         job.failures[key.shard, default: []].append(message)
-        emit(.log("shard \(key.shard) of job \(job.id) failed on \(workerID): \(reason)"))
+        emit(.log(.warning, "shard \(key.shard) of job \(job.id) failed on \(workerID): \(reason)", LogIDs(key, worker: workerID)))
         guard job.state[key.shard] != .done else { return }
         let failures = job.failures[key.shard] ?? []
         if (job.failedOn[key.shard]?.count ?? 0) >= limits.maxFailuresPerShard || failures.count >= limits.maxFailuresPerShard + 2 {
@@ -329,12 +333,12 @@ struct Scheduler {
         jobs[job.id] = nil
         emit(.discardChunks(job.id))
         emit(.notify(job.id, final: true))
-        emit(.log("job \(job.id) \(phase.rawValue)\(error.map { ": \($0)" } ?? "")"))
+        emit(.log(phase == .failed ? .error : .info, "job \(job.id) \(phase.rawValue)\(error.map { ": \($0)" } ?? "")", LogIDs(job: job.id)))
     }
 
     private mutating func pause(_ reason: String?) {
         guard reason != paused else { return }
-        emit(.log(reason.map { "dispatch paused: \($0)" } ?? "dispatch resumed"))
+        emit(.log(reason == nil ? .info : .warning, reason.map { "dispatch paused: \($0)" } ?? "dispatch resumed", .none))
         paused = reason
     }
 }
@@ -364,7 +368,7 @@ extension Scheduler {
             let codec = job.spec.settings.videoCodec.rawValue
             let why = job.encoderFingerprint.map { "whose \(codec) encoder agrees with its chunks' (fingerprint \($0))" }
                 ?? "with a \(codec) encoder"
-            emit(.logLimited(kind: "no encoder", "job \(job.id) waits: no connected worker \(why)"))
+            emit(.logLimited(kind: "no encoder", "job \(job.id) waits: no connected worker \(why)", LogIDs(job: job.id)))
         }
     }
 
@@ -417,6 +421,7 @@ extension Scheduler {
         worker.running.insert(key)
         workers[peer] = worker
         persist(.startAttempt(key, worker: worker.workerID, at: now))
+        emit(.log(.debug, "shard \(shard) of job \(id) to \(worker.workerID) (attempt \(attempt))", LogIDs(key, worker: worker.workerID)))
         emit(.send(peer, .shard(assignment)))
     }
 }

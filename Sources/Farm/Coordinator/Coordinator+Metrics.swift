@@ -1,0 +1,56 @@
+import Foundation
+import Metrics
+
+/// The coordinator's metrics (docs/operations.md, "Metrics"): counters follow the store
+/// changes the scheduler asks for (each once, when asked), gauges are sampled once a
+/// second from the scheduler's state.
+extension Coordinator {
+    func count(_ change: StoreChange) {
+        switch change {
+        case .createJob(let record, let tasks):
+            CoordinatorMetrics.jobsSubmitted.increment()
+            CoordinatorMetrics.jobFrames(record.id).record(tasks.reduce(0) { $0 + $1.frameCount })
+        case .jobPhase(let job, let phase, _, _) where phase.isFinal:
+            CoordinatorMetrics.jobsEnded(phase).increment()
+            CoordinatorMetrics.jobFrames(job).destroy()
+            CoordinatorMetrics.jobFramesDone(job).destroy()
+        case .finishShard(let key, _, let worker, _):
+            if worker == Scheduler.reusedBy {
+                CoordinatorMetrics.shardsReused.increment()
+            } else {
+                CoordinatorMetrics.shardsDone.increment()
+                if let job = scheduler.jobs[key.job], job.tasks.indices.contains(key.shard) {
+                    CoordinatorMetrics.framesRendered.increment(by: job.tasks[key.shard].frameCount)
+                    framesRendered += job.tasks[key.shard].frameCount
+                }
+            }
+        case .endAttempt(_, .failed, _, _):
+            CoordinatorMetrics.shardsFailed.increment()
+        default:
+            break
+        }
+    }
+
+    /// Once a second: jobs, shards, workers and slots as they are now.
+    func sampleGauges(now: Double) {
+        guard now - metricsSampledAt >= 1 else { return }
+        metricsSampledAt = now
+        var phases: [JobPhase: Int] = [:]
+        var shards: [ShardState: Int] = [:]
+        for job in scheduler.jobs.values {
+            phases[job.phase, default: 0] += 1
+            for (state, count) in job.counts { shards[state, default: 0] += count }
+            CoordinatorMetrics.jobFrames(job.id).record(job.tasks.reduce(0) { $0 + $1.frameCount })
+            CoordinatorMetrics.jobFramesDone(job.id).record(job.framesDone)
+        }
+        for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(phases[phase] ?? 0) }
+        for state in [ShardState.queued, .running, .done] { CoordinatorMetrics.shards(state.rawValue).record(shards[state] ?? 0) }
+        let busy = workers.values.reduce(0) { $0 + $1.running.count }
+        let total = workers.values.reduce(0) { $0 + $1.slots }
+        CoordinatorMetrics.workers.record(workers.count)
+        CoordinatorMetrics.slots("busy").record(busy)
+        CoordinatorMetrics.slots("free").record(max(0, total - busy))
+        CoordinatorMetrics.dispatchPaused.record(scheduler.paused == nil ? 0 : 1)
+        CoordinatorMetrics.framesPerSecond.record(frameRate.add(total: framesRendered, at: now))
+    }
+}

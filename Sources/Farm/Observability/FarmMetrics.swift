@@ -1,0 +1,77 @@
+import CoreMetrics
+import Foundation
+import Metrics
+import RenderEngine
+
+/// Every metric a farm process exports, named in one place (docs/operations.md, "Metrics").
+/// They go through swift-metrics: `reel coordinator|worker --metrics ADDR` bootstraps the
+/// Prometheus backend; anywhere else (tests, `reel render`) they cost nothing.
+enum CoordinatorMetrics {
+    static let jobsSubmitted = Counter(label: "reelfarm_jobs_submitted_total")
+    static func jobsEnded(_ phase: JobPhase) -> Counter {
+        Counter(label: "reelfarm_jobs_ended_total", dimensions: [("state", phase.rawValue)])
+    }
+    /// Unfinished jobs by phase (queued, rendering, assembling).
+    static func jobs(_ phase: JobPhase) -> Gauge { Gauge(label: "reelfarm_jobs", dimensions: [("state", phase.rawValue)]) }
+    /// Shards of unfinished jobs by state (queued, running, done).
+    static func shards(_ state: String) -> Gauge { Gauge(label: "reelfarm_shards", dimensions: [("state", state)]) }
+    static let shardsDone = Counter(label: "reelfarm_shards_done_total")
+    static let shardsFailed = Counter(label: "reelfarm_shards_failed_total")
+    static let shardsReused = Counter(label: "reelfarm_shards_reused_total")
+    static let framesRendered = Counter(label: "reelfarm_frames_rendered_total")
+    /// Frames of finished shards per second over the last `FrameRate.window` seconds.
+    static let framesPerSecond = Gauge(label: "reelfarm_frames_per_second")
+    static let workers = Gauge(label: "reelfarm_workers")
+    static func slots(_ state: String) -> Gauge { Gauge(label: "reelfarm_worker_slots", dimensions: [("state", state)]) }
+    static let bytesReceived = Counter(label: "reelfarm_bytes_received_total")
+    static let bytesSent = Counter(label: "reelfarm_bytes_sent_total")
+    static let chunkVerificationFailures = Counter(label: "reelfarm_chunk_verification_failures_total")
+    static let storeCommit = Metrics.Timer(label: "reelfarm_store_commit_seconds")
+    static let assembly = Metrics.Timer(label: "reelfarm_assembly_seconds")
+    /// A job's frames and frames done, while it is unfinished: for its ETA.
+    static func jobFrames(_ job: String) -> Gauge { Gauge(label: "reelfarm_job_frames", dimensions: [("job", job)]) }
+    static func jobFramesDone(_ job: String) -> Gauge { Gauge(label: "reelfarm_job_frames_done", dimensions: [("job", job)]) }
+    static let dispatchPaused = Gauge(label: "reelfarm_dispatch_paused")
+}
+
+enum WorkerMetrics {
+    /// A shard's render, split into reading and decoding the source, the picture work
+    /// (orient, crop, scale, filters) and encoding; `total` is the whole attempt.
+    static func shardSeconds(_ phase: String) -> Metrics.Timer {
+        Metrics.Timer(label: "reelfarm_worker_shard_seconds", dimensions: [("phase", phase)])
+    }
+    static func shards(_ result: String) -> Counter { Counter(label: "reelfarm_worker_shards_total", dimensions: [("result", result)]) }
+    static let frames = Counter(label: "reelfarm_worker_frames_total")
+    static let mediaCacheHits = Counter(label: "reelfarm_worker_media_cache_hits_total")
+    static let mediaCacheMisses = Counter(label: "reelfarm_worker_media_cache_misses_total")
+    static let mediaBytesFetched = Counter(label: "reelfarm_worker_media_bytes_fetched_total")
+    static let residentBytes = Gauge(label: "reelfarm_worker_resident_memory_bytes")
+    static let busySlots = Gauge(label: "reelfarm_worker_busy_slots")
+
+    static func record(_ stats: VideoShardRenderer.Statistics) {
+        frames.increment(by: Int64(stats.framesEncoded))
+        guard stats.framesEncoded > 0 else { return }
+        shardSeconds("decode").recordSeconds(stats.decodeSeconds)
+        shardSeconds("process").recordSeconds(stats.processSeconds)
+        shardSeconds("encode").recordSeconds(stats.encodeSeconds)
+    }
+
+    /// Once a second from the worker's loop.
+    static func sample(busy: Int) {
+        busySlots.record(busy)
+        if let kB = ProcessMemory.residentKB { residentBytes.record(kB * 1024) }
+    }
+}
+
+/// Frames per second over a sliding window, from a running total sampled once a second.
+struct FrameRate {
+    static let window = 10.0
+    private var samples: [(time: Double, total: Int64)] = []
+
+    mutating func add(total: Int64, at time: Double) -> Double {
+        samples.append((time, total))
+        samples.removeAll { time - $0.time > Self.window }
+        guard let first = samples.first, time - first.time > 0 else { return 0 }
+        return Double(total - first.total) / (time - first.time)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// A TCP endpoint on loopback for a test's coordinator. Ports come from below Linux's
+/// ephemeral range (32768–60999): a port in it may be taken at any moment by some
+/// process's outgoing connection, which made a coordinator fail to bind now and then.
+/// The port is checked free by binding it once; tests running at the same time draw
+/// different ones.
+public enum LoopbackPort {
+    public static func endpoint() -> String { "tcp://127.0.0.1:\(free())" }
+
+    public static func free() -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_768)
+            if canBind(port) { return port }
+        }
+        return Int.random(in: 20_000..<32_768)
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
