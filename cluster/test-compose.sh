@@ -19,7 +19,14 @@ check() {   # check NAME COMMAND...: one line per check
   if "$@"; then passed=$((passed + 1)); echo "ok    $name"
   else failed=$((failed + 1)); echo "FAIL  $name"; fi
 }
-die() { echo "test-compose: $*" >&2; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
+die() {
+  echo "test-compose: $*" >&2
+  if [ -n "${work:-}" ] && docker info >/dev/null 2>&1; then   # what the containers said
+    compose ps >&2 2>&1; compose logs --tail 15 >&2 2>&1
+  fi
+  echo "$passed passed, $((failed + 1)) failed"
+  exit 1
+}
 
 [ "$(id -u)" = 0 ] || die "needs root (apt-get, dockerd, debootstrap)"
 export DEBIAN_FRONTEND=noninteractive
@@ -82,7 +89,8 @@ wait_for() {   # wait_for SECONDS COMMAND...: polls an observable state, never a
   local deadline=$((SECONDS + $1)); shift
   until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.5; done
 }
-workers_connected() { [ "$("$reel" workers --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["workers"]))' 2>/dev/null)" = "$1" ]; }
+workers_connected() { [ "$("$reel" workers --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))' 2>/dev/null)" = "$1" ]; }
+quietly() { "$@" >/dev/null 2>&1; }
 check "coordinator healthy" wait_for 60 healthy
 check "2 workers joined" wait_for 60 workers_connected 2
 
@@ -94,8 +102,8 @@ victim=$(compose ps -q worker | head -n 1)
 docker kill "$victim" >/dev/null
 state_at_kill=$("$reel" status "$job" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
 check "a worker container killed mid-job ($state_at_kill)" test "$state_at_kill" = rendering
-check "the job ends done" "$reel" watch "$job" >/dev/null 2>&1
-check "fetched" "$reel" fetch "$job" -o "$work/farm.mp4" >/dev/null 2>&1
+check "the job ends done" quietly "$reel" watch "$job"
+check "fetched" quietly "$reel" fetch "$job" -o "$work/farm.mp4"
 check "byte-identical to the local render" cmp -s "$work/farm.mp4" "$work/reference.mp4"
 metrics_show() { curl -fsS http://127.0.0.1:9464/metrics | grep -q "^reelfarm_frames_rendered_total [1-9]"; }
 check "metrics through the published port" metrics_show
@@ -103,8 +111,8 @@ check "metrics through the published port" metrics_show
 compose up -d --scale worker=3 >>"$work/up.log" 2>&1 || die "scaling failed"
 check "3 workers after scaling" wait_for 60 workers_connected 3
 job2=$(cd "$work" && "$reel" submit s.json "${gop[@]}" --crf 24) || die "second submit failed"
-check "a second job on 3 workers ends done" "$reel" watch "$job2" >/dev/null 2>&1
-check "fetched again" "$reel" fetch "$job2" -o "$work/farm2.mp4" >/dev/null 2>&1
+check "a second job on 3 workers ends done" quietly "$reel" watch "$job2"
+check "fetched again" quietly "$reel" fetch "$job2" -o "$work/farm2.mp4"
 check "byte-identical again" cmp -s "$work/farm2.mp4" "$work/reference2.mp4"
 rendered_by=$("$reel" status "$job2" --json | python3 -c 'import json,sys; print(len([w for w, n in json.load(sys.stdin)["workers"].items() if n > 0]))')
 check "the second job rendered on $rendered_by worker(s)" test "$rendered_by" -ge 2

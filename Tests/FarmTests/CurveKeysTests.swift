@@ -19,6 +19,21 @@ struct CurveKeysTests {
         #expect(throws: CurveKeyError.self) { try CurveKeyPair.load(path: dir.appendingPathComponent("forged.key").path) }
     }
 
+    /// Found by the Compose test: `mktemp -d` gave a directory whose `keys/coordinator.pub`
+    /// path was 40 characters of valid Z85, and it was taken for the key itself.
+    @Test func aFortyCharacterPathToAKeyFileIsReadAsAFile() throws {
+        let keys = try CurveKeyPair.generate()
+        let base = URL(fileURLWithPath: FileManager.default.temporaryDirectory.path)
+        let length = 40 - (base.path + "/").count - "/s.pub".count
+        let dir = base.appendingPathComponent(String(repeating: "k", count: max(1, length)))
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("s.pub").path
+        try (keys.publicKey + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(path.count == 40)
+        #expect(try CurveKeyPair.publicKey(path) == keys.publicKey)
+    }
+
     @Test func allowListGivesEachKeyOneRoleAndSkipsComments() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let withHash = String(repeating: "0000#", count: 8)   // '#' is a Z85 digit

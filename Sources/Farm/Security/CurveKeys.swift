@@ -59,7 +59,9 @@ public struct CurveKeyPair: Sendable, Equatable {
 
     /// A public key given as itself or as a file holding it (`.pub`, or a `.key` file).
     public static func publicKey(_ keyOrPath: String) throws -> String {
-        if isKey(keyOrPath) { return keyOrPath }
+        // A file that exists wins: a 40-character path such as
+        // `/tmp/tmp.7yW4QrfJPh/keys/coordinator.pub` is also valid Z85.
+        if isKey(keyOrPath) && !FileManager.default.fileExists(atPath: keyOrPath) { return keyOrPath }
         guard let text = try? String(contentsOfFile: keyOrPath, encoding: .utf8) else {
             throw CurveKeyError("'\(keyOrPath)' is neither a 40-character Z85 key nor a readable key file")
         }
