@@ -49,11 +49,12 @@ let package = Package(
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
-        // The HTTP side of a farm process: /metrics and /healthz (docs/operations.md).
+        // The HTTP side of a farm process: /metrics and /healthz (docs/operations.md), the API (docs/api.md).
         .target(
             name: "FarmHTTP",
-            dependencies: ["Farm",
+            dependencies: ["Farm", "RenderEngine",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Farm
+import FarmHTTP
+import ServiceLifecycle
 import Foundation
 import RenderEngine
 import SessionKit
@@ -105,7 +107,28 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @OptionGroup var operations: OperationsOptions
 
+    @Option(help: ArgumentHelp("Serve the HTTP API (docs/api.md) at http://ADDR/v1, e.g. 127.0.0.1:8080.", valueName: "ADDR"))
+    var http: String?
+
+    @Option(name: .customLong("api-tokens"), help: ArgumentHelp(
+        "File of the API's bearer tokens, one per line with its role (client or admin); needed to serve it beyond loopback.",
+        valueName: "file"))
+    var apiTokens: String?
+
     func validate() throws {
+        if let http {
+            guard let address = HTTPAddress(http) else {
+                throw ValidationError("--http '\(http)' is not HOST:PORT (e.g. 127.0.0.1:8080 or :8080)")
+            }
+            if !address.isLoopback && apiTokens == nil && !insecure {
+                throw ValidationError("--http \(http) is not a loopback address: give --api-tokens, or --insecure on a network you trust")
+            }
+            guard Self.gatewayEndpoint(bind) != nil else {
+                throw ValidationError("--http needs a --bind with a port number (the API connects to it), not \(bind)")
+            }
+        } else if apiTokens != nil {
+            throw ValidationError("--api-tokens goes with --http")
+        }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
@@ -138,15 +161,44 @@ struct CoordinatorCommand: AsyncParsableCommand {
             }
         }
         let logger = operations.logger("reel.coordinator")
+        var extra: [any Service] = []
+        if let http, let address = HTTPAddress(http), let endpoint = Self.gatewayEndpoint(bind) {
+            let tokens: APITokens?
+            do {
+                tokens = try apiTokens.map { try APITokens.load(path: $0) }
+            } catch {
+                printError("error: \(error)")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+            // Under CURVE the API is one more client: an admin key that lives as long as the process.
+            var gatewayCurve: CurveClient?
+            if var curve = options.curve {
+                let keys = try CurveKeyPair.generate()
+                curve.authorized[keys.publicKey] = .admin
+                options.curve = curve
+                gatewayCurve = CurveClient(keys: keys, serverKey: curve.keys.publicKey)
+            }
+            extra.append(APIServer.service(at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
+                                           uploads: options.stateDirectory.appendingPathComponent("api-uploads"), logger: logger))
+        }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
         try await farmCall {
-            try await operations.run(CoordinatorService(options: options, logger: logger), pulse: options.pulse,
+            try await operations.run(CoordinatorService(options: options, logger: logger), alongside: extra, pulse: options.pulse,
                                      gracePeriod: nil, logger: logger)
         }
     }
 }
 
 extension CoordinatorCommand {
+    /// Where the HTTP API reaches this coordinator: its TCP port on loopback, or its ipc path.
+    static func gatewayEndpoint(_ bind: String) -> String? {
+        if bind.hasPrefix("ipc://") { return bind }
+        guard bind.hasPrefix("tcp://"), let colon = bind.lastIndex(of: ":"), let port = Int(bind[bind.index(after: colon)...]),
+              port > 0 else { return nil }
+        let host = bind[bind.index(bind.startIndex, offsetBy: 6)..<colon]
+        return host == "0.0.0.0" || host == "*" ? "tcp://127.0.0.1:\(port)" : bind
+    }
+
     /// `90s`, `30m`, `24h`, `7d` (or a number of seconds) in seconds; `nil` if not one.
     static func seconds(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]

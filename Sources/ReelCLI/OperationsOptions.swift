@@ -32,13 +32,15 @@ struct OperationsOptions: ParsableArguments {
         return Logger(label: label)
     }
 
-    /// Runs `service` with the metrics server beside it, if asked, until SIGTERM/SIGINT
+    /// Runs `service` (and `others`, such as the HTTP API) with the metrics server beside it, if asked, until SIGTERM/SIGINT
     /// (graceful) or SIGQUIT (at once); `gracePeriod` bounds the graceful part.
-    func run(_ service: some Service, pulse: LoopPulse, gracePeriod: Duration?, logger: Logger) async throws {
+    func run(_ service: some Service, alongside others: [any Service] = [], pulse: LoopPulse, gracePeriod: Duration?,
+             logger: Logger) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                   failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
+        services += others.map { .init(service: $0) }
         if let address = metricsAddress {
             let registry = MetricsServer.bootstrap()
             services.append(.init(service: MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger)))

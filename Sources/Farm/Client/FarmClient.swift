@@ -78,6 +78,17 @@ public final class FarmClient {
         throw Failure(description: "the coordinator still lacks media after upload")
     }
 
+    /// One submit as it is (the HTTP API's): no upload; the reply says what is missing.
+    public func submit(_ request: Submit) throws -> Submitted {
+        try self.request(.submit, request).decode(Submitted.self)
+    }
+
+    /// A block of a finished job's `part` (`output`, `sidecar`): its bytes and the part's size.
+    public func fetchBlock(_ jobID: String, part: String, offset: Int, length: Int) throws -> (data: Data, total: Int) {
+        let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: offset, length: length, part: part))
+        return (reply.payload.first ?? Data(), try reply.decode(ResultBlock.self).total)
+    }
+
     /// The session as canonical JSON, each reference's content id and local path.
     private func describe(_ loaded: LoadedSession, contentID: (URL) throws -> String)
         throws -> (session: String, files: [String: String], paths: [String: String]) {
@@ -135,7 +146,7 @@ public final class FarmClient {
         try request(.invalidate, InvalidateRequest(contentIDs: contentIDs)).decode(Invalidated.self).removed
     }
 
-    private func upload(_ url: URL, contentID: String) throws {
+    public func upload(_ url: URL, contentID: String) throws {
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Failure(description: "cannot read \(url.path)") }
         defer { try? handle.close() }
         let total = Int(try handle.seekToEnd())

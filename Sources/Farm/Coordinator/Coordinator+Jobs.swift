@@ -196,7 +196,8 @@ extension Coordinator {
                              totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
                              created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
                              workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
-                             paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id])
+                             paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
+                             owner: record.owner)
         }
     }
 

@@ -298,7 +298,11 @@ public final class Coordinator {
             let (block, data) = media.block(request, candidate: candidate)
             send(to: identity, .mediaBlock, block, payload: [data])
             countMediaSent(data.count, contentID: request.contentID, to: identity)
-        case .submit: try submit(message.decode(Submit.self), from: identity, owner: credentials?.key)
+        case .submit:
+            let submit = try message.decode(Submit.self)
+            // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
+            let onBehalf = credentials.map { $0.role == .admin } ?? true
+            try self.submit(submit, from: identity, owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key)
         case .upload:
             let upload = try message.decode(Upload.self)
             if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),

@@ -253,6 +253,20 @@ public struct Submit: Codable, Sendable {
     public var priority: Int
     /// `segments`: one file per segment (absent = `whole`).
     public var layout: Plan.Layout? = nil
+    /// Whom the job is for, when an admin submits on someone's behalf (the HTTP API's
+    /// token holders); ignored from any other key.
+    public var owner: String? = nil
+
+    public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
+                layout: Plan.Layout? = nil, owner: String? = nil) {
+        self.session = session
+        self.files = files
+        self.paths = paths
+        self.settings = settings
+        self.priority = priority
+        self.layout = layout
+        self.owner = owner
+    }
 }
 
 public struct Submitted: Codable, Sendable {
@@ -304,6 +318,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var paused: String?
     /// Media bytes sent to workers for this job (since the coordinator started).
     public var mediaBytesSent: Int64? = nil
+    /// Who submitted it: a client's CURVE key, `token:NAME` for the HTTP API, or `nil`.
+    public var owner: String? = nil
 
     public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
 }

@@ -3,8 +3,8 @@ import ServiceLifecycle
 
 /// A worker as a service of a `ServiceGroup` (docs/operations.md, "Shutting down"):
 /// graceful shutdown drains — no new work, running shards finish or are handed back within
-/// `drainSeconds` — and cancellation (the group's deadline, or SIGQUIT) leaves at once,
-/// handing back what is running.
+/// `drainSeconds` — and cancellation (the group's deadline, or SIGQUIT) leaves at once;
+/// the coordinator queues what it held again when its heartbeats stop.
 public struct WorkerService: Service, CustomStringConvertible {
     let options: Worker.Options
     let logger: Logger

@@ -1,0 +1,261 @@
+import Crypto
+import Farm
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// `reel coordinator --http ADDR` (docs/api.md): the farm over HTTP, versioned under
+/// `/v1`, described by docs/api.yaml. Every route is a thin translation to the farm's
+/// own protocol through `FarmGateway`; the coordinator decides.
+public enum APIServer {
+    public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
+                               uploads: URL, logger: Logger) -> some Service {
+        let routes = APIRoutes(gateway: gateway, tokens: tokens, uploads: uploads)
+        let router = Router()
+        routes.add(to: router.group("v1"))
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "reel"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port.map { HTTPAddress("\(address.host):\($0)") ?? address } ?? address
+                logger.info("HTTP API on http://\(bound)/v1")
+            },
+            logger: logger)
+    }
+}
+
+/// Who is asking: a token's holder, or everyone (`nil` tokens: a loopback API without a
+/// token file acts as admin).
+struct Caller {
+    let owner: String?
+    let isAdmin: Bool
+
+    func may(see status: JobStatus) -> Bool { isAdmin || status.owner == owner }
+}
+
+struct APIRoutes: Sendable {
+    let gateway: FarmGateway
+    let tokens: APITokens?
+    let uploads: URL
+
+    static let maxSessionBytes = 4 << 20
+
+    func add(to group: RouterGroup<BasicRequestContext>) {
+        group.post("jobs") { request, context in try await submit(request, context) }
+        group.get("jobs") { request, _ in
+            let caller = try authorize(request)
+            let jobs = try await gateway.call { try $0.status() }.filter(caller.may(see:))
+            return try json(jobs)
+        }
+        group.get("jobs/:id") { request, context in
+            try json(try await job(try context.parameters.require("id"), for: try authorize(request)))
+        }
+        group.delete("jobs/:id") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await job(id, for: try authorize(request))
+            return try json(try await gateway.call { try $0.cancel(id) })
+        }
+        group.get("jobs/:id/events") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await job(id, for: try authorize(request))
+            return events(id)
+        }
+        group.get("jobs/:id/output") { request, context in
+            try await download(request, context, part: "output", type: "video/mp4")
+        }
+        group.get("jobs/:id/sidecar") { request, context in
+            try await download(request, context, part: "sidecar", type: "application/json")
+        }
+        group.get("workers") { request, _ in
+            _ = try authorize(request)
+            return try json(try await gateway.call { try $0.workers() })
+        }
+        group.put("media/:contentID") { request, context in try await upload(request, context) }
+    }
+
+    // MARK: Auth
+
+    func authorize(_ request: Request) throws -> Caller {
+        guard let tokens else { return Caller(owner: nil, isAdmin: true) }
+        guard let holder = tokens.holder(authorization: request.headers[.authorization]) else {
+            var headers = HTTPFields()
+            headers[.wwwAuthenticate] = "Bearer realm=\"reel\""
+            throw HTTPError(.unauthorized, headers: headers, message: "a bearer token from the API's token file is required")
+        }
+        return Caller(owner: holder.owner, isAdmin: holder.role == .admin)
+    }
+
+    /// The job's status, if the caller may see it: 404 if there is none, 403 if it is
+    /// another client's.
+    func job(_ id: String, for caller: Caller) async throws -> JobStatus {
+        let found: JobStatus?
+        do {
+            found = try await gateway.call { try $0.status(id).first }
+        } catch let failure as FarmClient.Failure where failure.description.contains("no job") {
+            found = nil
+        }
+        guard let status = found else { throw HTTPError(.notFound, message: "no job \(id)") }
+        guard caller.may(see: status) else { throw HTTPError(.forbidden, message: "job \(id) is another client's") }
+        return status
+    }
+
+    // MARK: Submit
+
+    func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let caller = try authorize(request)
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maxSessionBytes)
+        let body: SubmitBody
+        do {
+            body = try SubmitBody.parse(Data(buffer: buffer))
+        } catch let invalid as SubmitBody.Invalid {
+            return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
+        }
+        let submit = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
+                            priority: body.priority, owner: caller.owner)
+        let reply = try await gateway.call { try $0.submit(submit) }
+        if let id = reply.jobID {
+            let status = try await job(id, for: caller)
+            var headers = HTTPFields()
+            headers[.location] = "/v1/jobs/\(id)"
+            return try json(SubmittedJob(job: status, reusedShards: reply.reused ?? 0), status: .created, headers: headers)
+        }
+        if !reply.problems.isEmpty {
+            return try json(["problems": reply.problems.map(Problem.init(line:))] as [String: [Problem]], status: .unprocessableContent)
+        }
+        return try json(["missing": reply.missing] as [String: [String]], status: .conflict)
+    }
+
+    struct Problem: Codable {
+        var path: String
+        var message: String
+
+        init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
+
+        /// `video.videoSegments[0].trimDuration: 4.2 s exceeds …` → path and message.
+        init(line: String) {
+            if let colon = line.range(of: ": "), !line[..<colon.lowerBound].contains(" ") {
+                self.init(path: String(line[..<colon.lowerBound]), message: String(line[colon.upperBound...]))
+            } else {
+                self.init(path: "$", message: line)
+            }
+        }
+    }
+
+    struct SubmittedJob: Encodable {
+        var job: JobStatus
+        var reusedShards: Int
+    }
+
+    // MARK: Events
+
+    /// Server-Sent Events: `progress` with the job's status on each change, then one
+    /// event named after its final state, then the stream ends.
+    func events(_ id: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        let stream = gateway.watch(id)
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            for try await status in stream {
+                let name = status.isFinal ? status.state : "progress"
+                let data = String(decoding: try encoder.encode(status), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(data)\n\n"))
+                if status.isFinal { break }
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    // MARK: Downloads
+
+    func download(_ request: Request, _ context: BasicRequestContext, part: String, type: String) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let status = try await job(id, for: try authorize(request))
+        guard status.state == "done" else { throw HTTPError(.conflict, message: "job \(id) is \(status.state), not done") }
+        let first = try await gateway.call { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
+        let size = first.total
+        let range: ByteRange?
+        do {
+            range = try ByteRange.parse(request.headers[.range], size: size)
+        } catch {
+            var headers = HTTPFields()
+            headers[.contentRange] = "bytes */\(size)"
+            throw HTTPError(.rangeNotSatisfiable, headers: headers, message: "the range is outside the \(size)-byte file")
+        }
+        let start = range?.first ?? 0
+        let count = range?.count ?? size
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.acceptRanges] = "bytes"
+        if let range { headers[.contentRange] = "bytes \(range.first)-\(range.last)/\(size)" }
+        let gateway = self.gateway
+        return Response(status: range == nil ? .ok : .partialContent, headers: headers,
+                        body: ResponseBody(contentLength: count) { writer in
+            var offset = start
+            let end = start + count
+            while offset < end {
+                let (at, length) = (offset, min(4 << 20, end - offset))
+                let block = try await gateway.call { try $0.fetchBlock(id, part: part, offset: at, length: length) }
+                guard !block.data.isEmpty else { break }
+                try await writer.write(ByteBuffer(bytes: block.data.prefix(end - offset)))
+                offset += block.data.count
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    // MARK: Media
+
+    /// `PUT /v1/media/{contentID}`: the body is streamed to a scratch file and hashed as it
+    /// arrives; it reaches the coordinator only if its SHA-256 is the content id.
+    func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        _ = try authorize(request)
+        let contentID = try context.parameters.require("contentID")
+        guard contentID.hasPrefix("sha256:"), contentID.count == 71,
+              contentID.dropFirst(7).allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw HTTPError(.badRequest, message: "'\(contentID)' is not a content id: sha256: and 64 lowercase hex digits")
+        }
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        let scratch = uploads.appendingPathComponent(UUID().uuidString)
+        guard FileManager.default.createFile(atPath: scratch.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: scratch.path) else {
+            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "cannot write the upload")
+        }
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var hasher = SHA256()
+        var bytes = 0
+        do {
+            defer { try? handle.close() }
+            for try await buffer in request.body {
+                let data = Data(buffer: buffer)
+                hasher.update(data: data)
+                try handle.write(contentsOf: data)
+                bytes += data.count
+            }
+        }
+        let digest = "sha256:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard digest == contentID else {
+            throw HTTPError(.unprocessableContent, message: "the \(bytes) bytes uploaded hash to \(digest), not \(contentID)")
+        }
+        try await gateway.call { try $0.upload(scratch, contentID: contentID) }
+        return try json(["contentID": contentID, "bytes": "\(bytes)"], status: .created)
+    }
+
+    // MARK: JSON
+
+    func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok, headers: HTTPFields = HTTPFields()) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}

@@ -1,0 +1,77 @@
+import Farm
+import Foundation
+import RenderEngine
+
+/// The body of `POST /v1/jobs` (docs/api.md): the session as JSON, the content id of
+/// each media reference it names (uploaded with `PUT /v1/media/{contentID}`), and
+/// optionally encoder settings, a priority and a callback URL.
+struct SubmitBody {
+    var session: String
+    var files: [String: String]
+    var settings: EncoderSettings
+    var priority: Int
+    var callback: URL?
+
+    struct Invalid: Error {
+        let path: String
+        let message: String
+    }
+
+    static func parse(_ data: Data) throws -> SubmitBody {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw Invalid(path: "$", message: "the body is not a JSON object")
+        }
+        let known: Set = ["session", "files", "settings", "priority", "callback"]
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw Invalid(path: unknown, message: "is not a field of a job (session, files, settings, priority, callback)")
+        }
+        guard let session = object["session"] as? [String: Any] else {
+            throw Invalid(path: "session", message: "is required: the session as a JSON object")
+        }
+        let sessionText = String(decoding: try JSONSerialization.data(withJSONObject: session, options: [.sortedKeys]), as: UTF8.self)
+        var files: [String: String] = [:]
+        if let raw = object["files"] {
+            guard let map = raw as? [String: Any] else { throw Invalid(path: "files", message: "must map media references to content ids") }
+            for (reference, value) in map {
+                guard let id = value as? String, id.hasPrefix("sha256:"), id.count == 71 else {
+                    throw Invalid(path: "files.\(reference)", message: "must be a content id: sha256: and 64 hex digits")
+                }
+                files[reference] = id
+            }
+        }
+        var settings = EncoderSettings()
+        if let raw = object["settings"] {
+            guard let given = raw as? [String: Any] else { throw Invalid(path: "settings", message: "must be an object") }
+            // The defaults with the given fields over them: a request names only what it changes.
+            var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(settings)) as? [String: Any]) ?? [:]
+            let fields: Set = ["crf", "preset", "keyframeIntervalSeconds", "audioBitRate", "audio", "codec"]
+            for (key, value) in given {
+                guard fields.contains(key) else {
+                    throw Invalid(path: "settings.\(key)", message: "is not a setting (\(fields.sorted().joined(separator: ", ")))")
+                }
+                merged[key] = value
+            }
+            do {
+                settings = try JSONDecoder().decode(EncoderSettings.self, from: JSONSerialization.data(withJSONObject: merged))
+            } catch {
+                throw Invalid(path: "settings", message: "a field has the wrong type")
+            }
+            do { try settings.validate() } catch { throw Invalid(path: "settings", message: "\(error)") }
+        }
+        var priority = 0
+        if let raw = object["priority"] {
+            guard let number = raw as? Int, !(raw is Bool), (-1000...1000).contains(number) else {
+                throw Invalid(path: "priority", message: "must be an integer from -1000 to 1000")
+            }
+            priority = number
+        }
+        var callback: URL?
+        if let raw = object["callback"] {
+            guard let text = raw as? String, let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw Invalid(path: "callback", message: "must be an http or https URL")
+            }
+            callback = url
+        }
+        return SubmitBody(session: sessionText, files: files, settings: settings, priority: priority, callback: callback)
+    }
+}

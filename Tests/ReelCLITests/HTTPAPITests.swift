@@ -1,0 +1,175 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// docs/api.md: the HTTP API against a running coordinator and a real worker, spoken to
+/// with Foundation's URLSession — media uploaded, a job submitted, its events followed
+/// to the end, its output downloaded whole and by range and compared byte for byte with
+/// `reel render`; problems as 422 with JSON paths; tokens: 401 without, 403 for another
+/// client's job.
+@Suite(.serialized) struct HTTPAPITests {
+    static let alice = "alice-token-0123456789abcdefghij"
+    static let bob = "bob-token-0123456789abcdefghijkl"
+    static let admin = "admin-token-0123456789abcdefghij"
+
+    func start(_ farm: FarmFixture) throws -> String {
+        try TestEnvironment.write("""
+        # token role name
+        \(Self.alice) client alice
+        \(Self.bob) client bob
+        \(Self.admin) admin ops
+        """, to: "tokens", in: farm.dir)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens"])
+        try farm.startWorker("a")
+        var base: String?
+        _ = try farm.waitUntil(30) {
+            base = farm.log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?
+                .prefix { !$0.isWhitespace }.description
+            return base != nil
+        }
+        return try #require(base)
+    }
+
+    func contentID(_ path: String) throws -> String {
+        let result = try ProcessRunner.run("/usr/bin/sha256sum", [path])
+        return "sha256:" + (result.stdout.split(separator: " ").first.map(String.init) ?? "")
+    }
+
+    func auth(_ token: String, _ extra: [String: String] = [:]) -> [String: String] {
+        extra.merging(["Authorization": "Bearer \(token)"]) { $1 }
+    }
+
+    @Test func submitFollowAndDownloadOverHTTPMatchesReelRender() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 2)
+        let base = try start(farm)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let files = ["a.mp4": try contentID(farm.path("a.mp4")), "b.mp4": try contentID(farm.path("b.mp4"))]
+        let job: [String: Any] = ["session": session, "files": files, "settings": ["keyframeIntervalSeconds": 0.5]]
+        let body = try JSONSerialization.data(withJSONObject: job)
+        let json = ["Content-Type": "application/json"]
+
+        // Media first: the coordinator lacks it, and says which.
+        let missing = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice, json), body: body)
+        #expect(missing.status == 409, "\(missing.text)")
+        #expect(Set((missing.json as? [String: [String]])?["missing"] ?? []) == Set(files.values))
+        // A body that does not hash to its content id is refused and not kept.
+        let forged = try HTTPExchange.send("PUT", "\(base)/media/\(files["a.mp4"] ?? "")", headers: auth(Self.alice),
+                                           body: Data("not the clip".utf8))
+        #expect(forged.status == 422, "\(forged.text)")
+        for (reference, id) in files {
+            let put = try HTTPExchange.send("PUT", "\(base)/media/\(id)", headers: auth(Self.alice),
+                                            body: try Data(contentsOf: URL(fileURLWithPath: farm.path(reference))))
+            #expect(put.status == 201, "\(put.text)")
+        }
+
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice, json), body: body)
+        #expect(created.status == 201, "\(created.text)")
+        let id = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String)
+        #expect(created.headers["location"] == "/v1/jobs/\(id)")
+
+        // Server-Sent Events until the job ends: progress, then `done`.
+        let events = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/events", headers: auth(Self.alice))
+        #expect(events.status == 200)
+        #expect(events.headers["content-type"]?.hasPrefix("text/event-stream") == true)
+        let names = events.text.split(separator: "\n").filter { $0.hasPrefix("event: ") }.map { $0.dropFirst(7) }
+        #expect(names.last == "done", "\(names)")
+        #expect(names.dropLast().allSatisfy { $0 == "progress" })
+        let dataLines = events.text.split(separator: "\n").filter { $0.hasPrefix("data: ") }
+        #expect(dataLines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.dropFirst(6).utf8))) != nil })
+
+        let output = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.alice))
+        #expect(output.status == 200)
+        #expect(output.headers["content-type"] == "video/mp4")
+        let reference = try farm.reference()
+        #expect(output.body == reference, "HTTP output \(output.body.count) bytes, reel render \(reference.count)")
+        let slice = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.alice, ["Range": "bytes=100-1099"]))
+        #expect(slice.status == 206)
+        #expect(slice.headers["content-range"] == "bytes 100-1099/\(reference.count)")
+        #expect(slice.body == reference.subdata(in: 100..<1100))
+        let tail = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.alice, ["Range": "bytes=-10"]))
+        #expect(tail.body == reference.suffix(10))
+        let beyond = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output",
+                                           headers: auth(Self.alice, ["Range": "bytes=\(reference.count)-"]))
+        #expect(beyond.status == 416)
+        let sidecar = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/sidecar", headers: auth(Self.alice))
+        #expect(sidecar.status == 200 && sidecar.json != nil)
+
+        // Tokens: none is 401; bob may not see alice's job, nor list it; the admin may.
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)").status == 401)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth("wrong-token-0123456789abcdefghij")).status == 401)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 403)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.bob)).status == 403)
+        #expect(try HTTPExchange.send("DELETE", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 403)
+        let bobsList = try HTTPExchange.send("GET", "\(base)/jobs", headers: auth(Self.bob))
+        #expect((bobsList.json as? [Any])?.count == 0, "\(bobsList.text)")
+        let adminView = try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.admin))
+        #expect(adminView.status == 200)
+        #expect((adminView.json as? [String: Any])?["owner"] as? String == "token:alice")
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/nosuchjob", headers: auth(Self.admin)).status == 404)
+        let workers = try HTTPExchange.send("GET", "\(base)/workers", headers: auth(Self.bob))
+        #expect((workers.json as? [Any])?.count == 1)
+    }
+
+    @Test func everyProblemIsA422WithItsJSONPath() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let base = try start(farm)
+        let id = try contentID(farm.path("a.mp4"))
+        _ = try HTTPExchange.send("PUT", "\(base)/media/\(id)", headers: auth(Self.alice),
+                                  body: try Data(contentsOf: URL(fileURLWithPath: farm.path("a.mp4"))))
+        let bad: [String: Any] = ["session": ["video": ["videoSegments": [
+            ["source": "a.mp4", "trimDuration": 40],
+            ["source": "a.mp4", "speedMultiplier": -2],
+        ]]], "files": ["a.mp4": id]]
+        let reply = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice, ["Content-Type": "application/json"]),
+                                          body: try JSONSerialization.data(withJSONObject: bad))
+        #expect(reply.status == 422, "\(reply.text)")
+        let problems = ((reply.json as? [String: Any])?["problems"] as? [[String: String]]) ?? []
+        let paths = Set(problems.compactMap { $0["path"] })
+        #expect(paths.contains("video.videoSegments[0].trimDuration"), "\(problems)")
+        #expect(paths.contains("video.videoSegments[1].speedMultiplier"), "\(problems)")
+        #expect(problems.allSatisfy { !($0["message"] ?? "").isEmpty })
+
+        let notJSON = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice), body: Data("{".utf8))
+        #expect(notJSON.status == 422)
+        let badSetting = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice),
+                                               body: Data(#"{"session": {}, "settings": {"crf": 99}}"#.utf8))
+        #expect(badSetting.status == 422)
+        #expect(((badSetting.json as? [String: Any])?["problems"] as? [[String: String]])?.first?["path"] == "settings")
+    }
+
+    /// Under CURVE the API reaches its coordinator with a key of its own (an admin key
+    /// that lives as long as the process); the allow-list file is not touched.
+    @Test func theAPIWorksOnACurveCoordinator() throws {
+        let farm = try FarmFixture()
+        for name in ["coordinator", "worker"] {
+            #expect(try TestEnvironment.reel(["keygen", farm.path(name)]).status == 0)
+        }
+        let workerKey = try String(contentsOfFile: farm.path("worker.pub"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try TestEnvironment.write("\(workerKey) worker\n", to: "authorized", in: farm.dir)
+        try TestEnvironment.write("\(Self.admin) admin ops\n", to: "tokens", in: farm.dir)
+        try farm.startCoordinator(["--curve-key", farm.path("coordinator.key"), "--authorized-keys", farm.path("authorized"),
+                                   "--http", "127.0.0.1:0", "--api-tokens", "tokens"])
+        try farm.startWorker("a", ["--curve-key", farm.path("worker.key"), "--server-key", farm.path("coordinator.pub")])
+        var base: String?
+        _ = try farm.waitUntil(30) {
+            base = farm.log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?.prefix { !$0.isWhitespace }.description
+            return base != nil
+        }
+        let url = try #require(base)
+        #expect(try farm.waitUntil(30) {
+            (try HTTPExchange.send("GET", "\(url)/workers", headers: auth(Self.admin)).json as? [Any])?.count == 1
+        })
+        #expect(try String(contentsOfFile: farm.path("authorized"), encoding: .utf8) == "\(workerKey) worker\n")
+    }
+
+    @Test func aNonLoopbackAPIWithoutTokensIsRefused() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let result = try TestEnvironment.reel(["coordinator", "--state-dir", dir.appendingPathComponent("s").path,
+                                               "--http", "0.0.0.0:8080"])
+        #expect(result.status == 2)
+        #expect(result.stderrLines.count == 1)
+        #expect(result.stderr.contains("--http 0.0.0.0:8080 is not a loopback address: give --api-tokens"))
+    }
+}
