@@ -6,7 +6,7 @@
 FROM swift:6.0-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends \
       pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
-      libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev \
+      libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev libcurl4-openssl-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first, so source edits do not refetch them.
@@ -15,7 +15,8 @@ RUN swift package resolve
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY bench ./bench
-RUN swift build -c release --product reel --static-swift-stdlib \
+# -lcurl: the static Foundation's URLSession (webhooks) calls libcurl.
+RUN swift build -c release --product reel --static-swift-stdlib -Xlinker -lcurl \
     && install -D .build/release/reel /out/usr/local/bin/reel
 # The shipped looks, where `reel` finds them beside the installed binary (docs/filters.md).
 COPY looks/*.png looks/*.json /out/usr/local/share/reelfarm/looks/

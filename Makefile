@@ -20,6 +20,8 @@ deps:
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	@# The metrics test parses /metrics with the Prometheus project's own Python parser.
 	@python3 -c 'import prometheus_client' 2>/dev/null || python3 -m pip install -q prometheus_client==0.23.1
+	@# The HTTP API test fuzzes the API from docs/api.yaml with schemathesis.
+	@command -v schemathesis >/dev/null || python3 -m pip install -q schemathesis==4.32.5
 
 build: deps
 	swift build

@@ -39,12 +39,15 @@ if [ "$REBUILD_BASE" = 1 ] || ! $DOCKER image inspect "$BASE" >/dev/null 2>&1; t
 fi
 
 echo "make-image: building reel (release, static Swift runtime)" >&2
+# The static Foundation's URLSession (webhooks) calls libcurl, which is linked from Debian.
+dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcurl4-openssl-dev >/dev/null
+static=(-c release --product reel --static-swift-stdlib -Xlinker -lcurl)
 build_log=$(mktemp)
-if ! swift build -c release --product reel --static-swift-stdlib >"$build_log" 2>&1; then
+if ! swift build "${static[@]}" >"$build_log" 2>&1; then
   grep -E 'error' "$build_log" >&2; rm -f "$build_log"; exit 1
 fi
 rm -f "$build_log"
-binary=$(swift build -c release --product reel --static-swift-stdlib --show-bin-path)/reel
+binary=$(swift build "${static[@]}" --show-bin-path)/reel
 [ -x "$binary" ] || { echo "make-image: the build did not produce $binary" >&2; exit 1; }
 
 context=$(mktemp -d)

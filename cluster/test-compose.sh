@@ -59,7 +59,7 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 cluster/make-image.sh || die "the image did not build"
-reel=$(swift build -c release --product reel --static-swift-stdlib --show-bin-path)/reel
+reel=$(swift build -c release --product reel --static-swift-stdlib -Xlinker -lcurl --show-bin-path)/reel
 [ -x "$reel" ] || die "no $reel"
 
 # Keys: the containers run as uid 10001 and must read theirs.
@@ -68,13 +68,14 @@ chown 10001 "$work"/keys/*.key
 export REEL_COORDINATOR=tcp://127.0.0.1:7700 REEL_CURVE_KEY=$work/keys/client.key REEL_SERVER_KEY=$work/keys/coordinator.pub
 
 # Media and a session with many short shards, and the local reference render.
-"$reel" sample "$work/a.mp4" --duration 9 --size 320x180 >/dev/null
-"$reel" sample "$work/b.mp4" --duration 5 --size 320x180 --rotate 90 --tone 660 >/dev/null
+# Long enough (about 30 s of 640x360 output) that a worker is surely busy when it is killed.
+"$reel" sample "$work/a.mp4" --duration 21 --size 640x360 >/dev/null
+"$reel" sample "$work/b.mp4" --duration 5 --size 640x360 --rotate 90 --tone 660 >/dev/null
 cat > "$work/s.json" <<'JSON'
-{"video": {"renderSize": [320, 180], "videoSegments": [
-  {"source": "a.mp4", "trimDuration": 8, "filters": [{"type": "warmth", "normalizedIntensity": 0.4}]},
+{"video": {"renderSize": [640, 360], "videoSegments": [
+  {"source": "a.mp4", "trimDuration": 16, "filters": [{"type": "warmth", "normalizedIntensity": 0.4}]},
   {"source": "b.mp4", "speedMultiplier": 0.5, "trimDuration": 2, "filters": [{"type": "saturation", "normalizedIntensity": 0.5}]},
-  {"source": "a.mp4", "speedMultiplier": 2, "trimStartTime": 0.5, "trimDuration": 8}
+  {"source": "a.mp4", "speedMultiplier": 2, "trimStartTime": 0.5, "trimDuration": 20}
 ]}}
 JSON
 gop=(--keyframe-interval 0.5)
@@ -95,10 +96,15 @@ check "coordinator healthy" wait_for 60 healthy
 check "2 workers joined" wait_for 60 workers_connected 2
 
 job=$(cd "$work" && "$reel" submit s.json "${gop[@]}") || die "submit failed"
-done_shards() { "$reel" status "$job" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["shards"].get("done", 0))' 2>/dev/null; }
-some_done() { [ "$(done_shards)" -ge 1 ] 2>/dev/null; }
+shards() { "$reel" status "$job" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['shards'].get('$1', 0))" 2>/dev/null; }
+some_done() { [ "$(shards done)" -ge 1 ] 2>/dev/null; }
 check "shards finish in the containers" wait_for 120 some_done
-victim=$(compose ps -q worker | head -n 1)
+# The victim: a worker holding a running shard (its container's id starts its host name).
+busy_worker() {
+  victim=$("$reel" workers --json 2>/dev/null | python3 -c 'import json,sys; print(next((w["host"] for w in json.load(sys.stdin) if w["busy"] > 0), ""))')
+  [ -n "$victim" ]
+}
+wait_for 60 busy_worker || victim=$(compose ps -q worker | head -n 1)
 docker kill "$victim" >/dev/null
 state_at_kill=$("$reel" status "$job" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
 check "a worker container killed mid-job ($state_at_kill)" test "$state_at_kill" = rendering

@@ -115,6 +115,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
         valueName: "file"))
     var apiTokens: String?
 
+    @Option(name: .customLong("webhook-secret"), help: ArgumentHelp(
+        "File holding the secret that signs webhooks (HMAC-SHA256); with it, jobs may name a callback URL.", valueName: "file"))
+    var webhookSecret: String?
+
     func validate() throws {
         if let http {
             guard let address = HTTPAddress(http) else {
@@ -180,6 +184,18 @@ struct CoordinatorCommand: AsyncParsableCommand {
             }
             extra.append(APIServer.service(at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
                                            uploads: options.stateDirectory.appendingPathComponent("api-uploads"), logger: logger))
+        }
+        if let webhookSecret {
+            let secret = (try? Data(contentsOf: URL(fileURLWithPath: webhookSecret))) ?? Data()
+            let trimmed = Data(String(decoding: secret, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+            guard trimmed.count >= 16 else {
+                printError("error: --webhook-secret \(webhookSecret): needs a readable file of at least 16 characters")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+            options.acceptsCallbacks = true
+            extra.append(WebhookService(WebhookDeliverer(
+                storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, secret: trimmed,
+                coordinatorPulse: options.pulse, logger: logger)))
         }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
         try await farmCall {

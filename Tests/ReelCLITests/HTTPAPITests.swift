@@ -164,6 +164,22 @@ import Testing
         #expect(try String(contentsOfFile: farm.path("authorized"), encoding: .utf8) == "\(workerKey) worker\n")
     }
 
+    /// Property-based requests generated from docs/api.yaml by schemathesis (PyPI): none
+    /// gets a server error, whatever the ids, bodies and headers.
+    @Test func schemathesisFindsNoServerError() throws {
+        let farm = try FarmFixture()
+        let base = try start(farm)
+        let schemathesis = try #require(ProcessRunner.which("schemathesis"), "make deps installs schemathesis")
+        let result = try ProcessRunner.run(schemathesis, [
+            "run", TestEnvironment.packageRoot.appendingPathComponent("docs/api.yaml").path,
+            "--url", String(base.dropLast("/v1".count)), "--header", "Authorization: Bearer \(Self.admin)",
+            "--checks", "not_a_server_error", "--max-time", "20", "--seed", "20261123", "--workers", "2",
+        ], directory: farm.dir, timeout: 240)
+        #expect(result.status == 0, "\(result.stdout.suffix(2000))")
+        #expect(result.stdout.contains("passed"))
+        #expect(!result.stdout.contains("Server error"), "\(result.stdout.suffix(2000))")
+    }
+
     @Test func aNonLoopbackAPIWithoutTokensIsRefused() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let result = try TestEnvironment.reel(["coordinator", "--state-dir", dir.appendingPathComponent("s").path,

@@ -94,6 +94,14 @@ extension Coordinator {
         var problems: [String] = []
         // The same rules as the command line's: a peer's settings are input like any other.
         do { try request.settings.validate() } catch { problems.append("settings: \(error)") }
+        if let callback = request.callback {
+            let url = URL(string: callback)
+            if !options.acceptsCallbacks {
+                problems.append("callback: this coordinator delivers no webhooks (it was started without --webhook-secret)")
+            } else if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
+                problems.append("callback: '\(callback)' is not an http or https URL")
+            }
+        }
         for reference in references where request.files[reference] == nil {
             problems.append("'\(reference)' has no content id in the submission")
         }
@@ -128,7 +136,7 @@ extension Coordinator {
         let record = JobStore.JobRecord(id: id, state: JobPhase.queued.rawValue, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
                                         settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: owner,
-                                        spec: String(decoding: try spec.encoded(), as: UTF8.self))
+                                        spec: String(decoding: try spec.encoded(), as: UTF8.self), callback: request.callback)
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, spec: spec,
                                paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
                                recipeKeys: try Self.recipeKeys(spec))
@@ -197,7 +205,8 @@ extension Coordinator {
                              created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
                              workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                              paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
-                             owner: record.owner)
+                             owner: record.owner, webhook: record.state == state && JobPhase(rawValue: state)?.isFinal == true
+                                ? try store.webhook(of: record.id) : nil)
         }
     }
 

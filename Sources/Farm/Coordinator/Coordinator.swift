@@ -34,6 +34,9 @@ public final class Coordinator {
         public var stop = StopSignal()
         /// Beats each turn of the loop, for `/healthz`.
         public var pulse = LoopPulse()
+        /// Jobs may name a callback URL: a webhook deliverer runs beside the coordinator
+        /// (docs/api.md, "Webhooks").
+        public var acceptsCallbacks = false
 
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint

@@ -256,9 +256,12 @@ public struct Submit: Codable, Sendable {
     /// Whom the job is for, when an admin submits on someone's behalf (the HTTP API's
     /// token holders); ignored from any other key.
     public var owner: String? = nil
+    /// A URL told when the job ends (docs/api.md, "Webhooks").
+    public var callback: String? = nil
 
     public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
-                layout: Plan.Layout? = nil, owner: String? = nil) {
+                layout: Plan.Layout? = nil, owner: String? = nil, callback: String? = nil) {
+        self.callback = callback
         self.session = session
         self.files = files
         self.paths = paths
@@ -320,6 +323,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var mediaBytesSent: Int64? = nil
     /// Who submitted it: a client's CURVE key, `token:NAME` for the HTTP API, or `nil`.
     public var owner: String? = nil
+    /// Its webhook's delivery, once the job has ended with a callback.
+    public var webhook: WebhookStatus? = nil
 
     public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
 }

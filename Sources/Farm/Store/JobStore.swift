@@ -24,6 +24,10 @@ public final class JobStore {
         CREATE TABLE IF NOT EXISTS workers(
           id TEXT PRIMARY KEY, host TEXT NOT NULL, slots INTEGER NOT NULL, last_seen REAL NOT NULL, shards_done INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS media(content_id TEXT PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL);
+        CREATE TABLE IF NOT EXISTS webhooks(
+          job_id TEXT NOT NULL, event TEXT NOT NULL, url TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
+          created REAL NOT NULL, next_at REAL NOT NULL, last_status INTEGER, last_error TEXT, delivered_at REAL,
+          PRIMARY KEY(job_id, event));
         """)
         // Stores made before jobs had owners gain the column (their jobs have none: only an
         // admin key may cancel or fetch them under CURVE).
@@ -31,6 +35,8 @@ public final class JobStore {
         if !columns.contains("owner") { try db.execute("ALTER TABLE jobs ADD COLUMN owner TEXT") }
         // Stores made before jobs were compiled once gain the spec (theirs are compiled again on resume).
         if !columns.contains("spec") { try db.execute("ALTER TABLE jobs ADD COLUMN spec TEXT") }
+        // Where a job's end is announced (docs/api.md, "Webhooks").
+        if !columns.contains("callback") { try db.execute("ALTER TABLE jobs ADD COLUMN callback TEXT") }
     }
 
     public struct JobRecord {
@@ -50,6 +56,8 @@ public final class JobStore {
         /// The compiled `JobSpec` (JSON), the source of truth of the job's work; written
         /// with the job, read by `spec(of:)` only (listings do not carry it).
         public var spec: String? = nil
+        /// The URL told of the job's end (docs/api.md, "Webhooks"); written with the job only.
+        public var callback: String? = nil
     }
 
     public struct ShardRecord {
@@ -70,11 +78,11 @@ public final class JobStore {
 
     public func createJob(_ job: JobRecord, shards: [ShardTask]) throws {
         try db.transaction {
-            try db.query("INSERT INTO jobs(\(Self.jobColumns), spec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+            try db.query("INSERT INTO jobs(\(Self.jobColumns), spec, callback) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
                 .text(job.id), .text(job.state), .integer(Int64(job.priority)), .real(job.created), .null,
                 .text(job.session), .text(try Self.json(job.files)), .text(try Self.json(job.paths)),
                 .text(try Self.json(job.settings)), .integer(job.totalFrames), .null, job.owner.map { .text($0) } ?? .null,
-                job.spec.map { .text($0) } ?? .null,
+                job.spec.map { .text($0) } ?? .null, job.callback.map { .text($0) } ?? .null,
             ])
             for (index, task) in shards.enumerated() {
                 try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
@@ -122,6 +130,13 @@ public final class JobStore {
         try db.transaction {
             try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), finished=COALESCE(?, finished) WHERE id=?",
                          [.text(state), error.map { .text($0) } ?? .null, finished.map { .real($0) } ?? .null, .text(job)])
+            // The job's end and its webhook are one change: once per event, never lost.
+            if let finished, JobPhase(rawValue: state)?.isFinal == true {
+                try db.query("""
+                    INSERT OR IGNORE INTO webhooks(job_id, event, url, state, attempts, created, next_at)
+                    SELECT id, ?, callback, 'pending', 0, ?, ? FROM jobs WHERE id=? AND callback IS NOT NULL
+                    """, [.text("job.\(state)"), .real(finished), .real(finished), .text(job)])
+            }
         }
     }
 

@@ -114,7 +114,7 @@ struct APIRoutes: Sendable {
             return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
         }
         let submit = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
-                            priority: body.priority, owner: caller.owner)
+                            priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
         let reply = try await gateway.call { try $0.submit(submit) }
         if let id = reply.jobID {
             let status = try await job(id, for: caller)
