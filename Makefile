@@ -4,24 +4,36 @@
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
 	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev ffmpeg
+# Only the tests need these: a browser for the dashboard test.
+TEST_PACKAGES := chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 REEL := .build/debug/reel
 DEMO := .build/demo
 
-.PHONY: deps build demo test clean
+.PHONY: deps test-deps build demo test clean
 
-deps:
-	@missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# Installs the Debian packages of $(1) that are missing.
+define install_missing
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(SYSTEM_PACKAGES))
+
+test-deps: deps
+	$(call install_missing,$(TEST_PACKAGES))
 	@# The schema test reads docs/session.schema.json with python3's jsonschema.
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	@# The metrics test parses /metrics with the Prometheus project's own Python parser.
 	@python3 -c 'import prometheus_client' 2>/dev/null || python3 -m pip install -q prometheus_client==0.23.1
 	@# The HTTP API test fuzzes the API from docs/api.yaml with schemathesis.
 	@command -v schemathesis >/dev/null || python3 -m pip install -q schemathesis==4.32.5
+	@# The dashboard test drives Chromium through chromedriver.
+	@python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium==4.27.1
 
 build: deps
 	swift build
@@ -40,7 +52,7 @@ demo: build
 	$(REEL) thumbnails $(DEMO)/multi-segment.json --segment 1 --count 4 --size 160x90 -o $(DEMO)/filmstrip --cache-dir $(DEMO)/stills
 	@echo "rendered $(DEMO)/multi-segment.mp4, $(DEMO)/sdk-session.mp4 and $(DEMO)/phone-mix.mp4 (+ .reel.json sidecars), $(DEMO)/image.jpg, $(DEMO)/filters.jpg and $(DEMO)/filmstrip/"
 
-test: build
+test: build test-deps
 	swift test
 
 clean:

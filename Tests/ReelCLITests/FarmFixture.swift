@@ -78,6 +78,19 @@ final class FarmFixture {
         return (try? JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any]) ?? [:]
     }
 
+    /// The HTTP API's base URL (`http://127.0.0.1:PORT/v1`) as the coordinator logs it
+    /// when it serves `--http 127.0.0.1:0`.
+    func apiBase() throws -> String {
+        var base: String?
+        _ = try waitUntil(30) {
+            base = log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?
+                .prefix { !$0.isWhitespace }.description
+            return base != nil
+        }
+        guard let base else { throw Failure("the coordinator did not say where its HTTP API is: \(log("coordinator.log").suffix(500))") }
+        return base
+    }
+
     /// Waits until `condition` holds (polling), up to `seconds`.
     func waitUntil(_ seconds: Double = 60, _ condition: () throws -> Bool) throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)

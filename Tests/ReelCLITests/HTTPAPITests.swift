@@ -21,13 +21,7 @@ import Testing
         """, to: "tokens", in: farm.dir)
         try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens"])
         try farm.startWorker("a")
-        var base: String?
-        _ = try farm.waitUntil(30) {
-            base = farm.log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?
-                .prefix { !$0.isWhitespace }.description
-            return base != nil
-        }
-        return try #require(base)
+        return try farm.apiBase()
     }
 
     func contentID(_ path: String) throws -> String {
@@ -137,6 +131,10 @@ import Testing
                                                body: Data(#"{"session": {}, "settings": {"crf": 99}}"#.utf8))
         #expect(badSetting.status == 422)
         #expect(((badSetting.json as? [String: Any])?["problems"] as? [[String: String]])?.first?["path"] == "settings")
+        // A boolean is not a priority (Foundation's bridged numbers would say 1 == true).
+        let boolPriority = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice),
+                                                 body: Data(#"{"session": {}, "priority": true}"#.utf8))
+        #expect(((boolPriority.json as? [String: Any])?["problems"] as? [[String: String]])?.first?["path"] == "priority")
     }
 
     /// Under CURVE the API reaches its coordinator with a key of its own (an admin key
@@ -152,12 +150,7 @@ import Testing
         try farm.startCoordinator(["--curve-key", farm.path("coordinator.key"), "--authorized-keys", farm.path("authorized"),
                                    "--http", "127.0.0.1:0", "--api-tokens", "tokens"])
         try farm.startWorker("a", ["--curve-key", farm.path("worker.key"), "--server-key", farm.path("coordinator.pub")])
-        var base: String?
-        _ = try farm.waitUntil(30) {
-            base = farm.log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?.prefix { !$0.isWhitespace }.description
-            return base != nil
-        }
-        let url = try #require(base)
+        let url = try farm.apiBase()
         #expect(try farm.waitUntil(30) {
             (try HTTPExchange.send("GET", "\(url)/workers", headers: auth(Self.admin)).json as? [Any])?.count == 1
         })

@@ -32,12 +32,7 @@ import Testing
 
         try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret"])
         try farm.startWorker("a", ["--test-shard-delay", "300"])
-        var base: String?
-        _ = try farm.waitUntil(30) {
-            base = farm.log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?.prefix { !$0.isWhitespace }.description
-            return base != nil
-        }
-        let api = try #require(base)
+        let api = try farm.apiBase()
         var files: [String: String] = [:]
         for name in ["a.mp4", "b.mp4"] {
             let sum = try ProcessRunner.run("/usr/bin/sha256sum", [farm.path(name)]).stdout.split(separator: " ").first.map(String.init) ?? ""
@@ -83,12 +78,7 @@ import Testing
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 1)
         try farm.startCoordinator(["--http", "127.0.0.1:0"])
-        var base: String?
-        _ = try farm.waitUntil(30) {
-            base = farm.log("coordinator.log").components(separatedBy: "HTTP API on ").dropFirst().first?.prefix { !$0.isWhitespace }.description
-            return base != nil
-        }
-        let api = try #require(base)
+        let api = try farm.apiBase()
         let body = #"{"session": {"video": {"videoSegments": []}}, "callback": "http://127.0.0.1:9/x"}"#
         let reply = try HTTPExchange.send("POST", "\(api)/jobs", body: Data(body.utf8))
         #expect(reply.status == 422, "\(reply.text)")

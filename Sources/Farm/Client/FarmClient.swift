@@ -78,6 +78,11 @@ public final class FarmClient {
         throw Failure(description: "the coordinator still lacks media after upload")
     }
 
+    /// Each shard of a job: state, worker, attempts, time (the dashboard's shard map).
+    public func shards(_ jobID: String) throws -> [ShardInfo] {
+        try request(.shards, JobRequest(jobID: jobID)).decode(ShardsReply.self).shards
+    }
+
     /// One submit as it is (the HTTP API's): no upload; the reply says what is missing.
     public func submit(_ request: Submit) throws -> Submitted {
         try self.request(.submit, request).decode(Submitted.self)

@@ -337,6 +337,11 @@ public final class Coordinator {
             try deleteResult(of: jobID)
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
+        case .shards:
+            let jobID = try message.decode(JobRequest.self).jobID
+            guard try store.job(jobID) != nil else { throw ProtocolError("no job \(jobID)") }
+            try mayManage(jobID, credentials)
+            send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
         case .stills: try stills(message.decode(StillsRequest.self), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)

@@ -92,7 +92,7 @@ public enum MessageType: String, Codable, Sendable {
     case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
     // client ⇄ coordinator
     case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
-         workers, workersReply, deleteResult
+         workers, workersReply, deleteResult, shards, shardsReply
     // thumbnails and frames: client → coordinator → worker and back; invalidation to every worker
     case stills, stillsReply, invalidate, invalidated
     // either way
@@ -363,6 +363,29 @@ public struct WorkerStatus: Codable, Sendable {
     public var alive: Bool
     /// Media bytes the coordinator sent it (since the coordinator started).
     public var mediaBytesSent: Int64? = nil
+}
+
+/// One shard of a job as the dashboard's shard map shows it (docs/api.md).
+public struct ShardInfo: Codable, Sendable, Equatable {
+    public var index: Int
+    /// `video`, `audio` or `segmentAudio`.
+    public var kind: String
+    public var segment: Int
+    /// Output frames `[outputStartFrame, outputStartFrame + frames)`.
+    public var outputStartFrame: Int64
+    public var frames: Int64
+    public var state: String
+    /// Who rendered it (`reused` for the chunk cache), or who holds it now.
+    public var worker: String?
+    public var attempts: Int
+    /// Seconds of its last attempt (so far, while it runs).
+    public var seconds: Double?
+    /// The last failed attempt's message.
+    public var lastError: String?
+}
+
+public struct ShardsReply: Codable, Sendable {
+    public var shards: [ShardInfo]
 }
 
 public struct WorkersReply: Codable, Sendable {

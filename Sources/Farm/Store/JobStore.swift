@@ -119,6 +119,31 @@ public final class JobStore {
         }
     }
 
+    /// Each shard with its last attempt: who, how long (until `now` while running), how many
+    /// attempts, and the last failure's message.
+    public func shardDetails(of job: String, now: Double) throws -> [ShardInfo] {
+        let attempts = try db.query("""
+            SELECT idx, attempt, worker, started, ended, outcome, message FROM attempts WHERE job_id=? ORDER BY idx, attempt
+            """, [.text(job)])
+        var last: [Int: (count: Int, worker: String?, seconds: Double?, error: String?)] = [:]
+        for r in attempts {
+            let index = Int(r[0].int ?? 0)
+            var entry = last[index] ?? (0, nil, nil, nil)
+            entry.count += 1
+            entry.worker = r[2].string
+            if let started = r[3].double { entry.seconds = max(0, (r[4].double ?? now) - started) }
+            if r[5].string == "failed" { entry.error = r[6].string }
+            last[index] = entry
+        }
+        return try shards(of: job).map { shard in
+            let attempt = last[shard.index]
+            return ShardInfo(index: shard.index, kind: shard.task.kind.rawValue, segment: shard.task.segment,
+                             outputStartFrame: shard.task.outputStartFrame, frames: shard.task.frameCount, state: shard.state,
+                             worker: shard.worker ?? attempt?.worker, attempts: attempt?.count ?? 0,
+                             seconds: shard.worker == "reused" ? nil : attempt?.seconds, lastError: attempt?.error)
+        }
+    }
+
     public func shards(of job: String) throws -> [ShardRecord] {
         try db.query("SELECT idx, task, state, sha256, worker FROM shards WHERE job_id=? ORDER BY idx", [.text(job)]).map { r in
             ShardRecord(index: Int(r[0].int ?? 0), task: try Self.parse(ShardTask.self, r[1].string), state: r[2].string ?? "queued",

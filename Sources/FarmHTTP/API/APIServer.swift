@@ -14,6 +14,13 @@ public enum APIServer {
         let routes = APIRoutes(gateway: gateway, tokens: tokens, uploads: uploads)
         let router = Router()
         routes.add(to: router.group("v1"))
+        // The dashboard: one self-contained page over this API (docs/api.md, "Dashboard").
+        router.get("/") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+        }
         return Application(
             router: router,
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
@@ -56,6 +63,11 @@ struct APIRoutes: Sendable {
             let id = try context.parameters.require("id")
             _ = try await job(id, for: try authorize(request))
             return try json(try await gateway.call { try $0.cancel(id) })
+        }
+        group.get("jobs/:id/shards") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await job(id, for: try authorize(request))
+            return try json(try await gateway.call { try $0.shards(id) })
         }
         group.get("jobs/:id/events") { request, context in
             let id = try context.parameters.require("id")

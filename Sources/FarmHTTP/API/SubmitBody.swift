@@ -59,8 +59,10 @@ struct SubmitBody {
             do { try settings.validate() } catch { throw Invalid(path: "settings", message: "\(error)") }
         }
         var priority = 0
-        if let raw = object["priority"] {
-            guard let number = raw as? Int, !(raw is Bool), (-1000...1000).contains(number) else {
+        if object["priority"] != nil {
+            // JSONDecoder, not the bridged NSNumber: there 0 and 1 are also `true` and `false`.
+            struct Priority: Decodable { var priority: Int }
+            guard let number = try? JSONDecoder().decode(Priority.self, from: data).priority, (-1000...1000).contains(number) else {
                 throw Invalid(path: "priority", message: "must be an integer from -1000 to 1000")
             }
             priority = number

@@ -1,0 +1,60 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// docs/api.md, "Dashboard": the page in a real browser (Debian's headless Chromium via
+/// chromedriver): a job's progress bar moves during a render, a queued job is cancelled
+/// from its page, and the screenshot is not blank.
+@Suite(.serialized) struct DashboardTests {
+    static let token = "dashboard-admin-token-0123456789"
+
+    @Test func aBrowserSeesProgressCancelsAJobAndTheScreenshotIsNotBlank() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 3)
+        try TestEnvironment.write("\(Self.token) admin ops\n", to: "tokens", in: farm.dir)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens"])
+        // One slow slot: the first job renders for a while, the second waits behind it.
+        try farm.startWorker("a", ["--test-shard-delay", "600"])
+        let api = try farm.apiBase()
+        let auth = ["Authorization": "Bearer \(Self.token)"]
+        var files: [String: String] = [:]
+        for name in ["a.mp4", "b.mp4"] {
+            let sum = try ProcessRunner.run("/usr/bin/sha256sum", [farm.path(name)]).stdout.split(separator: " ").first.map(String.init) ?? ""
+            files[name] = "sha256:" + sum
+            _ = try HTTPExchange.send("PUT", "\(api)/media/sha256:\(sum)", headers: auth,
+                                      body: try Data(contentsOf: URL(fileURLWithPath: farm.path(name))))
+        }
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        func submit(priority: Int) throws -> String {
+            let body: [String: Any] = ["session": session, "files": files, "priority": priority,
+                                       "settings": ["keyframeIntervalSeconds": 0.5]]
+            let reply = try HTTPExchange.send("POST", "\(api)/jobs", headers: auth, body: try JSONSerialization.data(withJSONObject: body))
+            let id = ((reply.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String
+            #expect(id != nil, "\(reply.status) \(reply.text)")
+            return id ?? ""
+        }
+        let running = try submit(priority: 5)
+        let queued = try submit(priority: 0)
+
+        let python = try #require(ProcessRunner.which("python3"))
+        let root = String(api.dropLast("/v1".count))
+        let check = try ProcessRunner.run(python, [TestEnvironment.packageRoot.appendingPathComponent("Tests/dashboard-check.py").path,
+                                                   root, Self.token, running, queued, farm.path("dashboard.png")], timeout: 240)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr.suffix(1500))")
+        #expect(check.stdout.contains("progress bar moved"))
+        let status = try HTTPExchange.send("GET", "\(api)/jobs/\(queued)", headers: auth).json as? [String: Any]
+        #expect(status?["state"] as? String == "cancelled")
+
+        // Not blank: many grey levels, spread out (a blank or error page has a handful).
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        let gray = try ProcessRunner.run(ffmpeg, ["-v", "error", "-i", farm.path("dashboard.png"), "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        let pixels = [UInt8](gray.stdoutData)
+        #expect(pixels.count >= 1280 * 600)
+        var histogram = [Int](repeating: 0, count: 256)
+        for p in pixels { histogram[Int(p)] += 1 }
+        let levels = histogram.filter { $0 > 0 }.count
+        let mostCommon = Double(histogram.max() ?? 0) / Double(max(1, pixels.count))
+        #expect(levels >= 16, "\(levels) grey levels")
+        #expect(mostCommon < 0.97, "one grey covers \(Int(mostCommon * 100)) % of the screenshot")
+    }
+}

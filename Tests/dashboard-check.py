@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Drives the dashboard in Debian's headless Chromium (selenium + chromedriver), as a user would.
+
+    dashboard-check.py BASE_URL TOKEN RUNNING_JOB QUEUED_JOB SCREENSHOT
+
+1. opens BASE_URL/, enters the token, and watches RUNNING_JOB's progress bar until its
+   width has changed at least twice (the bar moves with the job's events);
+2. opens QUEUED_JOB's page, checks its shard map has one cell per video shard with a
+   hover text naming the shard, presses "Cancel job" and waits for "cancelled";
+3. opens the workers page and waits for a worker row;
+4. saves a screenshot of RUNNING_JOB's page to SCREENSHOT.
+Prints one line per step; exits 1 with the reason on the first failure.
+"""
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+base, token, running, queued, screenshot = sys.argv[1:6]
+
+
+def wait(what, condition, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception:  # the page is being redrawn
+            pass
+        time.sleep(0.2)
+    sys.exit(f"dashboard: timed out waiting for {what}")
+
+
+options = Options()
+for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"]:
+    options.add_argument(flag)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    driver.get(base + "/")
+    driver.find_element(By.ID, "token").send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
+    bar = f'tr[data-job="{running}"] .bar > div'
+    wait("the running job's row", lambda: driver.find_element(By.CSS_SELECTOR, bar))
+    widths = []
+
+    def moved():
+        width = driver.find_element(By.CSS_SELECTOR, bar).get_attribute("style")
+        if not widths or widths[-1] != width:
+            widths.append(width)
+        return len(widths) >= 3
+
+    wait("the progress bar to move", moved, 90)
+    print("progress bar moved:", " → ".join(widths))
+
+    driver.get(base + "/#/jobs/" + queued)
+    cells = wait("the shard map", lambda: driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell"))
+    tips = [cell.get_attribute("title") for cell in cells]
+    if not all(tip.startswith("shard ") for tip in tips):
+        sys.exit(f"dashboard: shard cells without hover text: {tips[:3]}")
+    print(f"shard map: {len(cells)} cells")
+    driver.find_element(By.ID, "cancel").click()
+    wait("the job to show cancelled", lambda: "cancelled" in driver.find_element(By.ID, "job-state").text)
+    print("cancelled from its page")
+
+    driver.get(base + "/#/workers")
+    wait("a worker row", lambda: "ago" in driver.find_element(By.ID, "main").text)
+    print("workers page lists a worker")
+
+    driver.get(base + "/#/jobs/" + running)
+    wait("the running job's shard map", lambda: driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell"))
+    driver.save_screenshot(screenshot)
+    print("screenshot saved")
+finally:
+    driver.quit()
