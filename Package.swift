@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C libraries from Debian, found with pkg-config; shims turn macros into functions.
@@ -54,6 +55,7 @@ let package = Package(
             name: "FarmHTTP",
             dependencies: ["Farm", "RenderEngine",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "Metrics", package: "swift-metrics"),

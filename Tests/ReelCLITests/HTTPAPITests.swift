@@ -105,6 +105,57 @@ import Testing
         #expect((workers.json as? [Any])?.count == 1)
     }
 
+    /// docs/api.md, "Uploading media": a file in parts, resumed where `HEAD` says; a part
+    /// that does not start there is refused and changes nothing; a whole that does not
+    /// hash to its content id is dropped.
+    @Test func uploadsResumeByRangeAndHeadSaysWhere() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let base = try start(farm)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: farm.path("a.mp4")))
+        let id = try contentID(farm.path("a.mp4"))
+        let url = "\(base)/media/\(id)"
+        func head() throws -> (Int, String?) {
+            let reply = try HTTPExchange.send("HEAD", url, headers: auth(Self.alice))
+            return (reply.status, reply.headers["upload-offset"])
+        }
+        func part(_ range: Range<Int>, of data: Data) throws -> HTTPExchange {
+            try HTTPExchange.send("PUT", url, headers: auth(Self.alice, ["Content-Range": "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(data.count)"]),
+                                  body: data.subdata(in: range))
+        }
+        #expect(try head() == (404, "0"))
+        let first = try part(0..<1000, of: bytes)
+        #expect(first.status == 202)
+        #expect(first.headers["upload-offset"] == "1000")
+        #expect(try head() == (404, "1000"))
+        let overlapping = try part(500..<1500, of: bytes)
+        #expect(overlapping.status == 409)
+        #expect(overlapping.headers["upload-offset"] == "1000")
+        #expect(try head() == (404, "1000"))
+        let rest = try part(1000..<bytes.count, of: bytes)
+        #expect(rest.status == 201, "\(rest.text)")
+        #expect(try head().0 == 200)
+        let again = try HTTPExchange.send("PUT", url, headers: auth(Self.alice), body: bytes)
+        #expect(again.status == 200)
+        #expect((again.json as? [String: Any])?["present"] as? Bool == true)
+
+        // Parts of the wrong bytes: kept while incomplete, dropped once whole and wrong.
+        var forged = try Data(contentsOf: URL(fileURLWithPath: farm.path("b.mp4")))
+        forged[0] ^= 0xFF
+        let otherID = try contentID(farm.path("b.mp4"))
+        let otherURL = "\(base)/media/\(otherID)"
+        let half = forged.count / 2
+        for range in [0..<half, half..<forged.count] {
+            let reply = try HTTPExchange.send("PUT", otherURL,
+                                              headers: auth(Self.alice, ["Content-Range": "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(forged.count)"]),
+                                              body: forged.subdata(in: range))
+            #expect(reply.status == (range.lowerBound == 0 ? 202 : 422), "\(reply.text)")
+        }
+        let afterForgery = try HTTPExchange.send("HEAD", otherURL, headers: auth(Self.alice))
+        #expect(afterForgery.status == 404 && afterForgery.headers["upload-offset"] == "0")
+        #expect(try HTTPExchange.send("PUT", "\(base)/media/sha256:nothex", headers: auth(Self.alice), body: Data()).status == 400)
+    }
+
     @Test func everyProblemIsA422WithItsJSONPath() throws {
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 1)

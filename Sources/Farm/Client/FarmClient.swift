@@ -78,6 +78,11 @@ public final class FarmClient {
         throw Failure(description: "the coordinator still lacks media after upload")
     }
 
+    /// Whether the coordinator holds the media `contentID`.
+    public func hasMedia(_ contentID: String) throws -> Bool {
+        try request(.mediaQuery, MediaQuery(contentID: contentID)).decode(MediaState.self).present
+    }
+
     /// Each shard of a job: state, worker, attempts, time (the dashboard's shard map).
     public func shards(_ jobID: String) throws -> [ShardInfo] {
         try request(.shards, JobRequest(jobID: jobID)).decode(ShardsReply.self).shards

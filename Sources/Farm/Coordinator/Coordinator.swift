@@ -337,6 +337,10 @@ public final class Coordinator {
             try deleteResult(of: jobID)
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
+        case .mediaQuery:
+            let query = try message.decode(MediaQuery.self)
+            send(to: identity, .mediaState, MediaState(contentID: query.contentID,
+                                                       present: media.file(for: query.contentID, candidate: nil) != nil))
         case .shards:
             let jobID = try message.decode(JobRequest.self).jobID
             guard try store.job(jobID) != nil else { throw ProtocolError("no job \(jobID)") }

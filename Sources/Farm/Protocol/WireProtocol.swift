@@ -92,7 +92,7 @@ public enum MessageType: String, Codable, Sendable {
     case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
     // client ⇄ coordinator
     case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
-         workers, workersReply, deleteResult, shards, shardsReply
+         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState
     // thumbnails and frames: client → coordinator → worker and back; invalidation to every worker
     case stills, stillsReply, invalidate, invalidated
     // either way
@@ -363,6 +363,16 @@ public struct WorkerStatus: Codable, Sendable {
     public var alive: Bool
     /// Media bytes the coordinator sent it (since the coordinator started).
     public var mediaBytesSent: Int64? = nil
+}
+
+/// Whether the coordinator holds a media file (`HEAD /v1/media/{contentID}`).
+public struct MediaQuery: Codable, Sendable {
+    public var contentID: String
+}
+
+public struct MediaState: Codable, Sendable {
+    public var contentID: String
+    public var present: Bool
 }
 
 /// One shard of a job as the dashboard's shard map shows it (docs/api.md).

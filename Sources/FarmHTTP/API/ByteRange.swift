@@ -25,3 +25,24 @@ struct ByteRange: Equatable {
 
     struct Unsatisfiable: Error {}
 }
+
+/// `Content-Range: bytes FIRST-LAST/TOTAL` of an upload part (RFC 9110 §14.4).
+struct ContentRange: Equatable {
+    let first: Int
+    let last: Int
+    let total: Int
+    var count: Int { last - first + 1 }
+
+    static func parse(_ header: String) throws -> ContentRange {
+        guard header.hasPrefix("bytes ") else { throw Invalid() }
+        let spec = header.dropFirst("bytes ".count)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2, let total = Int(halves[1]) else { throw Invalid() }
+        let ends = halves[0].split(separator: "-", maxSplits: 1)
+        guard ends.count == 2, let first = Int(ends[0]), let last = Int(ends[1]),
+              first >= 0, last >= first, last < total else { throw Invalid() }
+        return ContentRange(first: first, last: last, total: total)
+    }
+
+    struct Invalid: Error {}
+}
