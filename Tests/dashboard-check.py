@@ -6,7 +6,8 @@
 1. opens BASE_URL/, enters the token, and watches RUNNING_JOB's progress bar until its
    width has changed at least twice (the bar moves with the job's events);
 2. opens QUEUED_JOB's page, checks its shard map has one cell per video shard with a
-   hover text naming the shard, presses "Cancel job" and waits for "cancelled";
+   hover text naming the shard, presses "Priority +1" and waits for priority 1, then
+   "Cancel job" and waits for "cancelled";
 3. opens the workers page and waits for a worker row;
 4. saves a screenshot of RUNNING_JOB's page to SCREENSHOT.
 Prints one line per step; exits 1 with the reason on the first failure.
@@ -62,6 +63,9 @@ try:
     if not all(tip.startswith("shard ") for tip in tips):
         sys.exit(f"dashboard: shard cells without hover text: {tips[:3]}")
     print(f"shard map: {len(cells)} cells")
+    driver.find_element(By.ID, "priority-up").click()
+    wait("the priority to go up", lambda: "1\npriority" in driver.find_element(By.ID, "main").text)
+    print("priority raised from its page")
     driver.find_element(By.ID, "cancel").click()
     wait("the job to show cancelled", lambda: "cancelled" in driver.find_element(By.ID, "job-state").text)
     print("cancelled from its page")

@@ -182,6 +182,22 @@ struct SchedulerTests {
         #expect(given.filter { $0 == "x" }.count == 2 && given.filter { $0 == "y" }.count == 2)
     }
 
+    /// A new priority counts from the next dispatch, is stored, and tells watchers.
+    @Test func aJobGivenAHigherPriorityGoesFirstFromTheNextDispatch() {
+        var farm = Farm()
+        farm.submit("first", shards: 4, priority: 1)
+        farm.submit("second", shards: 4, priority: 0)
+        farm.join("a", slots: 1)
+        #expect(farm.tick().map(\.key.job) == ["first"])
+        let out = farm.on(.reprioritize("second", priority: 3))
+        #expect(out.contains { if case .persist(.jobPriority("second", 3)) = $0 { true } else { false } })
+        #expect(out.contains { if case .notify("second", final: false) = $0 { true } else { false } })
+        guard let running = farm.scheduler.jobs["first"]?.running.first else { Issue.record("nothing running"); return }
+        farm.deliver(AttemptKey(job: "first", shard: running.key, attempt: 1), by: "a")
+        #expect(farm.tick().map(\.key.job) == ["second"])
+        #expect(farm.on(.reprioritize("gone", priority: 9)).isEmpty)
+    }
+
     @Test func aShardThatFailsOnThreeWorkersFailsTheJobWithEveryMessage() {
         var farm = Farm()
         for name in ["a", "b", "c", "d"] { farm.join(name) }

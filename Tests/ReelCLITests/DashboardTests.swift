@@ -3,8 +3,8 @@ import ReelTestSupport
 import Testing
 
 /// docs/api.md, "Dashboard": the page in a real browser (Debian's headless Chromium via
-/// chromedriver): a job's progress bar moves during a render, a queued job is cancelled
-/// from its page, and the screenshot is not blank.
+/// chromedriver): a job's progress bar moves during a render, a queued job gets a higher
+/// priority and is cancelled from its page, and the screenshot is not blank.
 @Suite(.serialized) struct DashboardTests {
     static let token = "dashboard-admin-token-0123456789"
 
@@ -44,6 +44,7 @@ import Testing
         #expect(check.stdout.contains("progress bar moved"))
         let status = try HTTPExchange.send("GET", "\(api)/jobs/\(queued)", headers: auth).json as? [String: Any]
         #expect(status?["state"] as? String == "cancelled")
+        #expect(status?["priority"] as? Int == 1)
 
         // Not blank: many grey levels, spread out (a blank or error page has a handful).
         let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))

@@ -78,6 +78,11 @@ public final class FarmClient {
         throw Failure(description: "the coordinator still lacks media after upload")
     }
 
+    /// Gives an unfinished job a new priority; returns its status.
+    public func setPriority(_ jobID: String, _ priority: Int) throws -> JobStatus? {
+        try request(.setPriority, SetPriority(jobID: jobID, priority: priority)).decode(StatusReply.self).jobs.first
+    }
+
     /// Whether the coordinator holds the media `contentID`.
     public func hasMedia(_ contentID: String) throws -> Bool {
         try request(.mediaQuery, MediaQuery(contentID: contentID)).decode(MediaState.self).present

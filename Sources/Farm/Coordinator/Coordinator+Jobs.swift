@@ -200,7 +200,7 @@ extension Coordinator {
             }
             let ended = endedUncommitted[record.id]
             let state = job?.phase.rawValue ?? ended?.phase.rawValue ?? record.state
-            return JobStatus(jobID: record.id, state: state, priority: record.priority, framesDone: framesDone,
+            return JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
                              totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
                              created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
                              workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],

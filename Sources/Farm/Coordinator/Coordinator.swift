@@ -337,6 +337,15 @@ public final class Coordinator {
             try deleteResult(of: jobID)
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
+        case .setPriority:
+            let request = try message.decode(SetPriority.self)
+            try mayManage(request.jobID, credentials)
+            guard (-1000...1000).contains(request.priority) else { throw ProtocolError("priority \(request.priority) is outside -1000 … 1000") }
+            guard scheduler.jobs[request.jobID] != nil else {
+                throw ProtocolError(try store.job(request.jobID) != nil ? "job \(request.jobID) has already ended" : "no job \(request.jobID)")
+            }
+            apply(scheduler.handle(.reprioritize(request.jobID, priority: request.priority), now: Self.now))
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
         case .mediaQuery:
             let query = try message.decode(MediaQuery.self)
             send(to: identity, .mediaState, MediaState(contentID: query.contentID,

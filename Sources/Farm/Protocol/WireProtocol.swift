@@ -92,7 +92,7 @@ public enum MessageType: String, Codable, Sendable {
     case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
     // client ⇄ coordinator
     case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
-         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState
+         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState, setPriority
     // thumbnails and frames: client → coordinator → worker and back; invalidation to every worker
     case stills, stillsReply, invalidate, invalidated
     // either way
@@ -363,6 +363,12 @@ public struct WorkerStatus: Codable, Sendable {
     public var alive: Bool
     /// Media bytes the coordinator sent it (since the coordinator started).
     public var mediaBytesSent: Int64? = nil
+}
+
+/// A new priority for an unfinished job (higher first; −1000…1000).
+public struct SetPriority: Codable, Sendable {
+    public var jobID: String
+    public var priority: Int
 }
 
 /// Whether the coordinator holds a media file (`HEAD /v1/media/{contentID}`).

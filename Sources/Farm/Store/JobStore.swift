@@ -151,6 +151,10 @@ public final class JobStore {
         }
     }
 
+    public func setPriority(_ job: String, _ priority: Int) throws {
+        try db.transaction { try db.query("UPDATE jobs SET priority=? WHERE id=?", [.integer(Int64(priority)), .text(job)]) }
+    }
+
     public func setJobState(_ job: String, _ state: String, error: String? = nil, finished: Double? = nil) throws {
         try db.transaction {
             try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), finished=COALESCE(?, finished) WHERE id=?",

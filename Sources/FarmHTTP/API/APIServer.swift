@@ -68,6 +68,22 @@ struct APIRoutes: Sendable {
             _ = try await job(id, for: try authorize(request))
             return try json(try await gateway.call { try $0.cancel(id) })
         }
+        group.patch("jobs/:id") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await job(id, for: try authorize(request))
+            var request = request
+            struct Change: Decodable { var priority: Int }
+            let body = try await request.collectBody(upTo: 4096)
+            guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)), (-1000...1000).contains(change.priority) else {
+                return try json(["problems": [Problem(path: "priority", message: "must be an integer from -1000 to 1000")]] as [String: [Problem]],
+                                status: .unprocessableContent)
+            }
+            do {
+                return try json(try await gateway.call { try $0.setPriority(id, change.priority) })
+            } catch let failure as FarmClient.Failure where failure.description.contains("already ended") {
+                throw HTTPError(.conflict, message: "job \(id) has already ended")
+            }
+        }
         group.get("jobs/:id/shards") { request, context in
             let id = try context.parameters.require("id")
             _ = try await job(id, for: try authorize(request))

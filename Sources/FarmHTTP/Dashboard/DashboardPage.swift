@@ -192,7 +192,14 @@ async function jobPage(id) {
     try { draw(await call("/jobs/" + id, { method: "DELETE" })); } catch (e) { message.textContent = e.message; cancel.disabled = false; }
   } }, "Cancel job");
   const workers = el("tbody");
-  main.replaceChildren(title, facts, bar, map, legend, el("p", {}, cancel), message,
+  const reprioritize = step => async () => {
+    try { draw(await call("/jobs/" + id, { method: "PATCH", headers: { "Content-Type": "application/json" },
+                                            body: JSON.stringify({ priority: (last ? last.priority : 0) + step }) })); }
+    catch (e) { message.textContent = e.message; }
+  };
+  const up = el("button", { id: "priority-up", title: "higher priority: runs before lower ones", onclick: reprioritize(1) }, "Priority +1");
+  const down = el("button", { id: "priority-down", title: "lower priority", onclick: reprioritize(-1) }, "Priority −1");
+  main.replaceChildren(title, facts, bar, map, legend, el("p", {}, cancel, " ", up, " ", down), message,
     el("h3", {}, "shards by worker"), el("table", {}, workers));
   let last = null;
   function draw(status) {
@@ -207,7 +214,7 @@ async function jobPage(id) {
       el("div", {}, el("b", {}, String(status.priority)), "priority"));
     bar.className = "state-" + status.state;
     bar.replaceChildren(progressBar(status));
-    cancel.hidden = done;
+    cancel.hidden = done; up.hidden = done; down.hidden = done;
     message.textContent = status.error || "";
     workers.replaceChildren(...Object.entries(status.workers || {}).sort().map(([w, n]) =>
       el("tr", {}, el("td", {}, w), el("td", {}, String(n)))));

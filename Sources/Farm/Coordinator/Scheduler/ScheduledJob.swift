@@ -31,7 +31,7 @@ struct RunningAttempt: Equatable {
 /// as shards change state, so dispatch and status cost the same for 10 or 50,000 shards.
 struct ScheduledJob {
     let id: String
-    let priority: Int
+    var priority: Int
     let created: Double
     /// The client key that submitted it (under CURVE), who may cancel and fetch it.
     let owner: String?

@@ -33,6 +33,8 @@ struct Scheduler {
         /// A queued shard's chunk was found in the chunk cache and put in place.
         case reused(String, shard: Int, sha256: String)
         case cancel(String)
+        /// A new priority for an unfinished job: it counts from the next dispatch.
+        case reprioritize(String, priority: Int)
         case assembled(String, error: String?)
         case sendFailed(PeerID)
         /// Dispatch stops while there is a reason (the store cannot write, the disk is full)
@@ -96,6 +98,13 @@ struct Scheduler {
         case .submitted(let job, let record): adopt(job, record: record)
         case .reused(let id, let shard, let sha256): reused(id, shard: shard, sha256: sha256)
         case .cancel(let id): if let job = jobs[id] { finish(job, .cancelled, error: nil) }
+        case .reprioritize(let id, let priority):
+            if jobs[id] != nil, jobs[id]?.priority != priority {
+                jobs[id]?.priority = priority
+                persist(.jobPriority(id, priority))
+                emit(.log(.info, "job \(id): priority \(priority)", LogIDs(job: id)))
+                emit(.notify(id, final: false))
+            }
         case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
         case .sendFailed(let peer): sendFailed(peer)
         case .pause(let reason): pause(reason)

@@ -20,6 +20,7 @@ enum StoreChange {
     case endAttempt(AttemptKey, AttemptOutcome, message: String?, at: Double)
     case finishShard(AttemptKey, sha256: String, worker: String, at: Double)
     case requeue(job: String, shard: Int)
+    case jobPriority(String, Int)
     case recordWorker(id: String, host: String, slots: Int, at: Double)
     /// After a restart no worker will report the attempts still open: they are `lost`.
     case closeOpenAttempts(job: String, reason: String, at: Double)
@@ -39,6 +40,7 @@ extension JobStore {
         case .finishShard(let key, let sha256, let worker, let time):
             try finishShard(job: key.job, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
         case .requeue(let job, let shard): try requeueShard(job: job, shard: shard)
+        case .jobPriority(let job, let priority): try setPriority(job, priority)
         case .recordWorker(let id, let host, let slots, let time): try recordWorker(id: id, host: host, slots: slots, at: time)
         case .closeOpenAttempts(let job, let reason, let time): try closeOpenAttempts(job: job, at: time, reason: reason)
         }
