@@ -71,7 +71,7 @@ try:
     print("cancelled from its page")
 
     driver.get(base + "/#/workers")
-    wait("a worker row", lambda: "ago" in driver.find_element(By.ID, "main").text)
+    wait("a worker row with its memory", lambda: "MiB" in driver.find_element(By.ID, "main").text)
     print("workers page lists a worker")
 
     driver.get(base + "/#/jobs/" + running)

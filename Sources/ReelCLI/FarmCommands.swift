@@ -427,7 +427,9 @@ struct Workers: ParsableCommand {
         if json { try printJSON(workers); return }
         for w in workers {
             let age = String(format: "%.1f", Date().timeIntervalSince1970 - w.lastHeartbeat)
-            print("\(w.workerID)  \(w.host)  slots \(w.slots)  busy \(w.busy)  done \(w.shardsDone)  heartbeat \(age) s ago")
+            let fps = String(format: "%.1f", w.framesPerSecond ?? 0)
+            let memory = w.residentKB.map { "  \($0 / 1024) MiB" } ?? ""
+            print("\(w.workerID)  \(w.host)  slots \(w.slots)  busy \(w.busy)  done \(w.shardsDone)  \(fps) fps\(memory)  heartbeat \(age) s ago")
         }
     }
 }

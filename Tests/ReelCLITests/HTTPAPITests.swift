@@ -102,7 +102,11 @@ import Testing
         #expect((adminView.json as? [String: Any])?["owner"] as? String == "token:alice")
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/nosuchjob", headers: auth(Self.admin)).status == 404)
         let workers = try HTTPExchange.send("GET", "\(base)/workers", headers: auth(Self.bob))
+        let worker = (workers.json as? [[String: Any]])?.first
         #expect((workers.json as? [Any])?.count == 1)
+        // Its memory as its heartbeats report it, and a rate (0 once it has been idle 10 s).
+        #expect(((worker?["residentKB"] as? Int) ?? 0) > 10_000, "\(worker ?? [:])")
+        #expect(worker?["framesPerSecond"] is Double || worker?["framesPerSecond"] is Int)
     }
 
     /// docs/api.md, "Uploading media": a file in parts, resumed where `HEAD` says; a part

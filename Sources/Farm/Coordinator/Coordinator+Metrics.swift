@@ -22,6 +22,7 @@ extension Coordinator {
                 if let job = scheduler.jobs[key.job], job.tasks.indices.contains(key.shard) {
                     CoordinatorMetrics.framesRendered.increment(by: job.tasks[key.shard].frameCount)
                     framesRendered += job.tasks[key.shard].frameCount
+                    workerActivity[worker, default: .init()].frames += job.tasks[key.shard].frameCount
                 }
             }
         case .endAttempt(_, .failed, _, _):
@@ -52,5 +53,19 @@ extension Coordinator {
         CoordinatorMetrics.slots("free").record(max(0, total - busy))
         CoordinatorMetrics.dispatchPaused.record(scheduler.paused == nil ? 0 : 1)
         CoordinatorMetrics.framesPerSecond.record(frameRate.add(total: framesRendered, at: now))
+        let connected = Set(workers.values.map(\.workerID))
+        workerActivity = workerActivity.filter { connected.contains($0.key) }
+        for id in workerActivity.keys { workerActivity[id]?.sample(at: now) }
     }
+}
+
+/// What a connected worker has been doing, for `reel workers` and the dashboard.
+struct WorkerActivity {
+    var residentKB: Int?
+    /// Frames of the shards it finished since it joined.
+    var frames: Int64 = 0
+    private var rate = FrameRate()
+    private(set) var framesPerSecond = 0.0
+
+    mutating func sample(at now: Double) { framesPerSecond = rate.add(total: frames, at: now) }
 }

@@ -82,6 +82,8 @@ public final class Coordinator {
     var metricsSampledAt = 0.0
     var frameRate = FrameRate()
     var framesRendered: Int64 = 0
+    /// Per worker id: memory it reports, frames it finished and their rate.
+    var workerActivity: [String: WorkerActivity] = [:]
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
     let logger: Logger
@@ -281,8 +283,9 @@ public final class Coordinator {
             apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots,
                                           encoders: hello.encoders), now: now))
         case .heartbeat:
-            let draining = (try? message.decode(Heartbeat.self))?.draining == true
-            apply(scheduler.handle(.heartbeat(identity, draining: draining), now: now))
+            let heartbeat = try? message.decode(Heartbeat.self)
+            if let kB = heartbeat?.residentKB, let worker = workers[identity] { workerActivity[worker.workerID, default: .init()].residentKB = kB }
+            apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true), now: now))
         case .chunk:
             let ready = try message.decode(ChunkReady.self)
             chunkAtHand = (ready, message.payload.first ?? Data())
@@ -384,7 +387,8 @@ public final class Coordinator {
         workers.values.sorted { $0.workerID < $1.workerID }.map {
             WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
                          shardsDone: (try? store.shardsDone(byWorker: $0.workerID)) ?? 0, lastHeartbeat: $0.lastSeen, alive: true,
-                         mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0)
+                         mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0,
+                         residentKB: workerActivity[$0.workerID]?.residentKB, framesPerSecond: workerActivity[$0.workerID]?.framesPerSecond ?? 0)
         }
     }
 

@@ -131,9 +131,12 @@ public struct Heartbeat: Codable, Sendable {
     public var busy: Int
     /// A worker that is shutting down: it takes no more work (absent = false).
     public var draining: Bool?
-    public init(busy: Int, draining: Bool? = nil) {
+    /// The worker's resident memory (kB), for `reel workers` and the dashboard.
+    public var residentKB: Int?
+    public init(busy: Int, draining: Bool? = nil, residentKB: Int? = nil) {
         self.busy = busy
         self.draining = draining
+        self.residentKB = residentKB
     }
 }
 
@@ -363,6 +366,10 @@ public struct WorkerStatus: Codable, Sendable {
     public var alive: Bool
     /// Media bytes the coordinator sent it (since the coordinator started).
     public var mediaBytesSent: Int64? = nil
+    /// Resident memory it last reported (kB).
+    public var residentKB: Int? = nil
+    /// Frames of the shards it finished, per second over the last 10 s.
+    public var framesPerSecond: Double? = nil
 }
 
 /// A new priority for an unfinished job (higher first; −1000…1000).

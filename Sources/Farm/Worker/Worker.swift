@@ -156,7 +156,8 @@ public final class Worker {
                 WorkerMetrics.sample(busy: running.count)
             }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
-                send(.heartbeat, Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil))
+                send(.heartbeat, Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil,
+                                           residentKB: ProcessMemory.residentKB))
             }
             if Date().timeIntervalSince(lastHeard) * 1000 > Double(options.heartbeatMillis * options.liveness) {
                 try reconnect()

@@ -244,15 +244,17 @@ async function jobPage(id) {
 async function workersPage() {
   const body = el("tbody");
   main.replaceChildren(el("table", {}, el("thead", {}, el("tr", {},
-    el("th", {}, "worker"), el("th", {}, "host"), el("th", {}, "slots"), el("th", {}, "busy"),
-    el("th", {}, "shards done"), el("th", {}, "last heartbeat"))), body));
+    el("th", {}, "worker"), el("th", {}, "host"), el("th", {}, "slots"), el("th", {}, "busy"), el("th", {}, "fps"),
+    el("th", {}, "memory"), el("th", {}, "shards done"), el("th", {}, "last heartbeat"))), body));
   const draw = async () => {
     const workers = await call("/workers");
     const now = Date.now() / 1000;
     body.replaceChildren(...(workers.length ? workers.map(w => el("tr", {},
       el("td", {}, w.workerID), el("td", {}, w.host), el("td", {}, String(w.slots)), el("td", {}, String(w.busy)),
+      el("td", {}, (w.framesPerSecond || 0).toFixed(1)),
+      el("td", {}, w.residentKB != null ? (w.residentKB / 1024).toFixed(0) + " MiB" : "—"),
       el("td", {}, String(w.shardsDone)), el("td", {}, Math.max(0, now - w.lastHeartbeat).toFixed(1) + " s ago")))
-      : [el("tr", {}, el("td", { colspan: "6", class: "muted" }, "no workers connected"))]));
+      : [el("tr", {}, el("td", { colspan: "8", class: "muted" }, "no workers connected"))]));
   };
   await draw();
   const timer = setInterval(() => { if (location.hash !== "#/workers") clearInterval(timer); else draw().catch(() => {}); }, 2000);
