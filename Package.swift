@@ -53,7 +53,7 @@ let package = Package(
         // The HTTP side of a farm process: /metrics and /healthz (docs/operations.md), the API (docs/api.md).
         .target(
             name: "FarmHTTP",
-            dependencies: ["Farm", "RenderEngine",
+            dependencies: ["Farm", "RenderEngine", "SessionKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "Crypto", package: "swift-crypto"),

@@ -63,6 +63,9 @@ try:
     if not all(tip.startswith("shard ") for tip in tips):
         sys.exit(f"dashboard: shard cells without hover text: {tips[:3]}")
     print(f"shard map: {len(cells)} cells")
+    loaded = wait("segment thumbnails", lambda: [i for i in driver.find_elements(By.CSS_SELECTOR, "#thumbnails img")
+                                                 if driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", i)])
+    print(f"thumbnails: {len(loaded)} segment pictures")
     driver.find_element(By.ID, "priority-up").click()
     wait("the priority to go up", lambda: "1\npriority" in driver.find_element(By.ID, "main").text)
     print("priority raised from its page")

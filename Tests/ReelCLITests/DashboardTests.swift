@@ -42,6 +42,7 @@ import Testing
                                                    root, Self.token, running, queued, farm.path("dashboard.png")], timeout: 240)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr.suffix(1500))")
         #expect(check.stdout.contains("progress bar moved"))
+        #expect(check.stdout.contains("thumbnails: 3 segment pictures"), "\(check.stdout)")
         let status = try HTTPExchange.send("GET", "\(api)/jobs/\(queued)", headers: auth).json as? [String: Any]
         #expect(status?["state"] as? String == "cancelled")
         #expect(status?["priority"] as? Int == 1)

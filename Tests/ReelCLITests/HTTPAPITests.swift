@@ -86,6 +86,17 @@ import Testing
         let beyond = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output",
                                            headers: auth(Self.alice, ["Range": "bytes=\(reference.count)-"]))
         #expect(beyond.status == 416)
+        // A segment's thumbnail from the job's stored session: a JPEG that fits the box.
+        let thumbnail = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/1/thumbnail?time=0.5&size=120x90", headers: auth(Self.alice))
+        #expect(thumbnail.status == 200, "\(thumbnail.text.prefix(300))")
+        #expect(thumbnail.headers["content-type"] == "image/jpeg")
+        #expect(thumbnail.body.prefix(2) == Data([0xFF, 0xD8]))
+        try thumbnail.body.write(to: URL(fileURLWithPath: farm.path("thumb.jpg")))
+        let probe = try FFprobe.streams(farm.path("thumb.jpg")).first
+        #expect((probe?.width ?? 0) <= 120 && (probe?.height ?? 0) <= 90 && (probe?.width ?? 0) > 0, "\(String(describing: probe))")
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/9/thumbnail", headers: auth(Self.alice)).status == 422)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail?size=900x900", headers: auth(Self.alice)).status == 400)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail", headers: auth(Self.bob)).status == 403)
         let sidecar = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/sidecar", headers: auth(Self.alice))
         #expect(sidecar.status == 200 && sidecar.json != nil)
 

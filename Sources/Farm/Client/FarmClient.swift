@@ -126,7 +126,7 @@ public final class FarmClient {
 
     // MARK: Stills
 
-    public struct StillsOutcome {
+    public struct StillsOutcome: Sendable {
         public var pictures: [(StillResult, Data)]
         public var worker: String
         /// Why the request is invalid input, when it is.
@@ -154,6 +154,19 @@ public final class FarmClient {
             try upload(reply.missing, of: loaded, files: files)
         }
         throw Failure(description: "the coordinator still lacks media after upload")
+    }
+
+    /// Thumbnails or frames of a submitted job's segments, from its stored session and media.
+    public func jobStills(_ jobID: String, _ stills: [StillRequest]) throws -> StillsOutcome {
+        let message = try request(.jobStills, JobStillsRequest(jobID: jobID, stills: stills))
+        let reply = try message.decode(StillsReply.self)
+        if let invalid = reply.invalid { return StillsOutcome(pictures: [], worker: reply.worker, invalid: invalid) }
+        if let error = reply.error { throw Failure(description: "worker \(reply.worker): \(error)") }
+        guard reply.missing.isEmpty else { throw Failure(description: "the coordinator no longer has the job's media \(reply.missing)") }
+        guard reply.results.count == stills.count, message.payload.count == stills.count else {
+            throw Failure(description: "the farm answered \(reply.results.count) of \(stills.count) pictures")
+        }
+        return StillsOutcome(pictures: Array(zip(reply.results, message.payload)), worker: reply.worker, invalid: nil)
     }
 
     /// Clears every worker's cached pictures of these media; returns how many workers were told.

@@ -359,6 +359,12 @@ public final class Coordinator {
             try mayManage(jobID, credentials)
             send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
         case .stills: try stills(message.decode(StillsRequest.self), from: identity)
+        case .jobStills:
+            let request = try message.decode(JobStillsRequest.self)
+            guard let record = try store.job(request.jobID) else { throw ProtocolError("no job \(request.jobID)") }
+            try mayManage(request.jobID, credentials)
+            try stills(StillsRequest(requestID: UUID().uuidString, session: record.session, files: record.files, paths: record.paths,
+                                     stills: request.stills), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)
         default:

@@ -92,7 +92,7 @@ public enum MessageType: String, Codable, Sendable {
     case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
     // client ⇄ coordinator
     case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
-         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState, setPriority
+         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState, setPriority, jobStills
     // thumbnails and frames: client → coordinator → worker and back; invalidation to every worker
     case stills, stillsReply, invalidate, invalidated
     // either way
@@ -370,6 +370,18 @@ public struct WorkerStatus: Codable, Sendable {
     public var residentKB: Int? = nil
     /// Frames of the shards it finished, per second over the last 10 s.
     public var framesPerSecond: Double? = nil
+}
+
+/// Thumbnails or frames of a submitted job's segments: its stored session and media
+/// (`GET /v1/jobs/{id}/segments/{i}/thumbnail`). Answered with `stillsReply`.
+public struct JobStillsRequest: Codable, Sendable {
+    public var jobID: String
+    public var stills: [StillRequest]
+
+    public init(jobID: String, stills: [StillRequest]) {
+        self.jobID = jobID
+        self.stills = stills
+    }
 }
 
 /// A new priority for an unfinished job (higher first; −1000…1000).

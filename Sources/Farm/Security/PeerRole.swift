@@ -16,7 +16,7 @@ public enum PeerRole: String, Sendable, CaseIterable {
         switch type {
         case .hello, .heartbeat, .chunk, .failed, .mediaRequest, .stillsReply:
             return self == .worker
-        case .submit, .upload, .status, .watch, .cancel, .fetch, .deleteResult, .workers, .stills, .invalidate, .shards, .mediaQuery, .setPriority:
+        case .submit, .upload, .status, .watch, .cancel, .fetch, .deleteResult, .workers, .stills, .invalidate, .shards, .mediaQuery, .setPriority, .jobStills:
             return self == .client || self == .admin
         default:
             return false

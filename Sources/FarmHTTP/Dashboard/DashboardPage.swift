@@ -44,6 +44,9 @@ enum DashboardPage {
   .cell.done { background: var(--done); } .cell.reused { background: var(--reused); } .cell.failing { background: var(--failed); }
   .legend span { display: inline-block; width: .8rem; height: .8rem; margin: 0 .3rem 0 .9rem; vertical-align: -1px; }
   .facts { display: flex; gap: 2rem; margin: .5rem 0 1rem; }
+  .thumbs { display: flex; gap: .6rem; flex-wrap: wrap; margin: .5rem 0 1rem; }
+  .thumbs figure { margin: 0; font-size: .8rem; color: var(--muted); }
+  .thumbs img { display: block; height: 90px; background: var(--line); border-radius: 3px; }
   .facts div b { display: block; font-size: 1.2rem; }
   a { color: var(--accent); }
 </style>
@@ -192,6 +195,7 @@ async function jobPage(id) {
     try { draw(await call("/jobs/" + id, { method: "DELETE" })); } catch (e) { message.textContent = e.message; cancel.disabled = false; }
   } }, "Cancel job");
   const workers = el("tbody");
+  const thumbs = el("div", { class: "thumbs", id: "thumbnails" });
   const reprioritize = step => async () => {
     try { draw(await call("/jobs/" + id, { method: "PATCH", headers: { "Content-Type": "application/json" },
                                             body: JSON.stringify({ priority: (last ? last.priority : 0) + step }) })); }
@@ -199,7 +203,7 @@ async function jobPage(id) {
   };
   const up = el("button", { id: "priority-up", title: "higher priority: runs before lower ones", onclick: reprioritize(1) }, "Priority +1");
   const down = el("button", { id: "priority-down", title: "lower priority", onclick: reprioritize(-1) }, "Priority −1");
-  main.replaceChildren(title, facts, bar, map, legend, el("p", {}, cancel, " ", up, " ", down), message,
+  main.replaceChildren(title, facts, bar, map, legend, thumbs, el("p", {}, cancel, " ", up, " ", down), message,
     el("h3", {}, "shards by worker"), el("table", {}, workers));
   let last = null;
   function draw(status) {
@@ -227,12 +231,22 @@ async function jobPage(id) {
       const tip = "shard " + s.index + " · frames " + s.outputStartFrame + "–" + (s.outputStartFrame + s.frames - 1) +
         " · " + s.state + (s.worker ? " on " + s.worker : "") + (s.seconds != null ? " · " + s.seconds.toFixed(1) + " s" : "") +
         " · " + s.attempts + " attempt(s)" + (s.lastError ? " · last error: " + s.lastError : "");
-      return el("div", { class: "cell " + kind, title: tip, "data-shard": String(s.index),
+      return el("div", { class: "cell " + kind, title: tip, "data-shard": String(s.index), "data-segment": String(s.segment),
                          style: "flex:" + s.frames + " 0 0" });
     }));
   }
   draw(await call("/jobs/" + id));
   await drawShards();
+  // One picture per segment, at its trim start, through the API (a header carries the token).
+  const segments = [...new Set([...map.children].map(c => c.getAttribute("data-segment")))];
+  for (const segment of segments) {
+    const image = el("img", { alt: "segment " + segment, "data-segment": segment });
+    thumbs.append(el("figure", {}, image, el("figcaption", {}, "segment " + segment)));
+    fetch(api + "/jobs/" + id + "/segments/" + segment + "/thumbnail?size=160x90", { headers: headers() })
+      .then(r => r.ok ? r.blob() : Promise.reject(new Error(r.statusText)))
+      .then(blob => { image.src = URL.createObjectURL(blob); })
+      .catch(() => { image.alt = "segment " + segment + ": no picture"; });
+  }
   const timer = setInterval(() => {
     if (!location.hash.startsWith("#/jobs/" + id)) { clearInterval(timer); return; }
     drawShards().catch(() => {});
