@@ -36,6 +36,13 @@ import Testing
         let running = try submit(priority: 5)
         let queued = try submit(priority: 0)
 
+        // The API's own rate and ETA while the first job renders.
+        let rated = try farm.waitUntil(30) {
+            let status = try HTTPExchange.send("GET", "\(api)/jobs/\(running)", headers: auth).json as? [String: Any]
+            return ((status?["framesPerSecond"] as? Double) ?? 0) > 0 && status?["etaSeconds"] is Double
+        }
+        #expect(rated, "no framesPerSecond and etaSeconds while the job rendered")
+
         let python = try #require(ProcessRunner.which("python3"))
         let root = String(api.dropLast("/v1".count))
         let check = try ProcessRunner.run(python, [TestEnvironment.packageRoot.appendingPathComponent("Tests/dashboard-check.py").path,

@@ -200,13 +200,18 @@ extension Coordinator {
             }
             let ended = endedUncommitted[record.id]
             let state = job?.phase.rawValue ?? ended?.phase.rawValue ?? record.state
-            return JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
-                             totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
-                             created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker, assemblySeconds: assemblyTimes[record.id],
-                             workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
-                             paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
-                             owner: record.owner, webhook: record.state == state && JobPhase(rawValue: state)?.isFinal == true
-                                ? try store.webhook(of: record.id) : nil)
+            var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
+                                   totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
+                                   created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
+                                   assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
+                                   paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
+                                   owner: record.owner)
+            if record.state == state, JobPhase(rawValue: state)?.isFinal == true { status.webhook = try store.webhook(of: record.id) }
+            if let fps = jobRates[record.id]?.framesPerSecond {
+                status.framesPerSecond = fps
+                if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
+            }
+            return status
         }
     }
 

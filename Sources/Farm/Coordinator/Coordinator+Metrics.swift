@@ -43,7 +43,11 @@ extension Coordinator {
             for (state, count) in job.counts { shards[state, default: 0] += count }
             CoordinatorMetrics.jobFrames(job.id).record(job.tasks.reduce(0) { $0 + $1.frameCount })
             CoordinatorMetrics.jobFramesDone(job.id).record(job.framesDone)
+            var entry = jobRates[job.id] ?? (FrameRate(), 0)
+            entry.framesPerSecond = entry.rate.add(total: job.framesDone, at: now)
+            jobRates[job.id] = entry
         }
+        jobRates = jobRates.filter { scheduler.jobs[$0.key] != nil }
         for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(phases[phase] ?? 0) }
         for state in [ShardState.queued, .running, .done] { CoordinatorMetrics.shards(state.rawValue).record(shards[state] ?? 0) }
         let busy = workers.values.reduce(0) { $0 + $1.running.count }

@@ -84,6 +84,8 @@ public final class Coordinator {
     var framesRendered: Int64 = 0
     /// Per worker id: memory it reports, frames it finished and their rate.
     var workerActivity: [String: WorkerActivity] = [:]
+    /// Per unfinished job: the rate of its frames, sampled once a second.
+    var jobRates: [String: (rate: FrameRate, framesPerSecond: Double)] = [:]
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
     let logger: Logger

@@ -328,6 +328,10 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var owner: String? = nil
     /// Its webhook's delivery, once the job has ended with a callback.
     public var webhook: WebhookStatus? = nil
+    /// While it renders: frames of its finished shards per second over the last 10 s, and
+    /// the seconds left at that rate (absent until the rate is known).
+    public var framesPerSecond: Double? = nil
+    public var etaSeconds: Double? = nil
 
     public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
 }
