@@ -56,7 +56,6 @@ let package = Package(
             dependencies: ["Farm", "RenderEngine", "SessionKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
-                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]

@@ -1,0 +1,79 @@
+import Farm
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+extension APIRoutes {
+    // MARK: Submit
+
+    func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let caller = try authorize(request)
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maxSessionBytes)
+        let body: SubmitBody
+        do {
+            body = try SubmitBody.parse(Data(buffer: buffer))
+        } catch let invalid as SubmitBody.Invalid {
+            return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
+        }
+        let submit = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
+                            priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
+        let reply = try await gateway.call { try $0.submit(submit) }
+        if let id = reply.jobID {
+            let status = try await job(id, for: caller)
+            var headers = HTTPFields()
+            headers[.location] = "/v1/jobs/\(id)"
+            return try json(SubmittedJob(job: status, reusedShards: reply.reused ?? 0), status: .created, headers: headers)
+        }
+        if !reply.problems.isEmpty {
+            return try json(["problems": reply.problems.map(Problem.init(line:))] as [String: [Problem]], status: .unprocessableContent)
+        }
+        return try json(["missing": reply.missing] as [String: [String]], status: .conflict)
+    }
+
+    struct Problem: Codable {
+        var path: String
+        var message: String
+
+        init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
+
+        /// `video.videoSegments[0].trimDuration: 4.2 s exceeds …` → path and message.
+        init(line: String) {
+            if let colon = line.range(of: ": "), !line[..<colon.lowerBound].contains(" ") {
+                self.init(path: String(line[..<colon.lowerBound]), message: String(line[colon.upperBound...]))
+            } else {
+                self.init(path: "$", message: line)
+            }
+        }
+    }
+
+    struct SubmittedJob: Encodable {
+        var job: JobStatus
+        var reusedShards: Int
+    }
+
+    // MARK: Events
+
+    /// Server-Sent Events: `progress` with the job's status on each change, then one
+    /// event named after its final state, then the stream ends.
+    func events(_ id: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        let stream = gateway.watch(id)
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            for try await status in stream {
+                let name = status.isFinal ? status.state : "progress"
+                let data = String(decoding: try encoder.encode(status), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(data)\n\n"))
+                if status.isFinal { break }
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

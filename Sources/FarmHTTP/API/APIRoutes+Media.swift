@@ -1,0 +1,120 @@
+import Farm
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RenderEngine
+import Synchronization
+
+extension APIRoutes {
+    // MARK: Media
+
+    /// `PUT /v1/media/{contentID}`, whole or in parts (docs/api.md, "Uploading media"): a part
+    /// carries `Content-Range: bytes FIRST-LAST/TOTAL` and starts where the last one ended
+    /// (`HEAD` says where: `Upload-Offset`). The bytes wait in a scratch file; once whole,
+    /// and only if their SHA-256 is the content id, they go to the coordinator.
+    func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        _ = try authorize(request)
+        let contentID = try Self.contentID(context)
+        if try await gateway.call({ try $0.hasMedia(contentID) }) {
+            return try json(UploadState(contentID: contentID, received: nil, present: true))
+        }
+        let range: ContentRange?
+        do {
+            range = try request.headers[.contentRange].map(ContentRange.parse)
+        } catch {
+            throw HTTPError(.badRequest, message: "Content-Range must be bytes FIRST-LAST/TOTAL")
+        }
+        guard uploadLocks.claim(contentID) else {
+            throw HTTPError(.conflict, message: "another upload of \(contentID) is in progress")
+        }
+        defer { uploadLocks.release(contentID) }
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        let partial = uploads.appendingPathComponent(String(contentID.dropFirst("sha256:".count)) + ".part")
+        let had = range == nil ? 0 : Self.size(of: partial)
+        if let range, range.first != had {
+            var headers = HTTPFields()
+            headers[Self.uploadOffset] = "\(had)"
+            return try json(UploadState(contentID: contentID, received: had, present: false), status: .conflict, headers: headers)
+        }
+        if range == nil || had == 0 {
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "cannot write the upload")
+            }
+        }
+        guard let handle = FileHandle(forWritingAtPath: partial.path) else {
+            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "cannot write the upload")
+        }
+        var written = 0
+        do {
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            for try await buffer in request.body {
+                let data = Data(buffer: buffer)
+                if let range, written + data.count > range.count { throw HTTPError(.badRequest, message: "the body is longer than its Content-Range") }
+                try handle.write(contentsOf: data)
+                written += data.count
+            }
+            if let range, written != range.count {
+                throw HTTPError(.badRequest, message: "the body has \(written) bytes, its Content-Range \(range.count)")
+            }
+        } catch {
+            // What was not taken whole is taken back: the next part starts where this one did.
+            try? FileHandle(forWritingAtPath: partial.path)?.truncate(atOffset: UInt64(had))
+            throw error
+        }
+        let received = had + written
+        if let range, received < range.total {
+            var headers = HTTPFields()
+            headers[Self.uploadOffset] = "\(received)"
+            return try json(UploadState(contentID: contentID, received: received, present: false), status: .accepted, headers: headers)
+        }
+        defer { try? FileManager.default.removeItem(at: partial) }
+        let digest = try ContentID.of(file: partial.path)
+        guard digest == contentID else {
+            throw HTTPError(.unprocessableContent, message: "the \(received) bytes uploaded hash to \(digest), not \(contentID)")
+        }
+        try await gateway.call { try $0.upload(partial, contentID: contentID) }
+        return try json(UploadState(contentID: contentID, received: received, present: true), status: .created)
+    }
+
+    /// `HEAD /v1/media/{contentID}`: 200 when the coordinator has it; else 404 with the
+    /// bytes of an unfinished upload in `Upload-Offset`.
+    func mediaState(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        _ = try authorize(request)
+        let contentID = try Self.contentID(context)
+        if try await gateway.call({ try $0.hasMedia(contentID) }) { return Response(status: .ok) }
+        var headers = HTTPFields()
+        headers[Self.uploadOffset] = "\(Self.size(of: uploads.appendingPathComponent(String(contentID.dropFirst(7)) + ".part")))"
+        return Response(status: .notFound, headers: headers)
+    }
+
+    struct UploadState: Encodable {
+        var contentID: String
+        var received: Int?
+        var present: Bool
+    }
+
+    // A registered-style field name, valid by construction.
+    static let uploadOffset = HTTPField.Name("Upload-Offset")!
+
+    static func contentID(_ context: BasicRequestContext) throws -> String {
+        let contentID = try context.parameters.require("contentID")
+        guard contentID.hasPrefix("sha256:"), contentID.count == 71,
+              contentID.dropFirst(7).allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw HTTPError(.badRequest, message: "'\(contentID)' is not a content id: sha256: and 64 lowercase hex digits")
+        }
+        return contentID
+    }
+
+    static func size(of url: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+}
+
+/// Content ids with an upload in progress: one at a time each.
+final class UploadLocks: Sendable {
+    private let busy = Mutex<Set<String>>([])
+
+    func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
+    func release(_ id: String) { _ = busy.withLock { $0.remove(id) } }
+}
