@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Drives the dashboard in Debian's headless Chromium (selenium + chromedriver), as a user would.
 
-    dashboard-check.py BASE_URL TOKEN RUNNING_JOB QUEUED_JOB SCREENSHOT
+    dashboard-check.py BASE_URL TOKEN JOBS_FILE SCREENSHOT
 
-1. opens BASE_URL/, enters the token, and watches RUNNING_JOB's progress bar until its
+0. opens BASE_URL/ and enters the token, then writes JOBS_FILE.ready and waits for the
+   test to write "RUNNING_JOB QUEUED_JOB" to JOBS_FILE (so the jobs start once the
+   browser is up, however slowly it started);
+1. shows the jobs again and watches RUNNING_JOB's progress bar until its
    width has changed at least twice (the bar moves with the job's events);
 2. opens QUEUED_JOB's page, checks its shard map has one cell per video shard with a
    hover text naming the shard, presses "Priority +1" and waits for priority 1, then
@@ -12,6 +15,7 @@
 4. saves a screenshot of RUNNING_JOB's page to SCREENSHOT.
 Prints one line per step; exits 1 with the reason on the first failure.
 """
+import os
 import sys
 import time
 
@@ -20,7 +24,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-base, token, running, queued, screenshot = sys.argv[1:6]
+base, token, jobs_file, screenshot = sys.argv[1:5]
 
 
 def wait(what, condition, seconds=60):
@@ -44,6 +48,10 @@ try:
     driver.get(base + "/")
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
+    wait("the jobs page", lambda: "no jobs" in driver.find_element(By.ID, "main").text)
+    open(jobs_file + ".ready", "w").close()
+    running, queued = wait("the test's jobs", lambda: open(jobs_file).read().split() if os.path.exists(jobs_file) else None, 120)
+    driver.refresh()
     bar = f'tr[data-job="{running}"] .bar > div'
     wait("the running job's row", lambda: driver.find_element(By.CSS_SELECTOR, bar))
     widths = []

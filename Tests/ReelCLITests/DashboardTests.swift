@@ -14,7 +14,7 @@ import Testing
         try TestEnvironment.write("\(Self.token) admin ops\n", to: "tokens", in: farm.dir)
         try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens"])
         // One slow slot: the first job renders for a while, the second waits behind it.
-        try farm.startWorker("a", ["--test-shard-delay", "600"])
+        try farm.startWorker("a", ["--test-shard-delay", "1000"])
         let api = try farm.apiBase()
         let auth = ["Authorization": "Bearer \(Self.token)"]
         var files: [String: String] = [:]
@@ -33,8 +33,25 @@ import Testing
             #expect(id != nil, "\(reply.status) \(reply.text)")
             return id ?? ""
         }
+        // The browser first; the jobs once it says it is up (it writes jobs.ready).
+        let python = try #require(ProcessRunner.which("python3"))
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: python)
+        browser.arguments = [TestEnvironment.packageRoot.appendingPathComponent("Tests/dashboard-check.py").path,
+                             String(api.dropLast("/v1".count)), Self.token, farm.path("jobs"), farm.path("dashboard.png")]
+        FileManager.default.createFile(atPath: farm.path("browser.log"), contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: farm.path("browser.log")))
+        browser.standardOutput = log
+        browser.standardError = log
+        try browser.run()
+        let watchdog = DispatchWorkItem { kill(browser.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: watchdog)
+        defer { watchdog.cancel(); if browser.isRunning { kill(browser.processIdentifier, SIGKILL) } }
+        #expect(try farm.waitUntil(180) { FileManager.default.fileExists(atPath: farm.path("jobs.ready")) || !browser.isRunning },
+                "\(farm.log("browser.log"))")
         let running = try submit(priority: 5)
         let queued = try submit(priority: 0)
+        try TestEnvironment.write("\(running) \(queued)\n", to: "jobs", in: farm.dir)
 
         // The API's own rate and ETA while the first job renders.
         let rated = try farm.waitUntil(30) {
@@ -43,13 +60,11 @@ import Testing
         }
         #expect(rated, "no framesPerSecond and etaSeconds while the job rendered")
 
-        let python = try #require(ProcessRunner.which("python3"))
-        let root = String(api.dropLast("/v1".count))
-        let check = try ProcessRunner.run(python, [TestEnvironment.packageRoot.appendingPathComponent("Tests/dashboard-check.py").path,
-                                                   root, Self.token, running, queued, farm.path("dashboard.png")], timeout: 240)
-        #expect(check.status == 0, "\(check.stdout)\(check.stderr.suffix(1500))")
-        #expect(check.stdout.contains("progress bar moved"))
-        #expect(check.stdout.contains("thumbnails: 3 segment pictures"), "\(check.stdout)")
+        browser.waitUntilExit()
+        let output = farm.log("browser.log")
+        #expect(browser.terminationStatus == 0, "\(output.suffix(1500))")
+        #expect(output.contains("progress bar moved"))
+        #expect(output.contains("thumbnails: 3 segment pictures"), "\(output)")
         let status = try HTTPExchange.send("GET", "\(api)/jobs/\(queued)", headers: auth).json as? [String: Any]
         #expect(status?["state"] as? String == "cancelled")
         #expect(status?["priority"] as? Int == 1)
