@@ -40,15 +40,7 @@ public enum MetricsServer {
             return Response(status: health.isLive ? .ok : .serviceUnavailable,
                             body: .init(byteBuffer: ByteBuffer(string: health.text + "\n")))
         }
-        return Application(
-            router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "reel"),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port.map { HTTPAddress("\(address.host):\($0)") ?? address } ?? address
-                logger.info("metrics on http://\(bound)/metrics")
-            },
-            logger: logger)
+        return HTTPService.make(router, at: address, idleSeconds: 30, announcing: "metrics", path: "/metrics", logger: logger)
     }
 }
 

@@ -21,15 +21,7 @@ public enum APIServer {
             headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' blob:"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
         }
-        return Application(
-            router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "reel"),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port.map { HTTPAddress("\(address.host):\($0)") ?? address } ?? address
-                logger.info("HTTP API on http://\(bound)/v1")
-            },
-            logger: logger)
+        return HTTPService.make(router, at: address, idleSeconds: 60, announcing: "HTTP API", path: "/v1", logger: logger)
     }
 }
 
