@@ -30,6 +30,9 @@ final class FrameProcessor {
     /// The oriented RGB picture, for chains that move pixels.
     private let orientedRGB: Frame?
     private let workspace = FilterWorkspace()
+    /// The one-pass path's rows (`processByRows`).
+    private var rowScratch: YUVToRGB.Scratch?
+    private var toYUV: RGBToYUV?
     /// HDR sources: the 16-bit picture before the transfer is undone, and the converter.
     private var hdrRGB: Frame?
     private var hdr: HDRToSDR?
@@ -83,13 +86,30 @@ final class FrameProcessor {
     /// 8-bit 4:2:0 SDR in a known matrix: crop and scale in Y′CbCr (libswscale, no colour
     /// change), then `YUVToRGB` into `rgb`. False when the source needs libswscale's path.
     private func convertOwn(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws -> Bool {
+        guard let input = try ownConversionInput(source, crop: crop, matrix: matrix, fullRange: fullRange),
+              let out = rgb.pointer.pointee.data.0 else { return false }
+        input.converter.convert(y: input.y, yStride: input.yStride, cb: input.cb, cr: input.cr, chromaStride: input.chromaStride,
+                                width: scaledWidth, height: scaledHeight, into: out, rgbStride: Int(rgb.pointer.pointee.linesize.0))
+        return true
+    }
+
+    /// The scaled Y′CbCr picture the engine's own conversion reads, and the conversion.
+    private struct OwnConversionInput {
+        var y: UnsafePointer<UInt8>, yStride: Int
+        var cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int
+        var converter: YUVToRGB
+    }
+
+    /// Crops and scales an 8-bit 4:2:0 source in a known matrix to the scaled size, still in
+    /// Y′CbCr; nil when the source needs libswscale's path to RGB.
+    private func ownConversionInput(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws -> OwnConversionInput? {
         let f = source.pointer.pointee
         guard f.format == AV_PIX_FMT_YUV420P.rawValue || f.format == AV_PIX_FMT_YUVJ420P.rawValue,
-              let converter = YUVToRGB(matrix: matrix, fullRange: fullRange) else { return false }
+              let converter = YUVToRGB(matrix: matrix, fullRange: fullRange) else { return nil }
         var (sourcePlanes, strides) = croppedPlanes(source, crop)
         if crop.width != scaledWidth || crop.height != scaledHeight {
             if scaledYUV == nil { scaledYUV = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight) }
-            guard let scaled = scaledYUV else { return false }
+            guard let scaled = scaledYUV else { return nil }
             try scaled.makeWritable()
             let key = Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: f.format,
                                  width: Int32(scaledWidth), height: Int32(scaledHeight), format: AV_PIX_FMT_YUV420P.rawValue,
@@ -100,10 +120,33 @@ final class FrameProcessor {
             sourcePlanes = planes(scaled).map { $0.map { UnsafePointer($0) } }
             strides = lineSizes(scaled)
         }
-        guard let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2],
-              let out = rgb.pointer.pointee.data.0 else { return false }
-        converter.convert(y: y, yStride: Int(strides[0]), cb: cb, cr: cr, chromaStride: Int(strides[1]),
-                          width: scaledWidth, height: scaledHeight, into: out, rgbStride: Int(rgb.pointer.pointee.linesize.0))
+        guard let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2] else { return nil }
+        return OwnConversionInput(y: y, yStride: Int(strides[0]), cb: cb, cr: cr, chromaStride: Int(strides[1]), converter: converter)
+    }
+
+    /// The common case in one pass, row by row, without a picture-sized RGB frame: each
+    /// row is converted to planar RGB, run through a chain that `runsByRow`, and converted
+    /// back into `target`, all while it is in the processor's cache. The same arithmetic as
+    /// the separate passes, so the same bits. False when the source needs another path.
+    private func processByRows(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool, into target: Frame) throws -> Bool {
+        let f = source.pointer.pointee
+        guard chain.runsByRow, !Self.hasAlpha(f.format), hdrConverter(for: f) == nil,
+              let input = try ownConversionInput(source, crop: crop, matrix: matrix, fullRange: fullRange) else { return false }
+        let t = target.pointer.pointee
+        guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else {
+            throw EngineError("frame has no data")
+        }
+        if rowScratch?.width != scaledWidth { rowScratch = YUVToRGB.Scratch(width: scaledWidth) }
+        if toYUV == nil { toYUV = RGBToYUV(width: scaledWidth, height: scaledHeight) }
+        guard let scratch = rowScratch, let toYUV else { return false }
+        toYUV.start(RGBToYUV.Output(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1)))
+        let row = scratch.rgb
+        for line in 0..<scaledHeight {
+            input.converter.convertRow(line, y: input.y, yStride: input.yStride, cb: input.cb, cr: input.cr,
+                                       chromaStride: input.chromaStride, height: scaledHeight, scratch: scratch)
+            chain.applyRow(row, y: line, height: scaledHeight, workspace: workspace)
+            toYUV.push(r: row.r, g: row.g, b: row.b)
+        }
         return true
     }
 
@@ -178,6 +221,8 @@ final class FrameProcessor {
             let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_YUV420P, matrix: matrix, fullRange: fullRange)
             try scaler.scale(source: sourcePlanes, sourceStrides: strides,
                              destination: planes(target), destinationStrides: lineSizes(target))
+        } else if try processByRows(source, crop: crop, matrix: matrix, fullRange: fullRange, into: target) {
+            // Converted, filtered and converted back in one pass.
         } else {
             try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
             if let pixels = rgb.pointer.pointee.data.0 {

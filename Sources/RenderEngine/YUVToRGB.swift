@@ -43,57 +43,79 @@ struct YUVToRGB {
         blueFromCb = fixed(2 * (1 - kb) * cScale)
     }
 
-    /// Converts `width × height` pixels: `y` at full size, `cb` and `cr` at half size
-    /// (rounded up) sharing one stride; `rgb` receives packed rows of `rgbStride` bytes.
+    /// Per-row working space for pictures `width` pixels wide.
+    final class Scratch {
+        let width: Int
+        /// Vertically interpolated chroma (weights summing to 4), one repeated sample at the end.
+        let cb: ScratchBuffer<Int32>, cr: ScratchBuffer<Int32>
+        /// Chroma at every luma column, centred on zero, with `chromaBits` extra bits.
+        let cbAt: ScratchBuffer<Int32>, crAt: ScratchBuffer<Int32>
+        let rgb: PlanarRGBRow
+
+        init(width: Int) {
+            self.width = width
+            let chromaWidth = (width + 1) / 2
+            cb = ScratchBuffer(count: chromaWidth + 1, zero: 0)
+            cr = ScratchBuffer(count: chromaWidth + 1, zero: 0)
+            cbAt = ScratchBuffer(count: 2 * chromaWidth, zero: 0)
+            crAt = ScratchBuffer(count: 2 * chromaWidth, zero: 0)
+            rgb = PlanarRGBRow(width: width)
+        }
+    }
+
+    /// Converts row `row` of a `width × height` picture into `scratch.rgb` (planar): `y` at
+    /// full size, `cb` and `cr` at half size (rounded up) sharing one stride. Each loop is
+    /// lane by lane over the row, so the compiler vectorises it.
+    func convertRow(_ row: Int, y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>,
+                    chromaStride: Int, height: Int, scratch: Scratch) {
+        let width = scratch.width
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let u = scratch.cb.pointer, v = scratch.cr.pointer
+        let uAt = scratch.cbAt.pointer, vAt = scratch.crAt.pointer
+        // Chroma row k lies midway between luma rows 2k and 2k+1: row 2k's farther chroma
+        // row is k−1, row 2k+1's is k+1 (clamped at the edges).
+        let near = row / 2
+        let far = min(max(row % 2 == 0 ? near - 1 : near + 1, 0), chromaHeight - 1)
+        let cbNear = cb + near * chromaStride, cbFar = cb + far * chromaStride
+        let crNear = cr + near * chromaStride, crFar = cr + far * chromaStride
+        for i in 0..<chromaWidth {
+            u[i] = 3 &* Int32(cbNear[i]) &+ Int32(cbFar[i])
+            v[i] = 3 &* Int32(crNear[i]) &+ Int32(crFar[i])
+        }
+        u[chromaWidth] = u[chromaWidth - 1]
+        v[chromaWidth] = v[chromaWidth - 1]
+        // Even columns sit on their chroma sample, odd ones midway between two.
+        let centre = Int32(128 << Self.chromaBits)
+        for i in 0..<chromaWidth {
+            uAt[2 * i] = u[i] &<< 1 &- centre
+            uAt[2 * i + 1] = u[i] &+ u[i + 1] &- centre
+            vAt[2 * i] = v[i] &<< 1 &- centre
+            vAt[2 * i + 1] = v[i] &+ v[i + 1] &- centre
+        }
+        let shift = Int32(Self.bits + Self.chromaBits)
+        // (Y − offset) · gain, rounded: one multiply and one add per pixel. Far inside Int32
+        // (255 × 1.17 × 2¹⁷ + 1024 × 2.1 × 2¹⁴), so the arithmetic wraps without checks.
+        let lumaScale = lumaGain << Int32(Self.chromaBits)
+        let lumaBias = (Int32(1) << (shift - 1)) &- lumaOffset &* lumaScale
+        let rc = redFromCr, gb = greenFromCb, gr = greenFromCr, bc = blueFromCb
+        let luma = y + row * yStride
+        let red = scratch.rgb.r, green = scratch.rgb.g, blue = scratch.rgb.b
+        for x in 0..<width {
+            let l = Int32(luma[x]) &* lumaScale &+ lumaBias
+            let cbValue = uAt[x], crValue = vAt[x]
+            red[x] = clampToByte((l &+ rc &* crValue) >> shift)
+            green[x] = clampToByte((l &- gb &* cbValue &- gr &* crValue) >> shift)
+            blue[x] = clampToByte((l &+ bc &* cbValue) >> shift)
+        }
+    }
+
+    /// Converts `width × height` pixels into packed RGB24 rows of `rgbStride` bytes.
     func convert(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int,
                  width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt8>, rgbStride: Int) {
-        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        // One row of vertically interpolated chroma (weights summing to 4), with a repeated
-        // last sample so odd columns can read their right neighbour.
-        var rowCb = [Int32](repeating: 0, count: chromaWidth + 1)
-        var rowCr = rowCb
-        let shift = Int32(Self.bits + Self.chromaBits)
-        let rounding = Int32(1) << (shift - 1)
-        let lumaScale = lumaGain << Int32(Self.chromaBits)
-        let centre = Int32(128 << Self.chromaBits)
-        let offset = lumaOffset, r = redFromCr, gb = greenFromCb, gr = greenFromCr, b = blueFromCb
-        @inline(__always) func pixel(_ luma: UInt8, _ cbValue: Int32, _ crValue: Int32, _ p: UnsafeMutablePointer<UInt8>) {
-            // Far inside Int32 (255 × 1.17 × 2¹⁷ + 1024 × 2.1 × 2¹⁴): wrapping operations.
-            let l = (Int32(luma) &- offset) &* lumaScale &+ rounding
-            p[0] = UInt8(truncatingIfNeeded: min(max((l &+ r &* crValue) >> shift, 0), 255))
-            p[1] = UInt8(truncatingIfNeeded: min(max((l &- gb &* cbValue &- gr &* crValue) >> shift, 0), 255))
-            p[2] = UInt8(truncatingIfNeeded: min(max((l &+ b &* cbValue) >> shift, 0), 255))
-        }
-        rowCb.withUnsafeMutableBufferPointer { ub in
-            rowCr.withUnsafeMutableBufferPointer { vb in
-                guard let u = ub.baseAddress, let v = vb.baseAddress else { return }
-                for row in 0..<height {
-                    // Chroma row k lies midway between luma rows 2k and 2k+1: row 2k's farther
-                    // chroma row is k−1, row 2k+1's is k+1 (clamped at the edges).
-                    let near = row / 2
-                    let far = min(max(row % 2 == 0 ? near - 1 : near + 1, 0), chromaHeight - 1)
-                    let cbNear = cb + near * chromaStride, cbFar = cb + far * chromaStride
-                    let crNear = cr + near * chromaStride, crFar = cr + far * chromaStride
-                    for i in 0..<chromaWidth {
-                        u[i] = 3 &* Int32(cbNear[i]) &+ Int32(cbFar[i])
-                        v[i] = 3 &* Int32(crNear[i]) &+ Int32(crFar[i])
-                    }
-                    u[chromaWidth] = u[chromaWidth - 1]
-                    v[chromaWidth] = v[chromaWidth - 1]
-                    let luma = y + row * yStride
-                    let out = rgb + row * rgbStride
-                    // Pairs of columns: the even one on its chroma sample, the odd one between two.
-                    var x = 0
-                    while x < width {
-                        let i = x >> 1
-                        pixel(luma[x], u[i] &<< 1 &- centre, v[i] &<< 1 &- centre, out + 3 * x)
-                        if x + 1 < width {
-                            pixel(luma[x + 1], u[i] &+ u[i + 1] &- centre, v[i] &+ v[i + 1] &- centre, out + 3 * x + 3)
-                        }
-                        x += 2
-                    }
-                }
-            }
+        let scratch = Scratch(width: width)
+        for row in 0..<height {
+            convertRow(row, y: y, yStride: yStride, cb: cb, cr: cr, chromaStride: chromaStride, height: height, scratch: scratch)
+            scratch.rgb.store(packed: rgb + row * rgbStride)
         }
     }
 }

@@ -10,69 +10,81 @@ import SessionKit
 /// holds `(colour + 1) << 32 | result`, 0 when empty. Used by one thread at a time.
 final class ColourMemo {
     static let slotBits = 18
-    private(set) var slots: [UInt64]
+    private let table = ScratchBuffer<UInt64>(count: 1 << slotBits, zero: 0)
     /// The chain whose results these are.
     let owner: AnyObject
 
     init(owner: AnyObject) {
         self.owner = owner
-        slots = [UInt64](repeating: 0, count: 1 << Self.slotBits)
     }
 
-    @inline(__always)
-    static func slot(_ colour: UInt32) -> Int {
-        Int((colour &* 0x9E37_79B1) >> UInt32(32 - slotBits))
-    }
-
-    /// Runs `ops` over packed RGB24 rows in place: colours in the memo are written from
-    /// it; the others are gathered into float planes (through `leading`), run through the
-    /// chain as one short row, and remembered.
-    func apply(_ ops: [any PixelOperation], leading: [Float], rgb: UnsafeMutablePointer<UInt8>,
-               width: Int, height: Int, stride: Int) {
-        var planes = [Float](repeating: 0, count: width * 3)
-        var missed = [Int32](repeating: 0, count: width)
-        leading.withUnsafeBufferPointer { lead in
-            planes.withUnsafeMutableBufferPointer { buffer in
-                missed.withUnsafeMutableBufferPointer { misses in
-                    slots.withUnsafeMutableBufferPointer { memo in
-                        guard let base = buffer.baseAddress, let at = misses.baseAddress, let table = memo.baseAddress else { return }
-                        let r = base, g = base + width, b = base + 2 * width
-                        for y in 0..<height {
-                            let row = rgb + y * stride
-                            var count = 0
-                            for x in 0..<width {
-                                let p = row + 3 * x
-                                let colour = UInt32(p[0]) << 16 | UInt32(p[1]) << 8 | UInt32(p[2])
-                                let entry = table[Self.slot(colour)]
-                                if UInt32(truncatingIfNeeded: entry >> 32) == colour &+ 1 {
-                                    p[0] = UInt8(truncatingIfNeeded: entry >> 16)
-                                    p[1] = UInt8(truncatingIfNeeded: entry >> 8)
-                                    p[2] = UInt8(truncatingIfNeeded: entry)
-                                } else {
-                                    r[count] = lead[Int(p[0])]
-                                    g[count] = lead[Int(p[1])]
-                                    b[count] = lead[Int(p[2])]
-                                    at[count] = Int32(x)
-                                    count += 1
-                                }
-                            }
-                            guard count > 0 else { continue }
-                            let pixels = PixelRow(r: r, g: g, b: b, count: count, y: y, width: width, height: height)
-                            for op in ops { op.apply(pixels) }
-                            for i in 0..<count {
-                                let p = row + 3 * Int(at[i])
-                                let colour = UInt32(p[0]) << 16 | UInt32(p[1]) << 8 | UInt32(p[2])
-                                let out = (quantize(r[i]), quantize(g[i]), quantize(b[i]))
-                                p[0] = out.0
-                                p[1] = out.1
-                                p[2] = out.2
-                                table[Self.slot(colour)] = UInt64(colour &+ 1) << 32
-                                    | UInt64(out.0) << 16 | UInt64(out.1) << 8 | UInt64(out.2)
-                            }
-                        }
-                    }
-                }
+    /// Runs `ops` over one planar row in place: colours in the memo are written from it;
+    /// the others are gathered into `scratch`'s float planes (through `leading`), run
+    /// through the chain as one short row, and remembered. The key and slot of every
+    /// pixel, and the unpacking of the results, are computed lane by lane (vectorised);
+    /// only the look-ups are one at a time.
+    func apply(_ ops: [any PixelOperation], leading: UnsafePointer<Float>, row: PlanarRGBRow, y: Int, height: Int,
+               scratch: ChainRowScratch) {
+        let width = row.width
+        let r = row.r, g = row.g, b = row.b
+        let colours = scratch.colours.pointer, slots = scratch.slots.pointer, results = scratch.results.pointer
+        let fr = scratch.r.pointer, fg = scratch.g.pointer, fb = scratch.b.pointer, at = scratch.missed.pointer
+        let memo = table.pointer
+        let slotShift = UInt32(32 - Self.slotBits)
+        for x in 0..<width {
+            let colour = UInt32(r[x]) << 16 | UInt32(g[x]) << 8 | UInt32(b[x])
+            colours[x] = colour
+            slots[x] = (colour &* 0x9E37_79B1) >> slotShift
+        }
+        var count = 0
+        for x in 0..<width {
+            let entry = memo[Int(slots[x])]
+            if UInt32(truncatingIfNeeded: entry >> 32) == colours[x] &+ 1 {
+                results[x] = UInt32(truncatingIfNeeded: entry)
+            } else {
+                fr[count] = leading[Int(r[x])]
+                fg[count] = leading[Int(g[x])]
+                fb[count] = leading[Int(b[x])]
+                at[count] = Int32(x)
+                count += 1
             }
         }
+        if count > 0 {
+            let pixels = PixelRow(r: fr, g: fg, b: fb, count: count, y: y, width: width, height: height)
+            for op in ops { op.apply(pixels) }
+            for i in 0..<count {
+                let x = Int(at[i])
+                let result = UInt32(quantize(fr[i])) << 16 | UInt32(quantize(fg[i])) << 8 | UInt32(quantize(fb[i]))
+                results[x] = result
+                memo[Int(slots[x])] = UInt64(colours[x] &+ 1) << 32 | UInt64(result)
+            }
+        }
+        for x in 0..<width {
+            let result = results[x]
+            r[x] = UInt8(truncatingIfNeeded: result >> 16)
+            g[x] = UInt8(truncatingIfNeeded: result >> 8)
+            b[x] = UInt8(truncatingIfNeeded: result)
+        }
+    }
+}
+
+/// The working rows of a chain run one row at a time, for pictures `width` pixels wide.
+final class ChainRowScratch {
+    let width: Int
+    /// Float planes of the row (or of the memo's missed pixels).
+    let r: ScratchBuffer<Float>, g: ScratchBuffer<Float>, b: ScratchBuffer<Float>
+    /// The memo's per-pixel key, slot, result, and the columns it missed.
+    let colours: ScratchBuffer<UInt32>, slots: ScratchBuffer<UInt32>, results: ScratchBuffer<UInt32>
+    let missed: ScratchBuffer<Int32>
+
+    init(width: Int) {
+        self.width = width
+        r = ScratchBuffer(count: width, zero: 0)
+        g = ScratchBuffer(count: width, zero: 0)
+        b = ScratchBuffer(count: width, zero: 0)
+        colours = ScratchBuffer(count: width, zero: 0)
+        slots = ScratchBuffer(count: width, zero: 0)
+        results = ScratchBuffer(count: width, zero: 0)
+        missed = ScratchBuffer(count: width, zero: 0)
     }
 }

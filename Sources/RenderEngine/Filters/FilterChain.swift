@@ -71,52 +71,66 @@ public struct FilterChain: Sendable {
         needsOrientedPicture = oriented
     }
 
+    /// The chain has no picture pass, so it can run one row at a time (`applyRow`).
+    public var runsByRow: Bool {
+        steps.allSatisfy { if case .pixels = $0 { true } else { false } } && steps.count <= 1
+    }
+
     /// Runs the chain in place on packed RGB24 rows. `workspace` keeps the float pictures
     /// of chains with picture passes, and the colours a per-pixel chain has seen, from one
     /// frame to the next. `remembering: false` computes every pixel (tests compare the two).
     public func apply(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
                       workspace: FilterWorkspace = FilterWorkspace(), remembering: Bool = true) {
         guard !isIdentity else { return }
-        if let table {
-            table.withUnsafeBufferPointer { t in
-                for y in 0..<height {
-                    let row = rgb + y * stride
-                    for i in 0..<(width * 3) { row[i] = t[Int(row[i])] }
-                }
-            }
-        } else if steps.count == 1, case .pixels(let ops) = steps[0] {
-            if remembering, !ops.contains(where: \.dependsOnPosition) {
-                workspace.memo(for: identity).apply(ops, leading: leading, rgb: rgb, width: width, height: height, stride: stride)
-            } else {
-                streamRows(ops, rgb: rgb, width: width, height: height, stride: stride)
-            }
-        } else {
+        guard runsByRow else {
             applyInPlanes(rgb: rgb, width: width, height: height, stride: stride, workspace: workspace)
+            return
+        }
+        let row = workspace.planarRow(width: width)
+        for y in 0..<height {
+            row.load(packed: rgb + y * stride)
+            applyRow(row, y: y, height: height, workspace: workspace, remembering: remembering)
+            row.store(packed: rgb + y * stride)
         }
     }
 
-    /// One row at a time in three float planes: the row stays in cache through every stage.
-    private func streamRows(_ ops: [any PixelOperation], rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
-        var planes = [Float](repeating: 0, count: width * 3)
-        leading.withUnsafeBufferPointer { lead in
-            planes.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                let r = base, g = base + width, b = base + 2 * width
-                for y in 0..<height {
-                    let row = rgb + y * stride
-                    for x in 0..<width {
-                        r[x] = lead[Int(row[3 * x])]
-                        g[x] = lead[Int(row[3 * x + 1])]
-                        b[x] = lead[Int(row[3 * x + 2])]
-                    }
-                    let pixels = PixelRow(r: r, g: g, b: b, count: width, y: y, width: width, height: height)
-                    for op in ops { op.apply(pixels) }
-                    for x in 0..<width {
-                        row[3 * x] = quantize(r[x])
-                        row[3 * x + 1] = quantize(g[x])
-                        row[3 * x + 2] = quantize(b[x])
-                    }
+    /// Runs a chain that `runsByRow` in place on row `y` of a picture `height` rows high:
+    /// the whole chain as one table, or per-pixel stages through the workspace's colour
+    /// memo (when no stage depends on position), or over float planes of the row.
+    func applyRow(_ row: PlanarRGBRow, y: Int, height: Int, workspace: FilterWorkspace, remembering: Bool = true) {
+        guard !isIdentity else { return }
+        let width = row.width
+        if let table {
+            let r = row.r, g = row.g, b = row.b
+            table.withUnsafeBufferPointer { t in
+                for x in 0..<width {
+                    r[x] = t[Int(r[x])]
+                    g[x] = t[Int(g[x])]
+                    b[x] = t[Int(b[x])]
                 }
+            }
+            return
+        }
+        guard steps.count == 1, case .pixels(let ops) = steps[0] else { return }
+        let scratch = workspace.rowScratch(width: width)
+        leading.withUnsafeBufferPointer { lead in
+            guard let lead = lead.baseAddress else { return }
+            if remembering, !ops.contains(where: \.dependsOnPosition) {
+                workspace.memo(for: identity).apply(ops, leading: lead, row: row, y: y, height: height, scratch: scratch)
+                return
+            }
+            let r = scratch.r.pointer, g = scratch.g.pointer, b = scratch.b.pointer
+            for x in 0..<width {
+                r[x] = lead[Int(row.r[x])]
+                g[x] = lead[Int(row.g[x])]
+                b[x] = lead[Int(row.b[x])]
+            }
+            let pixels = PixelRow(r: r, g: g, b: b, count: width, y: y, width: width, height: height)
+            for op in ops { op.apply(pixels) }
+            for x in 0..<width {
+                row.r[x] = quantize(r[x])
+                row.g[x] = quantize(g[x])
+                row.b[x] = quantize(b[x])
             }
         }
     }
@@ -175,6 +189,8 @@ func quantize(_ x: Float) -> UInt8 { UInt8(min(max(x * 255 + 0.5, 0), 255)) }
 public final class FilterWorkspace {
     private var pictures: (PlanarPicture, PlanarPicture)?
     private var memo: ColourMemo?
+    private var row: PlanarRGBRow?
+    private var scratch: ChainRowScratch?
 
     public init() {}
 
@@ -187,6 +203,22 @@ public final class FilterWorkspace {
     }
 
     func keep(_ a: PlanarPicture, _ b: PlanarPicture) { pictures = (a, b) }
+
+    /// A planar row `width` pixels wide, kept for the next call.
+    func planarRow(width: Int) -> PlanarRGBRow {
+        if let row, row.width == width { return row }
+        let made = PlanarRGBRow(width: width)
+        row = made
+        return made
+    }
+
+    /// The float rows and memo keys of a row-wise chain, kept for the next call.
+    func rowScratch(width: Int) -> ChainRowScratch {
+        if let scratch, scratch.width == width { return scratch }
+        let made = ChainRowScratch(width: width)
+        scratch = made
+        return made
+    }
 
     /// The memo of `chain`'s results; a new one when the workspace last served another chain.
     func memo(for chain: FilterChain.Identity) -> ColourMemo {
