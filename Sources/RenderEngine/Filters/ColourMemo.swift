@@ -36,18 +36,20 @@ final class ColourMemo {
             colours[x] = colour
             slots[x] = (colour &* 0x9E37_79B1) >> slotShift
         }
+        // Without a branch: a miss only advances `count`, so look-ups never wait on a
+        // mispredicted jump and their cache misses overlap.
         var count = 0
         for x in 0..<width {
             let entry = memo[Int(slots[x])]
-            if UInt32(truncatingIfNeeded: entry >> 32) == colours[x] &+ 1 {
-                results[x] = UInt32(truncatingIfNeeded: entry)
-            } else {
-                fr[count] = leading[Int(r[x])]
-                fg[count] = leading[Int(g[x])]
-                fb[count] = leading[Int(b[x])]
-                at[count] = Int32(x)
-                count += 1
-            }
+            results[x] = UInt32(truncatingIfNeeded: entry)
+            at[count] = Int32(x)
+            count &+= UInt32(truncatingIfNeeded: entry >> 32) == colours[x] &+ 1 ? 0 : 1
+        }
+        for i in 0..<count {
+            let x = Int(at[i])
+            fr[i] = leading[Int(r[x])]
+            fg[i] = leading[Int(g[x])]
+            fb[i] = leading[Int(b[x])]
         }
         if count > 0 {
             let pixels = PixelRow(r: fr, g: fg, b: fb, count: count, y: y, width: width, height: height)
