@@ -32,6 +32,7 @@ func printError(_ line: String) {
 @main
 enum Main {
     static func main() async {
+        ProcessorCheck.refuseUnsupportedProcessor()
         do {
             var command = try Reel.parseAsRoot()
             if var service = command as? any AsyncParsableCommand {

@@ -98,7 +98,7 @@ struct Render: ParsableCommand {
                 if json {
                     try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,
                                           shards: status.shards.values.reduce(0, +), seconds: seconds, workers: workers,
-                                          shardsPerWorker: status.workers, sourceFramesProcessed: nil,
+                                          shardsPerWorker: status.workers, sourceFramesProcessed: nil, phaseSeconds: nil,
                                           assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB))
                 }
             } catch let failure as EmbeddedFarm.Failure {
@@ -121,7 +121,8 @@ struct Render: ParsableCommand {
             if json {
                 try printJSON(Summary(output: destination, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
                                       seconds: result.seconds, workers: workers, shardsPerWorker: nil,
-                                      sourceFramesProcessed: result.sourceFramesProcessed, assemblySeconds: result.assemblySeconds,
+                                      sourceFramesProcessed: result.sourceFramesProcessed,
+                                      phaseSeconds: Summary.Phases(result.phases), assemblySeconds: result.assemblySeconds,
                                       workerPeakRSSKB: nil))
             }
         } catch {
@@ -142,9 +143,19 @@ struct Render: ParsableCommand {
         var shardsPerWorker: [String: Int]?
         /// Source frames decoded (in-process path, which counts them).
         var sourceFramesProcessed: Int?
+        /// Seconds the video shards spent by phase, summed over threads (in-process path).
+        var phaseSeconds: Phases?
         /// Seconds spent joining the chunks and muxing.
         var assemblySeconds: Double?
         /// Highest resident memory of a worker process (farm path), kB.
         var workerPeakRSSKB: Int?
+
+        struct Phases: Encodable {
+            var decode: Double, picture: Double, encode: Double
+
+            init(_ s: VideoShardRenderer.Statistics) {
+                (decode, picture, encode) = (s.decodeSeconds, s.processSeconds, s.encodeSeconds)
+            }
+        }
     }
 }

@@ -40,6 +40,8 @@ public struct LocalRender: Sendable {
         public var frames: Int64
         public var shards: Int
         public var sourceFramesProcessed: Int
+        /// Seconds on the video shards' threads by phase (decode, picture, encode), summed.
+        public var phases: VideoShardRenderer.Statistics
         public var seconds: Double
         public var sidecarPath: String
         public var assemblySeconds: Double
@@ -69,7 +71,7 @@ public struct LocalRender: Sendable {
                     do {
                         let processed = try ShardRenderer.render(spec.shard(index), media: media, assets: assets,
                                                                  to: chunkPath(index)) { board.add(frames: $0) }
-                        board.finish(sourceFrames: processed.sourceFramesProcessed)
+                        board.finish(processed)
                     } catch {
                         board.fail(error)
                     }
@@ -89,7 +91,7 @@ public struct LocalRender: Sendable {
         try spec.assemble(to: output, chunkPath: chunkPath)
         let assemblySeconds = Date().timeIntervalSince(assemblyStarted)
         let sidecarPath = layout == .whole ? Sidecar.path(for: output) : output
-        return Result(frames: spec.output.frames, shards: spec.tasks.count, sourceFramesProcessed: board.sourceFrames,
+        return Result(frames: spec.output.frames, shards: spec.tasks.count, sourceFramesProcessed: board.totals.sourceFramesProcessed, phases: board.totals,
                       seconds: Date().timeIntervalSince(started), sidecarPath: sidecarPath, assemblySeconds: assemblySeconds)
     }
 
@@ -116,7 +118,7 @@ final class JobBoard: Sendable {
         var next = 0
         var done = 0
         var frames = 0
-        var sourceFrames = 0
+        var totals = VideoShardRenderer.Statistics()
         var error: (any Error)?
     }
 
@@ -135,11 +137,11 @@ final class JobBoard: Sendable {
     }
 
     func add(frames: Int) { state.withLock { $0.frames += frames } }
-    func finish(sourceFrames: Int) { state.withLock { $0.done += 1; $0.sourceFrames += sourceFrames } }
+    func finish(_ shard: VideoShardRenderer.Statistics) { state.withLock { $0.done += 1; $0.totals.add(shard) } }
     func fail(_ error: any Error) { state.withLock { if $0.error == nil { $0.error = error } } }
 
     var firstError: (any Error)? { state.withLock { $0.error } }
-    var sourceFrames: Int { state.withLock { $0.sourceFrames } }
+    var totals: VideoShardRenderer.Statistics { state.withLock { $0.totals } }
 
     func progress(totalFrames: Int, elapsed: Double) -> LocalRender.Progress {
         state.withLock { s in

@@ -28,6 +28,14 @@ public struct VideoShardRenderer: Sendable {
         public var encodeSeconds = 0.0
 
         public init() {}
+
+        mutating func add(_ other: Statistics) {
+            framesEncoded += other.framesEncoded
+            sourceFramesProcessed += other.sourceFramesProcessed
+            decodeSeconds += other.decodeSeconds
+            processSeconds += other.processSeconds
+            encodeSeconds += other.encodeSeconds
+        }
     }
 
     /// `progress` is called after each encoded frame; it may throw to stop the render (a

@@ -6,11 +6,15 @@ import SessionKit
 /// so pictures are the same bits with or without it; only position-independent stages
 /// may be remembered.
 ///
-/// Direct-mapped: 2¹⁸ slots of 8 bytes (2 MB, in the processor's outer cache); a slot
-/// holds `(colour + 1) << 32 | result`, 0 when empty. Used by one thread at a time.
+/// Direct-mapped, 4 bytes a slot. A colour's 24 bits are mixed by a bijection (times an
+/// odd number, modulo 2²⁴); the top `slotBits` of the mix choose the slot and the rest are
+/// its tag, so slot and tag together name exactly one colour. A slot holds
+/// `(tag + 1) << 24 | result`, 0 when empty: 2¹⁸ slots are 1 MB, which stays in the
+/// processor's caches better than 8-byte slots holding the whole colour did. Used by one
+/// thread at a time.
 final class ColourMemo {
     static let slotBits = 18
-    private let table = ScratchBuffer<UInt64>(count: 1 << slotBits, zero: 0)
+    private let table = ScratchBuffer<UInt32>(count: 1 << slotBits, zero: 0)
     /// The chain whose results these are.
     let owner: AnyObject
 
@@ -27,23 +31,24 @@ final class ColourMemo {
                scratch: ChainRowScratch) {
         let width = row.width
         let r = row.r, g = row.g, b = row.b
-        let colours = scratch.colours.pointer, slots = scratch.slots.pointer, results = scratch.results.pointer
+        let tags = scratch.tags.pointer, slots = scratch.slots.pointer, results = scratch.results.pointer
         let fr = scratch.r.pointer, fg = scratch.g.pointer, fb = scratch.b.pointer, at = scratch.missed.pointer
         let memo = table.pointer
-        let slotShift = UInt32(32 - Self.slotBits)
+        let tagBits = UInt32(24 - Self.slotBits)
         for x in 0..<width {
             let colour = UInt32(r[x]) << 16 | UInt32(g[x]) << 8 | UInt32(b[x])
-            colours[x] = colour
-            slots[x] = (colour &* 0x9E37_79B1) >> slotShift
+            let mixed = (colour &* 0x9E37_79B1) & 0xFF_FFFF
+            slots[x] = mixed >> tagBits
+            tags[x] = ((mixed & ((1 << tagBits) - 1)) &+ 1) << 24
         }
         // Without a branch: a miss only advances `count`, so look-ups never wait on a
         // mispredicted jump and their cache misses overlap.
         var count = 0
         for x in 0..<width {
             let entry = memo[Int(slots[x])]
-            results[x] = UInt32(truncatingIfNeeded: entry)
+            results[x] = entry & 0xFF_FFFF
             at[count] = Int32(x)
-            count &+= UInt32(truncatingIfNeeded: entry >> 32) == colours[x] &+ 1 ? 0 : 1
+            count &+= entry & 0xFF00_0000 == tags[x] ? 0 : 1
         }
         for i in 0..<count {
             let x = Int(at[i])
@@ -58,7 +63,7 @@ final class ColourMemo {
                 let x = Int(at[i])
                 let result = UInt32(quantize(fr[i])) << 16 | UInt32(quantize(fg[i])) << 8 | UInt32(quantize(fb[i]))
                 results[x] = result
-                memo[Int(slots[x])] = UInt64(colours[x] &+ 1) << 32 | UInt64(result)
+                memo[Int(slots[x])] = tags[x] | result
             }
         }
         for x in 0..<width {
@@ -75,8 +80,8 @@ final class ChainRowScratch {
     let width: Int
     /// Float planes of the row (or of the memo's missed pixels).
     let r: ScratchBuffer<Float>, g: ScratchBuffer<Float>, b: ScratchBuffer<Float>
-    /// The memo's per-pixel key, slot, result, and the columns it missed.
-    let colours: ScratchBuffer<UInt32>, slots: ScratchBuffer<UInt32>, results: ScratchBuffer<UInt32>
+    /// The memo's per-pixel tag, slot, result, and the columns it missed.
+    let tags: ScratchBuffer<UInt32>, slots: ScratchBuffer<UInt32>, results: ScratchBuffer<UInt32>
     let missed: ScratchBuffer<Int32>
 
     init(width: Int) {
@@ -84,7 +89,7 @@ final class ChainRowScratch {
         r = ScratchBuffer(count: width, zero: 0)
         g = ScratchBuffer(count: width, zero: 0)
         b = ScratchBuffer(count: width, zero: 0)
-        colours = ScratchBuffer(count: width, zero: 0)
+        tags = ScratchBuffer(count: width, zero: 0)
         slots = ScratchBuffer(count: width, zero: 0)
         results = ScratchBuffer(count: width, zero: 0)
         missed = ScratchBuffer(count: width, zero: 0)
