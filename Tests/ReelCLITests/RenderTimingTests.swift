@@ -74,7 +74,18 @@ import Testing
         let perWorker = summary?["shardsPerWorker"] as? [String: Int] ?? [:]
         #expect(perWorker.values.reduce(0, +) == summary?["shards"] as? Int)
         #expect((summary?["sidecar"] as? String)?.hasSuffix("w3.reel.json") == true)
-        let again = try Data(contentsOf: URL(fileURLWithPath: try fx.rendered(to: "again.mp4", ["--workers", "2"])))
+        // Again, on two threads of one process: the same bytes, and where its time went.
+        let inProcess = try fx.render(to: "again.mp4", ["--workers", "2", "--in-process", "--json"])
+        #expect(inProcess.status == 0, "\(inProcess.stderr)")
+        let again = try Data(contentsOf: URL(fileURLWithPath: fx.path("again.mp4")))
+        let local = try JSONSerialization.jsonObject(with: inProcess.stdoutData) as? [String: Any]
+        let phases = local?["phaseSeconds"] as? [String: Double] ?? [:]
+        #expect(Set(phases.keys) == ["decode", "picture", "encode"] && phases.values.allSatisfy { $0 > 0 }, "\(phases)")
+        // Summed over two threads, the phases cannot exceed twice the render's wall time.
+        #expect(phases.values.reduce(0, +) <= 2 * (local?["seconds"] as? Double ?? 0))
+        // Slow motion repeats source frames: fewer are processed than written.
+        let processed = local?["sourceFramesProcessed"] as? Int ?? 0
+        #expect(processed > 0 && processed < 300, "\(processed)")
         #expect(one == three)
         #expect(one == again)
         // 4.5 s + 4 s + 1.5 s at 30 fps, several shards of 2-second GOPs.
