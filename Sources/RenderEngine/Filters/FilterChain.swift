@@ -73,7 +73,11 @@ public struct FilterChain: Sendable {
 
     /// The chain has no picture pass, so it can run one row at a time (`applyRow`).
     public var runsByRow: Bool {
-        steps.allSatisfy { if case .pixels = $0 { true } else { false } } && steps.count <= 1
+        switch steps.count {
+        case 0: true
+        case 1: if case .pixels = steps[0] { true } else { false }
+        default: false
+        }
     }
 
     /// Runs the chain in place on packed RGB24 rows. `workspace` keeps the float pictures
@@ -111,7 +115,9 @@ public struct FilterChain: Sendable {
             }
             return
         }
-        guard steps.count == 1, case .pixels(let ops) = steps[0] else { return }
+        guard steps.count == 1, case .pixels(let ops) = steps[0] else {
+            preconditionFailure("applyRow on a chain with picture passes (check runsByRow)")
+        }
         let scratch = workspace.rowScratch(width: width)
         leading.withUnsafeBufferPointer { lead in
             guard let lead = lead.baseAddress else { return }
