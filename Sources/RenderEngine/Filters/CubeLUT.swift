@@ -72,36 +72,86 @@ public struct CubeLUT: Sendable, Hashable {
     }
 
     /// Blends `count` pixels (three planes, in place) toward their trilinear lookup by
-    /// `amount`, clamped: `x + (lut(x) − x)·amount`. The three channels of each corner are
-    /// interpolated together as one SIMD vector; lane by lane the operations are those of
-    /// `sample` (no fused multiply-add), so the results are the same bits. The usual
-    /// domain [0, 1] skips the normalisation, which is exact there. Clamps and integer
-    /// parts stay scalar: the standard library's generic SIMD `clamped` and rounding
-    /// conversions are not specialised here and cost more than the whole interpolation.
+    /// `amount`, clamped: `x + (lut(x) − x)·amount`. Lane by lane the operations are those
+    /// of `sample` (no fused multiply-add), so the results are the same bits. Two passes
+    /// over chunks of `chunk` pixels: the first finds each pixel's cell and fractions with
+    /// plain float loops the compiler vectorises (floor by rounding, the integer read from
+    /// the float's bits, so no trapping conversion stops it); the second reads the cell's
+    /// eight corners as 4-lane vectors (r, g, b together) and interpolates them.
     func blend(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>,
                count: Int, amount a: Float) {
-        let n = size - 1, s = size
-        let lo = SIMD4<Float>(domainMin[0], domainMin[1], domainMin[2], 0)
-        let span = SIMD4<Float>(domainMax[0] - domainMin[0], domainMax[1] - domainMin[1], domainMax[2] - domainMin[2], 1)
-        let unitDomain = lo == .zero && span == .one
-        let top = SIMD4<Float>(repeating: Float(n))
+        let chunk = 256
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: chunk * 3) { fractions in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: chunk) { cells in
+                guard let f = fractions.baseAddress, let cell = cells.baseAddress else { return }
+                var start = 0
+                while start < count {
+                    let n = min(chunk, count - start)
+                    locate(r + start, g + start, b + start, count: n, fractions: f, cells: cell)
+                    interpolate(r + start, g + start, b + start, count: n, fractions: f, cells: cell, amount: a)
+                    start += n
+                }
+            }
+        }
+    }
+
+    /// Each pixel's cell (the float offset of its lowest corner in `padded`) and its three
+    /// fractions within it, stored as `fractions[0..<count]` (r), then g, then b.
+    private func locate(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
+                        fractions: UnsafeMutablePointer<Float>, cells: UnsafeMutablePointer<Int32>) {
+        let top = Float(size - 1), lastCell = Float(size - 2), s = Int32(size)
+        let unitDomain = domainMin == [0, 0, 0] && domainMax == [1, 1, 1]
+        let fr = fractions, fg = fractions + count, fb = fractions + 2 * count
+        // Grid coordinate, lowest corner (`min(⌊u⌋, size − 2)`, as `sample` takes it) and fraction.
+        @inline(__always) func split(_ u: Float) -> (corner: Int32, fraction: Float) {
+            let corner = min(u.rounded(.down), lastCell)
+            // 0 ≤ corner < 2²³: adding 2²³ puts its integer value in the mantissa, exactly.
+            return (Int32(bitPattern: (corner + 0x1p23).bitPattern & 0x7F_FFFF), u - corner)
+        }
+        @inline(__always) func run(_ normalised: (Float, Int) -> Float) {
+            for x in 0..<count {
+                let (ri, rf) = split(clampUnit(normalised(r[x], 0)) * top)
+                let (gi, gf) = split(clampUnit(normalised(g[x], 1)) * top)
+                let (bi, bf) = split(clampUnit(normalised(b[x], 2)) * top)
+                fr[x] = rf
+                fg[x] = gf
+                fb[x] = bf
+                cells[x] = ((bi &* s &+ gi) &* s &+ ri) &* 3
+            }
+        }
+        if unitDomain {
+            run { value, _ in value }
+        } else {
+            let lo = (domainMin[0], domainMin[1], domainMin[2])
+            let span = (domainMax[0] - lo.0, domainMax[1] - lo.1, domainMax[2] - lo.2)
+            run { value, channel in
+                switch channel {
+                case 0: (value - lo.0) / span.0
+                case 1: (value - lo.1) / span.1
+                default: (value - lo.2) / span.2
+                }
+            }
+        }
+    }
+
+    /// The trilinear blend of each pixel's cell corners, mixed by `amount` and clamped.
+    private func interpolate(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
+                             _ b: UnsafeMutablePointer<Float>, count: Int, fractions: UnsafePointer<Float>,
+                             cells: UnsafePointer<Int32>, amount a: Float) {
+        let s = size
+        let dr = 3, dg = s * 3, db = s * s * 3
         let mixAmount = SIMD4<Float>(repeating: a)
         padded.withUnsafeBufferPointer { buffer in
             guard let t = buffer.baseAddress else { return }
             let raw = UnsafeRawPointer(t)
-            let dr = 3, dg = s * 3, db = s * s * 3
             @inline(__always) func corner(_ offset: Int) -> SIMD4<Float> {
                 raw.loadUnaligned(fromByteOffset: offset * 4, as: SIMD4<Float>.self)
             }
             for x in 0..<count {
-                let v = SIMD4<Float>(r[x], g[x], b[x], 0)
-                let q = unitDomain ? v : (v - lo) / span
-                let u = SIMD4<Float>(clampUnit(q[0]), clampUnit(q[1]), clampUnit(q[2]), 0) * top
-                let r0 = min(Int(u[0]), n - 1), g0 = min(Int(u[1]), n - 1), b0 = min(Int(u[2]), n - 1)
-                let fr = SIMD4<Float>(repeating: u[0] - Float(r0))
-                let fg = SIMD4<Float>(repeating: u[1] - Float(g0))
-                let fb = SIMD4<Float>(repeating: u[2] - Float(b0))
-                let p = ((b0 * s + g0) * s + r0) * 3
+                let fr = SIMD4<Float>(repeating: fractions[x])
+                let fg = SIMD4<Float>(repeating: fractions[count + x])
+                let fb = SIMD4<Float>(repeating: fractions[2 * count + x])
+                let p = Int(cells[x])
                 let c000 = corner(p), c100 = corner(p + dr), c010 = corner(p + dg), c110 = corner(p + dg + dr)
                 let c001 = corner(p + db), c101 = corner(p + db + dr), c011 = corner(p + db + dg), c111 = corner(p + db + dg + dr)
                 let c00 = c000 + (c100 - c000) * fr
@@ -111,6 +161,7 @@ public struct CubeLUT: Sendable, Hashable {
                 let c0 = c00 + (c10 - c00) * fg
                 let c1 = c01 + (c11 - c01) * fg
                 let looked = c0 + (c1 - c0) * fb
+                let v = SIMD4<Float>(r[x], g[x], b[x], 0)
                 let blended = v + (looked - v) * mixAmount
                 r[x] = clampUnit(blended[0])
                 g[x] = clampUnit(blended[1])
