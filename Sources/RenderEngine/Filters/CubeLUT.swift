@@ -163,10 +163,17 @@ public struct CubeLUT: Sendable, Hashable {
                 let looked = c0 + (c1 - c0) * fb
                 let v = SIMD4<Float>(r[x], g[x], b[x], 0)
                 let blended = v + (looked - v) * mixAmount
-                r[x] = clampUnit(blended[0])
-                g[x] = clampUnit(blended[1])
-                b[x] = clampUnit(blended[2])
+                r[x] = blended[0]
+                g[x] = blended[1]
+                b[x] = blended[2]
             }
+        }
+        // Clamped in a loop of its own, which the compiler vectorises: per pixel, the
+        // clamps were branches that mispredicted whenever the look pushed a channel past 0 or 1.
+        for x in 0..<count {
+            r[x] = clampUnit(r[x])
+            g[x] = clampUnit(g[x])
+            b[x] = clampUnit(b[x])
         }
     }
 
