@@ -59,11 +59,14 @@ final class ColourMemo {
         if count > 0 {
             let pixels = PixelRow(r: fr, g: fg, b: fb, count: count, y: y, width: width, height: height)
             for op in ops { op.apply(pixels) }
+            let computed = scratch.computed.pointer
+            for i in 0..<count {
+                computed[i] = UInt32(quantize(fr[i])) << 16 | UInt32(quantize(fg[i])) << 8 | UInt32(quantize(fb[i]))
+            }
             for i in 0..<count {
                 let x = Int(at[i])
-                let result = UInt32(quantize(fr[i])) << 16 | UInt32(quantize(fg[i])) << 8 | UInt32(quantize(fb[i]))
-                results[x] = result
-                memo[Int(slots[x])] = tags[x] | result
+                results[x] = computed[i]
+                memo[Int(slots[x])] = tags[x] | computed[i]
             }
         }
         for x in 0..<width {
@@ -83,6 +86,8 @@ final class ChainRowScratch {
     /// The memo's per-pixel tag, slot, result, and the columns it missed.
     let tags: ScratchBuffer<UInt32>, slots: ScratchBuffer<UInt32>, results: ScratchBuffer<UInt32>
     let missed: ScratchBuffer<Int32>
+    /// The chain's 8-bit results for the missed pixels, packed as the memo keeps them.
+    let computed: ScratchBuffer<UInt32>
 
     init(width: Int) {
         self.width = width
@@ -93,5 +98,6 @@ final class ChainRowScratch {
         slots = ScratchBuffer(count: width, zero: 0)
         results = ScratchBuffer(count: width, zero: 0)
         missed = ScratchBuffer(count: width, zero: 0)
+        computed = ScratchBuffer(count: width, zero: 0)
     }
 }

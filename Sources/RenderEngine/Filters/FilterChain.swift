@@ -186,8 +186,14 @@ public struct FilterChain: Sendable {
     }
 }
 
+/// 8 bits of a [0, 1] value: ⌊x·255 + 0.5⌋, clamped to 0 … 255. The integer is read from
+/// the float's bits (adding 2²³ puts a whole number below 2²³ in the mantissa, exactly),
+/// so loops over it vectorise, which a trapping float-to-integer conversion prevents.
 @inline(__always)
-func quantize(_ x: Float) -> UInt8 { UInt8(min(max(x * 255 + 0.5, 0), 255)) }
+func quantize(_ x: Float) -> UInt8 {
+    let whole = min(max(x * 255 + 0.5, 0), 255).rounded(.down)
+    return UInt8(truncatingIfNeeded: (whole + 0x1p23).bitPattern)
+}
 
 /// The two float pictures a chain with picture passes works in, kept between frames (a
 /// 1080p picture is 24 MB: allocating and clearing it every frame costs more than most
