@@ -10,6 +10,8 @@ public struct CubeLUT: Sendable, Hashable {
     public let domainMax: [Float]
     /// `table` and one more float, so the last corner loads as a 4-lane vector.
     let padded: [Float]
+    /// The domain is [0, 1]³, where normalising is the identity and is skipped.
+    private let unitDomain: Bool
 
     public init(size: Int, table: [Float], domainMin: [Float] = [0, 0, 0], domainMax: [Float] = [1, 1, 1]) throws {
         guard (2...256).contains(size) else { throw EngineError("LUT_3D_SIZE \(size) is outside 2 … 256") }
@@ -22,6 +24,7 @@ public struct CubeLUT: Sendable, Hashable {
         self.domainMin = domainMin
         self.domainMax = domainMax
         padded = table + [0]
+        unitDomain = domainMin == [0, 0, 0] && domainMax == [1, 1, 1]
     }
 
     public init(contentsOf url: URL) throws {
@@ -100,7 +103,6 @@ public struct CubeLUT: Sendable, Hashable {
     private func locate(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
                         fractions: UnsafeMutablePointer<Float>, cells: UnsafeMutablePointer<Int32>) {
         let top = Float(size - 1), lastCell = Float(size - 2), s = Int32(size)
-        let unitDomain = domainMin == [0, 0, 0] && domainMax == [1, 1, 1]
         let fr = fractions, fg = fractions + count, fb = fractions + 2 * count
         // Grid coordinate, lowest corner (`min(⌊u⌋, size − 2)`, as `sample` takes it) and fraction.
         @inline(__always) func split(_ u: Float) -> (corner: Int32, fraction: Float) {
