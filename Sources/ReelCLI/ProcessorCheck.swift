@@ -11,9 +11,16 @@ enum ProcessorCheck {
     static let required: [String] = []
     #endif
 
-    /// The features `required` that `/proc/cpuinfo` does not list (none when unreadable:
-    /// not Linux, or a sandbox; the kernel's SIGILL is then the answer).
-    static func missing(cpuinfo: String? = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) -> [String] {
+    /// The features `required` that this processor lacks. `/proc/cpuinfo` is read only when
+    /// the build requires any (none when unreadable: not Linux, or a sandbox; the kernel's
+    /// SIGILL is then the answer).
+    static func missing() -> [String] {
+        guard !required.isEmpty else { return [] }
+        return missing(cpuinfo: try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))
+    }
+
+    /// The features `required` that `cpuinfo` (the text of `/proc/cpuinfo`) does not list.
+    static func missing(cpuinfo: String?) -> [String] {
         guard !required.isEmpty, let cpuinfo,
               let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return [] }
         let flags = Set(line.split(whereSeparator: { $0 == " " || $0 == ":" || $0 == "\t" }).map(String.init))
