@@ -150,9 +150,9 @@ public struct LoadedSession: Sendable {
         try Timeline(session: session, media: probes)
     }
 
-    /// The fused filters of one segment or image.
-    public func chain(_ filters: [SessionFilter]) throws -> FilterChain {
-        try FilterChain(filters: filters, registry: registry, assets: assets)
+    /// The fused filters of one segment or image, for a picture `pixelScale` times the render size.
+    public func chain(_ filters: [SessionFilter], pixelScale: Double = 1) throws -> FilterChain {
+        try FilterChain(filters: filters, registry: registry, assets: assets, pixelScale: pixelScale)
     }
 }
 

@@ -59,6 +59,9 @@ public struct StillPlan: Sendable, Hashable {
     public let height: Int
     public let filters: [SessionFilter]
     public let png: Bool
+    /// The picture's pixels per pixel of the rendered frame, so that filters with lengths
+    /// in render-size pixels (blur, edges) look as the rendered frame scaled down.
+    public var pixelScale: Double = 1
 }
 
 /// Draws stills of a loaded (one-segment or whole) session: decode the frame on screen at
@@ -106,9 +109,13 @@ public struct StillRenderer: Sendable {
             }
             let sx = box.width / actual.width, sy = box.height / actual.height
             let scale = request.mode == .fit ? min(sx, sy) : max(sx, sy)
+            let width = max(1, Int((actual.width * scale).rounded())), height = max(1, Int((actual.height * scale).rounded()))
+            // A render pixel covers cropRect/renderSize of the picture; a thumbnail pixel actual/size.
+            let renderX = Double(timeline.renderWidth) / segment.cropRect.width
+            let renderY = Double(timeline.renderHeight) / segment.cropRect.height
+            let pixelScale = ((Double(width) / actual.width) * (Double(height) / actual.height) / (renderX * renderY)).squareRoot()
             return StillPlan(source: segment.source, orientation: segment.orientation, sourceTime: time, cropRect: crop,
-                             width: max(1, Int((actual.width * scale).rounded())), height: max(1, Int((actual.height * scale).rounded())),
-                             filters: segment.filters, png: request.png)
+                             width: width, height: height, filters: segment.filters, png: request.png, pixelScale: pixelScale)
         case .frame:
             if request.cropped {
                 crop = segment.cropRect
@@ -131,7 +138,7 @@ public struct StillRenderer: Sendable {
     public func render(_ plan: StillPlan, to path: String) throws {
         let file = try loaded.file(plan.source)
         guard let info = loaded.probes[plan.source] else { throw EngineError("'\(plan.source)' is not available") }
-        let chain = try loaded.chain(plan.filters)
+        let chain = try loaded.chain(plan.filters, pixelScale: plan.pixelScale)
         let source = try VideoSource(path: file.path)
         let selector = try FrameSelector(source: source, startingAt: plan.sourceTime)
         let (frame, _) = try selector.frame(at: plan.sourceTime)

@@ -251,13 +251,9 @@ public struct SessionValidator: Sendable {
 
     private func checkFilter(_ filter: SessionFilter, at path: JSONPath, into report: inout ValidationReport) {
         guard let definition = filters[filter.type] else {
-            if FilterRegistry.unsupportedEffects.contains(filter.type) {
-                report.problem(path["type"], "'\(filter.type)' is one of the SDK's visual effects, which this version "
-                    + "of ReelFarm does not render")
-            } else {
-                report.problem(path["type"], "unknown filter type '\(filter.type)'; known types: "
-                    + filters.knownTypes.joined(separator: ", "))
-            }
+            let hint = NearestName.suggestion(for: filter.type, among: filters.knownTypes).map { " (did you mean '\($0)'?)" } ?? ""
+            report.problem(path["type"], "unknown filter type '\(filter.type)'\(hint); known types: "
+                + filters.knownTypes.joined(separator: ", "))
             return
         }
         if let slider = definition.slider, let n = filter.normalizedIntensity,

@@ -25,7 +25,7 @@ import Testing
         #expect(result.stderrLines == [
             "error: video.videoSegments[0].trimDuration: 4.2 s exceeds duration - trimStartTime (1.5 s)",
             "error: video.videoSegments[1].speedMultiplier: -2 must be a finite number greater than 0",
-            "error: video.videoSegments[2].filters[0].type: unknown filter type 'sepia'; known types: abbotKinney, brightness, contrast, exposure, gamma, highlights, horizontalPerspective, hue, laCienega, lookup, lut, melrose, montana, mulholland, sanVicente, saturation, sepulveda, shadows, sharpness, speed, straighten, sunset, verticalPerspective, vibrance, vignette, warmth, wilshire",
+            "error: video.videoSegments[2].filters[0].type: unknown filter type 'sepia' (did you mean 'sepiaTone'?); known types: abbotKinney, brightness, bulge, cgaColorspace, contrast, edgeDetection, exposure, falseColor, gamma, gaussianBlur, halftone, highlights, horizontalPerspective, hue, laCienega, lookup, luminanceThreshold, lut, melrose, montana, mulholland, pinch, pixellate, polkaDot, sanVicente, saturation, sepiaTone, sepulveda, shadows, sharpness, sketch, speed, sphereRefraction, straighten, stretchDistortion, sunset, swirl, tiltShift, toon, verticalPerspective, vibrance, vignette, warmth, wilshire",
         ])
     }
 

@@ -27,7 +27,29 @@ import Testing
         ("straighten", [-20, 0, 20], [-20, 0, 20]),
         ("horizontalPerspective", [-20, 0, 20], [-20, 0, 20]),
         ("verticalPerspective", [-20, 0, 20], [-20, 0, 20]),
+        // The visual effects: slider 0 … 100, default 100 (the actual default at the range's end).
+        ("pixellate", [0, 100, 100], [0, 0.03, 0.03]),
+        ("falseColor", [0, 100, 100], [0, 1, 1]),
+        ("luminanceThreshold", [0, 100, 100], [0.2, 0.5, 0.5]),
+        ("sketch", [0, 100, 100], [0.2, 1, 1]),
+        ("polkaDot", [0, 100, 100], [0, 0.05, 0.05]),
+        ("halftone", [0, 100, 100], [0.004, 0.01, 0.01]),
+        ("sepiaTone", [0, 100, 100], [0, 1, 1]),
+        ("toon", [0, 100, 100], [1, 0.1, 0.1]),
+        ("tiltShift", [0, 100, 100], [0.4, 0, 0]),
+        ("swirl", [0, 100, 100], [0, 1, 1]),
+        ("bulge", [0, 100, 100], [0, 0.3, 0.3]),
+        ("cgaColorspace", [0, 100, 100], [0, 1, 1]),
+        ("pinch", [0, 100, 100], [-2, 0.5, 0.5]),
+        ("edgeDetection", [0, 100, 100], [0, 1.5, 1.5]),
+        ("sphereRefraction", [0, 100, 100], [0, 0.25, 0.25]),
+        ("gaussianBlur", [0, 100, 100], [0, 15, 15]),
+        ("stretchDistortion", [0, 100, 100], [0, 0.5, 0.5]),
     ]
+
+    static let effects = ["pixellate", "falseColor", "luminanceThreshold", "sketch", "polkaDot", "halftone", "sepiaTone",
+                          "toon", "tiltShift", "swirl", "bulge", "cgaColorspace", "pinch", "edgeDetection",
+                          "sphereRefraction", "gaussianBlur", "stretchDistortion"]
 
     @Test(arguments: ranges.indices)
     func sliderMapsOntoTheActualRangeAtBothEndsAndTheDefault(index: Int) throws {
@@ -53,20 +75,25 @@ import Testing
         #expect(gamma.actualIntensity(normalized: 0.5) == 1.5)
     }
 
-    @Test func theCatalogueHasTheSDKsAdjustPrimaryAndPositionTypes() {
-        let expected: Set<String> = [
+    /// 27 adjust, primary and position types and the 17 visual effects: 44, every one rendered.
+    @Test func theCatalogueHasEveryOneOfTheSDKsTypes() {
+        let expected = Set([
             "brightness", "contrast", "saturation", "exposure", "vibrance", "hue", "warmth", "sharpness", "gamma",
             "highlights", "shadows", "vignette", "speed", "lookup", "lut", "wilshire", "montana", "sanVicente", "melrose",
             "sepulveda", "laCienega", "abbotKinney", "mulholland", "sunset", "straighten", "horizontalPerspective",
             "verticalPerspective",
-        ]
+        ]).union(Self.effects)
         #expect(Set(FilterRegistry.builtIn.knownTypes) == expected)
-        #expect(FilterRegistry.unsupportedEffects.isDisjoint(with: expected))
-        #expect(FilterRegistry.unsupportedEffects.count == 17)
+        #expect(FilterRegistry.builtIn.knownTypes.count == 44)
+        #expect(FilterRegistry.effects.map(\.type) == Self.effects)
+        #expect(FilterRegistry.effects.allSatisfy { $0.category == .effect })
     }
 
     @Test(arguments: [("SessionFilterWarmth", "warmth"), ("SessionFilterSanVicente", "sanVicente"),
-                      ("SessionFilterHorizontalPerspective", "horizontalPerspective"), ("saturation", "saturation")])
+                      ("SessionFilterHorizontalPerspective", "horizontalPerspective"), ("saturation", "saturation"),
+                      ("SessionFilterSwirl", "swirl"), ("SessionFilterGaussianBlur", "gaussianBlur"),
+                      ("SessionFilterPixellate", "pixellate"), ("SessionFilterCgaColorspace", "cgaColorspace"),
+                      ("SessionFilterSphereRefraction", "sphereRefraction"), ("SessionFilterStretchDistortion", "stretchDistortion")])
     func sdkClassNamesDecodeAndEncodeCanonically(alias: String, type: String) throws {
         let filter = try JSONDecoder().decode(SessionFilter.self, from: Data(#"{"type": "\#(alias)", "normalizedIntensity": 0.5}"#.utf8))
         #expect(filter.type == type)
@@ -89,6 +116,16 @@ import Testing
         // A look at its default (100) is applied in full.
         let wilshire = try #require(FilterRegistry.builtIn["wilshire"])
         #expect(SessionFilter(type: "wilshire").stages(in: wilshire).count == 1)
+        // An effect at its default (100) is applied in full; at 0 those blended by the
+        // intensity (or whose parameter 0 is the identity) are skipped.
+        for type in Self.effects {
+            let definition = try #require(FilterRegistry.builtIn[type])
+            #expect(SessionFilter(type: type).stages(in: definition).count == 1, "\(type)")
+        }
+        for type in ["falseColor", "sepiaTone", "swirl", "bulge", "cgaColorspace", "gaussianBlur"] {
+            let definition = try #require(FilterRegistry.builtIn[type])
+            #expect(SessionFilter(type: type, normalizedIntensity: 0).stages(in: definition).isEmpty, "\(type)")
+        }
     }
 
     @Test func customFilterChainsMapOneSliderOntoEachStagesRange() throws {

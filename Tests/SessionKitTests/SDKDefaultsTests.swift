@@ -62,11 +62,26 @@ import Testing
         #expect((t.renderWidth, t.renderHeight) == (640, 360) && t.origins.renderSize == "video.renderSize")
     }
 
-    /// A visual effect of the SDK is named as such, not as a typo.
-    @Test func visualEffectsAreRefusedAsNotRenderedYet() {
-        let session = Fixtures.session([SessionVideoSegment(source: "a", filters: [SessionFilter(type: "pixellate")])])
+    /// The SDK's visual effects validate like every other type: by type or class name,
+    /// with the slider's range named when the intensity is outside it.
+    @Test func visualEffectsValidateByTypeAndClassName() {
+        let session = Fixtures.session([SessionVideoSegment(source: "a", filters: [
+            SessionFilter(type: "pixellate"), SessionFilter(type: "swirl", normalizedIntensity: 40),
+            SessionFilter(type: "gaussianBlur", normalizedIntensity: 101), SessionFilter(type: "pinch", normalizedIntensity: -3),
+            SessionFilter(type: "sepia"),
+        ])])
         let report = SessionValidator().validate(session, media: ["a": .available(Fixtures.media())])
-        #expect(report.problems.map(\.description) == [
-            "video.videoSegments[0].filters[0].type: 'pixellate' is one of the SDK's visual effects, which this version of ReelFarm does not render"])
+        let problems = report.problems.map(\.description)
+        #expect(problems.count == 3, "\(problems)")
+        #expect(problems.contains("video.videoSegments[0].filters[2].normalizedIntensity: 101 is outside 0 … 100 for 'gaussianBlur'"))
+        #expect(problems.contains("video.videoSegments[0].filters[3].normalizedIntensity: -3 is outside 0 … 100 for 'pinch'"))
+        #expect(problems.contains { $0.hasPrefix("video.videoSegments[0].filters[4].type: unknown filter type 'sepia' (did you mean 'sepiaTone'?); known types: ") })
+    }
+
+    @Test func nearestNamesSuggestWhatWasMeant() {
+        #expect(NearestName.suggestion(for: "sepia", among: ["sepiaTone", "sharpness"]) == "sepiaTone")
+        #expect(NearestName.suggestion(for: "gausianBlur", among: ["gaussianBlur", "bulge"]) == "gaussianBlur")
+        #expect(NearestName.suggestion(for: "SWIRL", among: ["swirl"]) == "swirl")
+        #expect(NearestName.suggestion(for: "zzzz", among: ["swirl", "bulge"]) == nil)
     }
 }

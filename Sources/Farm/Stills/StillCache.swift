@@ -47,7 +47,7 @@ public final class StillCache {
             "engine=\(EngineVersion.engine)", "media=\(mediaID)", "orientation=\(o.a),\(o.b),\(o.c),\(o.d)",
             "time=\(plan.sourceTime.numerator)/\(plan.sourceTime.denominator)",
             "crop=\(r.minX),\(r.minY),\(r.width),\(r.height)", "size=\(plan.width)x\(plan.height)",
-            "filters=\(filters.joined(separator: ";"))", "format=\(plan.png ? "png" : "jpeg")",
+            "filters=\(filters.joined(separator: ";"))", "scale=\(plan.pixelScale)", "format=\(plan.png ? "png" : "jpeg")",
         ]
         return Digest.sha256(Data(parts.joined(separator: "\n").utf8))
     }

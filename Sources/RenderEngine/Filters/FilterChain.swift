@@ -25,8 +25,10 @@ public struct FilterChain: Sendable {
     let identity = Identity()
     final class Identity: Sendable {}
 
-    /// The chain of `filters` as `registry` defines them, with files from `assets`.
-    public init(filters: [SessionFilter], registry: FilterRegistry, assets: [String: FilterAssetFile]) throws {
+    /// The chain of `filters` as `registry` defines them, with files from `assets`, for a
+    /// picture `pixelScale` times the render size (stills; docs/filters.md, "Stills").
+    public init(filters: [SessionFilter], registry: FilterRegistry, assets: [String: FilterAssetFile],
+                pixelScale: Double = 1) throws {
         var stages: [FilterStage] = []
         for filter in filters {
             guard let definition = registry[filter.type] else {
@@ -34,10 +36,10 @@ public struct FilterChain: Sendable {
             }
             stages += filter.stages(in: definition)
         }
-        try self.init(stages: stages, assets: assets)
+        try self.init(stages: stages, assets: assets, pixelScale: pixelScale)
     }
 
-    init(stages: [FilterStage], assets: [String: FilterAssetFile] = [:]) throws {
+    init(stages: [FilterStage], assets: [String: FilterAssetFile] = [:], pixelScale: Double = 1) throws {
         var leadingOps: [any ChannelOperation] = []
         var steps: [Step] = []
         var pending: [any PixelOperation] = []
@@ -55,7 +57,8 @@ public struct FilterChain: Sendable {
                     throw EngineError("'\(asset.reference)' was not loaded")
                 }
                 pending.append(file.operation(amount: amount))
-            case .picture(let op):
+            case .picture(let unscaled):
+                let op = pixelScale == 1 ? unscaled : unscaled.scaled(by: Float(pixelScale))
                 if !pending.isEmpty { steps.append(.pixels(pending)); pending = [] }
                 steps.append(.picture(op))
                 oriented = oriented || op.needsOrientedPicture

@@ -10,6 +10,8 @@ public struct FilterDefinition: Sendable {
         case primary
         /// Filters that move pixels (`distortsOutput` in the SDK).
         case position
+        /// The SDK's visual effects (pixellate, swirl, sketch, ...): GPUImage3 operations.
+        case effect
         /// A chain defined by a `looks/NAME.json` file.
         case custom
     }

@@ -37,15 +37,15 @@ public struct FilterRegistry: Sendable {
         Lookup.definition, CubeLUTFilter.definition,
     ] + NamedLooks.definitions + [
         Straighten.definition, Perspective.horizontal, Perspective.vertical,
+    ] + effects
+
+    /// The SDK's 17 visual effects, in the order of docs/filters.md.
+    public static let effects: [FilterDefinition] = [
+        Pixellate.definition, FalseColor.definition, LuminanceThreshold.definition, Sketch.definition,
+        PolkaDot.definition, Halftone.definition, SepiaTone.definition, Toon.definition, TiltShift.definition,
+        Swirl.definition, Bulge.definition, CGAColorspace.definition, Pinch.definition, EdgeDetection.definition,
+        SphereRefraction.definition, GaussianBlur.definition, StretchDistortion.definition,
     ]
 
     public static let builtIn = FilterRegistry(catalogue)
-
-    /// The SDK's visual effects, which this version does not render yet: named in the
-    /// error so that a user knows the type is real, not misspelt.
-    public static let unsupportedEffects: Set<String> = [
-        "pixellate", "falseColor", "luminanceThreshold", "sketch", "polkaDot", "halftone", "sepiaTone", "toon",
-        "tiltShift", "swirl", "bulge", "cgaColorspace", "pinch", "edgeDetection", "sphereRefraction",
-        "gaussianBlur", "stretchDistortion",
-    ]
 }

@@ -88,6 +88,15 @@ public protocol PictureOperation: Sendable {
     /// the engine then runs the chain on the oriented picture.
     var needsOrientedPicture: Bool { get }
     func apply(_ source: PlanarPicture, into destination: inout PlanarPicture)
+    /// The same operation on a picture `scale` times the render size (a thumbnail is
+    /// smaller): lengths given in render-size pixels (blur sigma, Sobel step) scale with
+    /// it, so the picture looks like the rendered frame scaled (docs/filters.md, "Stills").
+    func scaled(by scale: Float) -> any PictureOperation
+}
+
+extension PictureOperation {
+    /// Operations defined in texture coordinates do not change with the picture's size.
+    public func scaled(by scale: Float) -> any PictureOperation { self }
 }
 
 /// A picture as three float planes of `width × height`, row-major.

@@ -1,0 +1,38 @@
+/// GPUImage3 `CGAColorspaceFilter`, blended by a in 0 … 1 (default 1): the picture read on
+/// a 200 × 320 grid of texture cells (at each cell's top-left corner, as the shader reads
+/// it) and painted in the nearest of black, white, cyan (85/255, 1, 1) and magenta
+/// (1, 85/255, 1) by RGB distance; ties go to the first in that order.
+public enum CGAColorspace {
+    public static let definition = FilterDefinition(
+        type: "cgaColorspace", className: FilterDefinition.sdkClassName("cgaColorspace"), category: .effect,
+        slider: .percent(0, 1, default: 1),
+        formula: "c = sample(uv − mod(uv, (1/200, 1/320))); nearest of black, white, cyan, magenta; mix(rgb, that, a)"
+    ) { a, _ in a == 0 ? [] : [.picture(Operation(amount: Float(a)))] }
+
+    public struct Operation: PictureOperation {
+        public let amount: Float
+        public var needsOrientedPicture: Bool { true }
+        static let palette: [(Float, Float, Float)] = [(0, 0, 0), (1, 1, 1), (85.0 / 255, 1, 1), (1, 85.0 / 255, 1)]
+
+        @inline(__always)
+        static func nearest(_ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
+            var best = palette[0], bestDistance = Float.infinity
+            for colour in palette {
+                let dr = r - colour.0, dg = g - colour.1, db = b - colour.2
+                let distance = (dr * dr + dg * dg + db * db).squareRoot()
+                if distance < bestDistance { best = colour; bestDistance = distance }
+            }
+            return best
+        }
+
+        public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
+            let amount = amount
+            PlanarPicture.render(from: source, into: &destination) { reader, x, y, u, v in
+                let (r, g, b) = reader.sample(u: u - glslMod(u, 1.0 / 200), v: v - glslMod(v, 1.0 / 320))
+                let cga = Self.nearest(r, g, b)
+                let i = y * reader.width + x
+                return (mix(reader.r[i], cga.0, amount), mix(reader.g[i], cga.1, amount), mix(reader.b[i], cga.2, amount))
+            }
+        }
+    }
+}

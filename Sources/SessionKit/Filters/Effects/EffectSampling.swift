@@ -1,0 +1,125 @@
+/// What the visual effects share (docs/filters.md, "Visual effects"): texture coordinates
+/// of pixel centres, `uv = ((x + ½)/W, (y + ½)/H)`, and bilinear reads clamped to the
+/// edge, as the catalogue's pixel model defines them. IEEE `Float` arithmetic only (no
+/// libm, no fused multiply-add), so every worker computes the same bits.
+
+/// A planar picture's three planes, read bilinearly.
+struct PlaneReader {
+    let r: UnsafeBufferPointer<Float>
+    let g: UnsafeBufferPointer<Float>
+    let b: UnsafeBufferPointer<Float>
+    let width: Int
+    let height: Int
+    private let maxX: Float
+    private let maxY: Float
+
+    init(r: UnsafeBufferPointer<Float>, g: UnsafeBufferPointer<Float>, b: UnsafeBufferPointer<Float>, width: Int, height: Int) {
+        self.r = r
+        self.g = g
+        self.b = b
+        self.width = width
+        self.height = height
+        maxX = Float(width - 1)
+        maxY = Float(height - 1)
+    }
+
+    /// The colour at texture coordinate (u, v).
+    @inline(__always)
+    func sample(u: Float, v: Float) -> (Float, Float, Float) {
+        sample(x: u * Float(width), y: v * Float(height))
+    }
+
+    /// The colour at pixel coordinate (x, y), pixel centres at +½. NaN reads the corner.
+    @inline(__always)
+    func sample(x: Float, y: Float) -> (Float, Float, Float) {
+        var fx = x - 0.5, fy = y - 0.5
+        fx = fx > 0 ? fx : 0
+        fx = fx < maxX ? fx : maxX
+        fy = fy > 0 ? fy : 0
+        fy = fy < maxY ? fy : maxY
+        let x0 = Int(fx), y0 = Int(fy)
+        let x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0
+        let tx = fx - Float(x0), ty = fy - Float(y0)
+        let i00 = y0 * width + x0, i10 = y0 * width + x1, i01 = y1 * width + x0, i11 = y1 * width + x1
+        return (Self.blend(r, i00, i10, i01, i11, tx, ty), Self.blend(g, i00, i10, i01, i11, tx, ty),
+                Self.blend(b, i00, i10, i01, i11, tx, ty))
+    }
+
+    @inline(__always)
+    static func blend(_ p: UnsafeBufferPointer<Float>, _ i00: Int, _ i10: Int, _ i01: Int, _ i11: Int,
+                      _ tx: Float, _ ty: Float) -> Float {
+        let top = p[i00] + (p[i10] - p[i00]) * tx
+        let bottom = p[i01] + (p[i11] - p[i01]) * tx
+        return top + (bottom - top) * ty
+    }
+}
+
+extension PlanarPicture {
+    /// Writes every pixel of `destination` from `body(reader, x, y, u, v)`, clamped to [0, 1].
+    @inline(__always)
+    static func render(from source: PlanarPicture, into destination: inout PlanarPicture,
+                       _ body: (PlaneReader, Int, Int, Float, Float) -> (Float, Float, Float)) {
+        let w = source.width, h = source.height
+        let fw = Float(w), fh = Float(h)
+        source.r.withUnsafeBufferPointer { sr in source.g.withUnsafeBufferPointer { sg in source.b.withUnsafeBufferPointer { sb in
+        destination.r.withUnsafeMutableBufferPointer { dr in destination.g.withUnsafeMutableBufferPointer { dg in
+        destination.b.withUnsafeMutableBufferPointer { db in
+            let reader = PlaneReader(r: sr, g: sg, b: sb, width: w, height: h)
+            for y in 0..<h {
+                let v = (Float(y) + 0.5) / fh
+                for x in 0..<w {
+                    let (r, g, b) = body(reader, x, y, (Float(x) + 0.5) / fw, v)
+                    let i = y * w + x
+                    dr[i] = clampUnit(r)
+                    dg[i] = clampUnit(g)
+                    db[i] = clampUnit(b)
+                }
+            }
+        } } } } } }
+    }
+
+    /// Each pixel of `destination` read from the texture coordinate `map(u, v)` gives.
+    @inline(__always)
+    static func remap(from source: PlanarPicture, into destination: inout PlanarPicture,
+                      _ map: (Float, Float) -> (Float, Float)) {
+        render(from: source, into: &destination) { reader, _, _, u, v in
+            let (su, sv) = map(u, v)
+            return reader.sample(u: su, v: sv)
+        }
+    }
+
+    /// The picture's aspect ratio as GPUImage's shaders use it: height / width.
+    var aspectRatio: Float { Float(height) / Float(width) }
+}
+
+/// GLSL's `mod`: `x − y·floor(x/y)`.
+@inline(__always)
+func glslMod(_ x: Float, _ y: Float) -> Float { x - y * (x / y).rounded(.down) }
+
+/// GLSL's `step`: 0 below the edge, 1 from it on.
+@inline(__always)
+func glslStep(_ edge: Float, _ x: Float) -> Float { x < edge ? 0 : 1 }
+
+/// The cell grid of GPUImage's Pixellate, PolkaDot and Halftone: cells `width` of the
+/// picture's width wide and as many pixels high (`width / aspectRatio` in v), anchored at
+/// the top-left corner. The width is `max(width, 0.01)`, as GPUImage3's setters clamp it.
+struct CellGrid {
+    let du: Float
+    let dv: Float
+
+    init(fractionalWidth: Float, aspectRatio: Float) {
+        du = max(fractionalWidth, 0.01)
+        dv = du / aspectRatio
+    }
+
+    /// The centre of the cell that holds (u, v).
+    @inline(__always)
+    func centre(_ u: Float, _ v: Float) -> (Float, Float) {
+        (u - glslMod(u, du) + 0.5 * du, v - glslMod(v, dv) + 0.5 * dv)
+    }
+}
+
+/// v stretched about the picture's centre so that distances measured in (u, v′) are
+/// in units of the picture's width: `v′ = v·aspect + ½ − ½·aspect`.
+@inline(__always)
+func squareV(_ v: Float, aspectRatio: Float) -> Float { v * aspectRatio + 0.5 - 0.5 * aspectRatio }
