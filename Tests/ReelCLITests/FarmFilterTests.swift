@@ -62,6 +62,44 @@ import Testing
         #expect(video.frameCount == 108)
     }
 
+    /// The 17 visual effects over three segments (one turned portrait, so the oriented
+    /// path runs), in the session's filters and primaryFilter too: 1 and 3 workers agree.
+    static let effectsSession = """
+    {"sessionID": 8, "video": {"renderSize": [160, 96], "videoSegments": [
+      {"source": "a.mp4", "trimDuration": 1.2, "filters": [
+        {"type": "pixellate", "normalizedIntensity": 60}, {"type": "SessionFilterFalseColor", "normalizedIntensity": 40},
+        {"type": "sketch", "normalizedIntensity": 50}, {"type": "polkaDot"}, {"type": "halftone"},
+        {"type": "sepiaTone", "normalizedIntensity": 70}]},
+      {"source": "b.mp4", "trimDuration": 1.2, "filters": [
+        {"type": "toon", "normalizedIntensity": 80}, {"type": "tiltShift", "normalizedIntensity": 30},
+        {"type": "swirl", "normalizedIntensity": 60}, {"type": "bulge"}, {"type": "cgaColorspace", "normalizedIntensity": 50},
+        {"type": "pinch", "normalizedIntensity": 20}]},
+      {"source": "a.mp4", "trimStartTime": 0.5, "trimDuration": 1.2, "filters": [
+        {"type": "edgeDetection", "normalizedIntensity": 70}, {"type": "sphereRefraction", "normalizedIntensity": 90},
+        {"type": "SessionFilterGaussianBlur", "normalizedIntensity": 30}, {"type": "stretchDistortion", "normalizedIntensity": 40}]}
+    ], "filters": [{"type": "luminanceThreshold", "normalizedIntensity": 10}],
+       "primaryFilter": {"type": "gaussianBlur", "normalizedIntensity": 5}}}
+    """
+
+    @Test func oneAndThreeWorkersGiveTheSameBytesWithEveryVisualEffect() throws {
+        let farm = try FarmFixture()
+        try Self.prepare(farm)
+        try TestEnvironment.write(Self.effectsSession, to: "e.json", in: farm.dir)
+        let validate = try TestEnvironment.reel(["validate", "e.json"], in: farm.dir)
+        #expect(validate.status == 0, "\(validate.stderr)")
+        let one = try TestEnvironment.reel(["render", "e.json", "-o", "one.mp4", "--workers", "1"] + FarmFixture.shortGOP, in: farm.dir)
+        let three = try TestEnvironment.reel(["render", "e.json", "-o", "three.mp4", "--workers", "3"] + FarmFixture.shortGOP, in: farm.dir)
+        #expect(one.status == 0 && three.status == 0, "\(one.stderr) \(three.stderr)")
+        let a = try Data(contentsOf: URL(fileURLWithPath: farm.path("one.mp4")))
+        let b = try Data(contentsOf: URL(fileURLWithPath: farm.path("three.mp4")))
+        #expect(!a.isEmpty && a == b, "1 and 3 workers gave different files")
+        let video = try #require(try FFprobe.streams(farm.path("one.mp4")).first { $0.codecType == "video" })
+        #expect(video.frameCount == 108)
+        // The sidecar writes the SDK's class names back as types.
+        let sidecar = try String(contentsOf: URL(fileURLWithPath: farm.path("one.reel.json")), encoding: .utf8)
+        #expect(sidecar.contains("\"falseColor\"") && !sidecar.contains("SessionFilterFalseColor"))
+    }
+
     /// A coordinator with `--looks` renders every job with its own looks, fetched by
     /// workers that have no looks directory.
     @Test func theFarmsLooksReplaceTheClients() throws {
