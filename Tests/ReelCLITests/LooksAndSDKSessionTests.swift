@@ -209,16 +209,20 @@ import Testing
         let r = try TestEnvironment.reel(["filters", "--contact-sheet", "sheet.png"], in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let stream = try #require(try FFprobe.streams(dir.appendingPathComponent("sheet.png").path).first)
-        // 25 built-in rows (all but speed and lut) + the shipped custom filter; 90 + 15 px a row.
+        // 42 built-in rows (all 44 types but speed and lut) + the shipped custom filter; 90 + 15 px a row.
         #expect(stream.width == 150 + 4 * 164)
-        #expect(stream.height == 26 * 105 + 4)
-        let sheet = try RGBImage.readPNG(dir.appendingPathComponent("sheet.png").path, width: 806, height: 26 * 105 + 4)
-        // Row 0 is brightness: its −1 tile is darker than the original, its +1 tile brighter.
-        func mean(column: Int) -> Double {
+        #expect(stream.height == 43 * 105 + 4)
+        let sheet = try RGBImage.readPNG(dir.appendingPathComponent("sheet.png").path, width: 806, height: 43 * 105 + 4)
+        func mean(row: Int, column: Int) -> Double {
             var sum = 0.0
-            for y in 4..<94 { for x in 0..<160 { let p = sheet[150 + column * 164 + x, y]; sum += Double(p.0) + Double(p.1) + Double(p.2) } }
+            for y in 4..<94 { for x in 0..<160 { let p = sheet[150 + column * 164 + x, row * 105 + y]; sum += Double(p.0) + Double(p.1) + Double(p.2) } }
             return sum / (90 * 160 * 3)
         }
-        #expect(mean(column: 1) < mean(column: 0) - 20 && mean(column: 3) > mean(column: 0) + 20)
+        // Row 0 is brightness: its −1 tile is darker than the original, its +1 tile brighter.
+        #expect(mean(row: 0, column: 1) < mean(row: 0, column: 0) - 20 && mean(row: 0, column: 3) > mean(row: 0, column: 0) + 20)
+        // Row 38 is edgeDetection (the 14th effect, after 25 other rows): light lines on black.
+        #expect(mean(row: 38, column: 3) < mean(row: 38, column: 0) - 40)
+        // Row 37 is pinch, row 39 sphereRefraction: black around the ball, so darker still.
+        #expect(mean(row: 39, column: 3) < mean(row: 39, column: 0) - 40)
     }
 }

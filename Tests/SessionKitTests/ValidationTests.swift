@@ -78,7 +78,7 @@ import Testing
         segment.filters = [SessionFilter(type: "sepia"), SessionFilter(type: "brightness", normalizedIntensity: 1.5),
                            SessionFilter(type: "lut", normalizedIntensity: 50)]
         let p = problems(segment)
-        #expect(p.contains("video.videoSegments[0].filters[0].type: unknown filter type 'sepia'; known types: abbotKinney, brightness, contrast, exposure, gamma, highlights, horizontalPerspective, hue, laCienega, lookup, lut, melrose, montana, mulholland, sanVicente, saturation, sepulveda, shadows, sharpness, speed, straighten, sunset, verticalPerspective, vibrance, vignette, warmth, wilshire"))
+        #expect(p.contains("video.videoSegments[0].filters[0].type: unknown filter type 'sepia' (did you mean 'sepiaTone'?); known types: abbotKinney, brightness, bulge, cgaColorspace, contrast, edgeDetection, exposure, falseColor, gamma, gaussianBlur, halftone, highlights, horizontalPerspective, hue, laCienega, lookup, luminanceThreshold, lut, melrose, montana, mulholland, pinch, pixellate, polkaDot, sanVicente, saturation, sepiaTone, sepulveda, shadows, sharpness, sketch, speed, sphereRefraction, straighten, stretchDistortion, sunset, swirl, tiltShift, toon, verticalPerspective, vibrance, vignette, warmth, wilshire"))
         #expect(p.contains("video.videoSegments[0].filters[1].normalizedIntensity: 1.5 is outside -1 … 1 for 'brightness'"))
         #expect(p.contains("video.videoSegments[0].filters[2].file: is required for 'lut'"))
         var session = Fixtures.session([SessionVideoSegment(source: "a")])
