@@ -59,6 +59,11 @@ struct TimelineSummary: Encodable {
         var filters: [FilterSummary]
         /// The colour conversion the source needs before the filters (HDR → SDR), if any.
         var colour: String?
+        /// How the source's Y′CbCr is read (docs/rendering.md, "Colour conversion"):
+        /// `bt601 (assumed)` when the stream declares no matrix.
+        var matrix: String?
+        /// Where its chroma sits: `left (assumed)` when the stream declares nothing.
+        var chromaLocation: String?
     }
 
     init(_ t: Timeline, registry: FilterRegistry, probes: [String: MediaInfo] = [:]) {
@@ -76,7 +81,9 @@ struct TimelineSummary: Encodable {
                     speed: s.speed.doubleValue, orientation: s.orientation.description,
                     naturalSize: s.naturalSize, actualSize: s.actualSize, cropRect: s.cropRect,
                     filters: s.filters.map { FilterSummary($0, registry: registry) },
-                    colour: probes[s.source]?.hdrTransfer?.conversion)
+                    colour: probes[s.source]?.hdrTransfer?.conversion,
+                    matrix: probes[s.source]?.sourceColour.matrixDescription,
+                    chromaLocation: probes[s.source]?.sourceColour.sitingDescription)
         }
     }
 
@@ -89,6 +96,8 @@ struct TimelineSummary: Encodable {
                 + "(\(s.frameCount)), source \(formatSeconds(s.firstSourceTime)) … \(formatSeconds(s.lastSourceTime)) "
                 + "at speed \(formatNumber(s.speed)); \(s.orientation); actual \(s.actualSize), crop \(s.cropRect)"
                 + (s.filters.isEmpty ? "" : "; filters \(s.filters.map(\.text).joined(separator: " → "))")
+                + (s.matrix.map { "; Y′CbCr \($0)" } ?? "")
+                + (s.chromaLocation.map { ", chroma \($0)" } ?? "")
                 + (s.colour.map { "; colour \($0)" } ?? ""))
         }
         return lines.joined(separator: "\n")

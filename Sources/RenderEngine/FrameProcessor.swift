@@ -22,9 +22,13 @@ final class FrameProcessor {
     private let scaledWidth: Int
     private let scaledHeight: Int
     private var toScaled: Scaler?
-    /// 8-bit 4:2:0 sources: crop and scale stay in Y′CbCr, then the engine's own conversion.
-    private var toScaledYUV: Scaler?
-    private var scaledYUV: Frame?
+    /// Y′CbCr at the scaled size, in the source's matrix: 8-bit 4:2:0 for the engine's own
+    /// conversions, 16-bit 4:2:0 for HDR sources, 4:4:4 for luma when the matrix changes.
+    private let yuv420p: YCbCrResampler
+    private let yuv420p16: YCbCrResampler
+    private let yuv444p: YCbCrResampler
+    /// Chroma at luma resolution for `YCbCrToBT709`.
+    private var directChroma: ChromaUpsampler?
     private let rgb: Frame
     private let unoriented: Frame
     /// The oriented RGB picture, for chains that move pixels.
@@ -33,7 +37,7 @@ final class FrameProcessor {
     /// The one-pass path's rows (`processByRows`).
     private var rowScratch: YUVToRGB.Scratch?
     private var toYUV: RGBToYUV?
-    /// HDR sources: the 16-bit picture before the transfer is undone, and the converter.
+    /// HDR sources: the 16-bit RGB picture before the transfer is undone, and the converter.
     private var hdrRGB: Frame?
     private var hdr: HDRToSDR?
 
@@ -49,6 +53,9 @@ final class FrameProcessor {
         self.chain = chain
         (scaledWidth, scaledHeight) = geometry.orientation.swapsAxes ? (renderHeight, renderWidth) : (renderWidth, renderHeight)
         rgb = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: scaledWidth, height: scaledHeight)
+        yuv420p = YCbCrResampler(format: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
+        yuv420p16 = YCbCrResampler(format: AV_PIX_FMT_YUV420P16LE, width: scaledWidth, height: scaledHeight)
+        yuv444p = YCbCrResampler(format: AV_PIX_FMT_YUV444P, width: scaledWidth, height: scaledHeight)
         unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
         orientedRGB = chain.needsOrientedPicture
             ? try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight) : nil
@@ -56,17 +63,17 @@ final class FrameProcessor {
 
     /// Crops and scales `source` into `rgb` (packed RGB24, BT.709 SDR), making an HDR
     /// source SDR on the way (docs/rendering.md, "HDR sources").
-    private func scaleToRGB(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws {
+    private func scaleToRGB(_ source: Frame, crop: Crop, reading: Reading) throws {
         let f = source.pointer.pointee
-        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        let (sourcePlanes, strides) = Self.croppedPlanes(source, crop)
         try rgb.makeWritable()
         if Self.hasAlpha(f.format) {
-            try compositeOnBlack(source, crop: crop, matrix: matrix, fullRange: fullRange)
+            try compositeOnBlack(source, crop: crop, reading: reading)
             return
         }
         guard let hdr = hdrConverter(for: f) else {
-            if try convertOwn(source, crop: crop, matrix: matrix, fullRange: fullRange) { return }
-            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, matrix: matrix, fullRange: fullRange)
+            if try convertOwn(source, crop: crop, reading: reading) { return }
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB24, reading: reading)
             try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgb), destinationStrides: lineSizes(rgb))
             return
         }
@@ -74,8 +81,10 @@ final class FrameProcessor {
         if hdrRGB == nil { hdrRGB = try Frame(videoFormat: AV_PIX_FMT_RGB48LE, width: scaledWidth, height: scaledHeight) }
         guard let wide = hdrRGB else { return }
         try wide.makeWritable()
-        let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB48LE, matrix: matrix, fullRange: fullRange)
-        try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(wide), destinationStrides: lineSizes(wide))
+        if try !hdrSourceToRGB48(source, crop: crop, reading: reading, into: wide) {
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_RGB48LE, reading: reading)
+            try scaler.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(wide), destinationStrides: lineSizes(wide))
+        }
         guard let from = wide.pointer.pointee.data.0, let to = rgb.pointer.pointee.data.0 else {
             throw EngineError("RGB frame has no data")
         }
@@ -83,67 +92,113 @@ final class FrameProcessor {
                     destinationStride: Int(rgb.pointer.pointee.linesize.0), width: scaledWidth, height: scaledHeight)
     }
 
-    /// 8-bit 4:2:0 SDR in a known matrix: crop and scale in Y′CbCr (libswscale, no colour
-    /// change), then `YUVToRGB` into `rgb`. False when the source needs libswscale's path.
-    private func convertOwn(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws -> Bool {
-        guard let input = try ownConversionInput(source, crop: crop, matrix: matrix, fullRange: fullRange),
+    /// An HDR Y′CbCr source as RGB48 at the scaled size: cropped and scaled in Y′CbCr at 16
+    /// bits (libswscale, no colour change), then `YCbCrToRGB48`, whose linear chroma
+    /// interpolation is the reference's. False for sources that are not Y′CbCr.
+    private func hdrSourceToRGB48(_ source: Frame, crop: Crop, reading: Reading, into wide: Frame) throws -> Bool {
+        guard let picture = try yuv420p16.resample(source, crop: crop, reading: reading),
+              let out = wide.pointer.pointee.data.0 else { return false }
+        var colour = reading.colour
+        colour.siting = picture.siting
+        func samples(_ p: UnsafePointer<UInt8>) -> UnsafePointer<UInt16> { UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self) }
+        YCbCrToRGB48(colour, fullRange: reading.fullRange, bitDepth: picture.bitDepth).convert(
+            y: samples(picture.y), yStride: picture.yStride / 2, cb: samples(picture.cb), cr: samples(picture.cr),
+            chromaStride: picture.chromaStride / 2, width: scaledWidth, height: scaledHeight,
+            into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: UInt16.self),
+            rgbStride: Int(wide.pointer.pointee.linesize.0) / 2)
+        return true
+    }
+
+    /// SDR Y′CbCr: crop and scale in Y′CbCr (libswscale, no colour change), then
+    /// `YUVToRGB` into `rgb`. False when the source needs libswscale's path.
+    private func convertOwn(_ source: Frame, crop: Crop, reading: Reading) throws -> Bool {
+        guard let input = try ownConversionInput(source, crop: crop, reading: reading),
               let out = rgb.pointer.pointee.data.0 else { return false }
-        input.converter.convert(y: input.y, yStride: input.yStride, cb: input.cb, cr: input.cr, chromaStride: input.chromaStride,
-                                width: scaledWidth, height: scaledHeight, into: out, rgbStride: Int(rgb.pointer.pointee.linesize.0))
+        input.converter.convert(y: input.picture.y, yStride: input.picture.yStride, cb: input.picture.cb, cr: input.picture.cr,
+                                chromaStride: input.picture.chromaStride, width: scaledWidth, height: scaledHeight,
+                                into: out, rgbStride: Int(rgb.pointer.pointee.linesize.0))
         return true
     }
 
     /// The scaled Y′CbCr picture the engine's own conversion reads, and the conversion.
     private struct OwnConversionInput {
-        var y: UnsafePointer<UInt8>, yStride: Int
-        var cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int
+        var picture: YCbCrResampler.Picture
         var converter: YUVToRGB
     }
 
-    /// Crops and scales an 8-bit 4:2:0 source in a known matrix to the scaled size, still in
-    /// Y′CbCr; nil when the source needs libswscale's path to RGB.
-    private func ownConversionInput(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws -> OwnConversionInput? {
+    private func ownConversionInput(_ source: Frame, crop: Crop, reading: Reading) throws -> OwnConversionInput? {
+        guard let picture = try yuv420p.resample(source, crop: crop, reading: reading) else { return nil }
+        var colour = reading.colour
+        colour.siting = picture.siting
+        return OwnConversionInput(picture: picture, converter: YUVToRGB(colour, fullRange: reading.fullRange))
+    }
+
+    /// A source with more chroma than 4:2:0 (4:2:2, 4:4:4) as 4:4:4 at the scaled size, so
+    /// that luma takes its own chroma when the matrix changes; nil for 4:2:0 sources.
+    private func fullChroma(_ source: Frame, crop: Crop, reading: Reading) throws -> YCbCrToBT709.FullChroma? {
+        guard let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: source.pointer.pointee.format)),
+              desc.pointee.log2_chroma_w == 0 || desc.pointee.log2_chroma_h == 0,
+              let picture = try yuv444p.resample(source, crop: crop, reading: reading) else { return nil }
+        return YCbCrToBT709.FullChroma(cb: picture.cb, cr: picture.cr, stride: picture.chromaStride)
+    }
+
+    /// Without filters a picture stays Y′CbCr (docs/rendering.md, "Colour conversion"):
+    /// BT.709 limited sources are cropped and scaled into `target` by libswscale; other
+    /// matrices and full range go through `YCbCrToBT709`, which keeps chroma exact. False
+    /// when the picture needs RGB (alpha).
+    private func convertDirect(_ source: Frame, crop: Crop, reading: Reading, into target: Frame) throws -> Bool {
         let f = source.pointer.pointee
-        guard f.format == AV_PIX_FMT_YUV420P.rawValue || f.format == AV_PIX_FMT_YUVJ420P.rawValue,
-              let converter = YUVToRGB(matrix: matrix, fullRange: fullRange) else { return nil }
-        var (sourcePlanes, strides) = croppedPlanes(source, crop)
-        if crop.width != scaledWidth || crop.height != scaledHeight {
-            if scaledYUV == nil { scaledYUV = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight) }
-            guard let scaled = scaledYUV else { return nil }
-            try scaled.makeWritable()
-            let key = Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: f.format,
-                                 width: Int32(scaledWidth), height: Int32(scaledHeight), format: AV_PIX_FMT_YUV420P.rawValue,
-                                 sourceMatrix: matrix, sourceFullRange: fullRange)
-            if toScaledYUV?.key != key { toScaledYUV = try Scaler(key, outputMatrix: matrix, outputFullRange: fullRange) }
-            try toScaledYUV?.scale(source: sourcePlanes, sourceStrides: strides,
-                                   destination: planes(scaled), destinationStrides: lineSizes(scaled))
-            sourcePlanes = planes(scaled).map { $0.map { UnsafePointer($0) } }
-            strides = lineSizes(scaled)
+        guard Scaler.isYUV(f.format), !Self.hasAlpha(f.format) else { return false }
+        if reading.colour.matrix == .bt709, !reading.fullRange {
+            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_YUV420P, reading: reading,
+                                    outputSiting: .left)
+            let (sourcePlanes, strides) = Self.croppedPlanes(source, crop)
+            try scaler.scale(source: sourcePlanes, sourceStrides: strides,
+                             destination: planes(target), destinationStrides: lineSizes(target))
+            return true
         }
-        guard let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2] else { return nil }
-        return OwnConversionInput(y: y, yStride: Int(strides[0]), cb: cb, cr: cr, chromaStride: Int(strides[1]), converter: converter)
+        guard let picture = try yuv420p.resample(source, crop: crop, reading: reading) else { return false }
+        let t = target.pointer.pointee
+        guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else {
+            throw EngineError("frame has no data")
+        }
+        if directChroma?.width != scaledWidth || directChroma?.siting != picture.siting {
+            directChroma = ChromaUpsampler(width: scaledWidth, siting: picture.siting)
+        }
+        guard let directChroma else { return false }
+        var colour = reading.colour
+        colour.siting = picture.siting
+        let fullChroma = try fullChroma(source, crop: crop, reading: reading)
+        YCbCrToBT709(colour, fullRange: reading.fullRange).convert(
+            y: picture.y, yStride: picture.yStride, cb: picture.cb, cr: picture.cr, chromaStride: picture.chromaStride,
+            width: scaledWidth, height: scaledHeight,
+            into: RGBToYUV.Output(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1)),
+            chroma: directChroma, fullChroma: fullChroma)
+        return true
     }
 
     /// The common case in one pass, row by row, without a picture-sized RGB frame: each
     /// row is converted to planar RGB, run through a chain that `runsByRow`, and converted
     /// back into `target`, all while it is in the processor's cache. The same arithmetic as
     /// the separate passes, so the same bits. False when the source needs another path.
-    private func processByRows(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool, into target: Frame) throws -> Bool {
+    private func processByRows(_ source: Frame, crop: Crop, reading: Reading, into target: Frame) throws -> Bool {
         let f = source.pointer.pointee
         guard chain.runsByRow, !Self.hasAlpha(f.format), hdrConverter(for: f) == nil,
-              let input = try ownConversionInput(source, crop: crop, matrix: matrix, fullRange: fullRange) else { return false }
+              let input = try ownConversionInput(source, crop: crop, reading: reading) else { return false }
         let t = target.pointer.pointee
         guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else {
             throw EngineError("frame has no data")
         }
-        if rowScratch?.width != scaledWidth { rowScratch = YUVToRGB.Scratch(width: scaledWidth) }
+        if rowScratch?.width != scaledWidth || rowScratch?.chroma.siting != input.converter.siting {
+            rowScratch = YUVToRGB.Scratch(width: scaledWidth, siting: input.converter.siting)
+        }
         if toYUV == nil { toYUV = RGBToYUV(width: scaledWidth, height: scaledHeight) }
         guard let scratch = rowScratch, let toYUV else { return false }
         toYUV.start(RGBToYUV.Output(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1)))
         let row = scratch.rgb
         for line in 0..<scaledHeight {
-            input.converter.convertRow(line, y: input.y, yStride: input.yStride, cb: input.cb, cr: input.cr,
-                                       chromaStride: input.chromaStride, height: scaledHeight, scratch: scratch)
+            input.converter.convertRow(line, y: input.picture.y, yStride: input.picture.yStride, cb: input.picture.cb, cr: input.picture.cr,
+                                       chromaStride: input.picture.chromaStride, height: scaledHeight, scratch: scratch)
             chain.applyRow(row, y: line, height: scaledHeight, workspace: workspace)
             toYUV.push(r: row.r, g: row.g, b: row.b)
         }
@@ -157,13 +212,13 @@ final class FrameProcessor {
 
     /// A picture with alpha (a PNG, ProRes 4444) is composited on black, as the SDK shows
     /// it: converted to RGBA at its own size, premultiplied, then scaled into `rgb`.
-    private func compositeOnBlack(_ source: Frame, crop: Crop, matrix: Int32, fullRange: Bool) throws {
+    private func compositeOnBlack(_ source: Frame, crop: Crop, reading: Reading) throws {
         let f = source.pointer.pointee
-        let (sourcePlanes, strides) = croppedPlanes(source, crop)
+        let (sourcePlanes, strides) = Self.croppedPlanes(source, crop)
         let rgba = try Frame(videoFormat: AV_PIX_FMT_RGBA, width: crop.width, height: crop.height)
         let toRGBA = try Scaler(Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: f.format,
                                            width: Int32(crop.width), height: Int32(crop.height), format: AV_PIX_FMT_RGBA.rawValue,
-                                           sourceMatrix: matrix, sourceFullRange: fullRange))
+                                           sourceMatrix: reading.table, sourceFullRange: reading.fullRange, sourceSiting: reading.colour.siting))
         try toRGBA.scale(source: sourcePlanes, sourceStrides: strides, destination: planes(rgba), destinationStrides: lineSizes(rgba))
         guard let pixels = rgba.pointer.pointee.data.0 else { throw EngineError("RGBA frame has no data") }
         let stride = Int(rgba.pointer.pointee.linesize.0)
@@ -177,7 +232,7 @@ final class FrameProcessor {
         }
         let whole = Crop(x: 0, y: 0, width: crop.width, height: crop.height)
         let scaler = try scaler(&toScaled, crop: whole, format: AV_PIX_FMT_RGBA.rawValue, to: AV_PIX_FMT_RGB24,
-                                matrix: SWS_CS_ITU709, fullRange: true)
+                                reading: Reading(colour: reading.colour, fullRange: true))
         try scaler.scale(source: planes(rgba).map { $0.map { UnsafePointer($0) } }, sourceStrides: lineSizes(rgba),
                          destination: planes(rgb), destinationStrides: lineSizes(rgb))
     }
@@ -200,14 +255,10 @@ final class FrameProcessor {
     func process(_ source: Frame, into output: Frame) throws {
         let f = source.pointer.pointee
         let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
-        let matrix = Self.sourceMatrix(f)
-        let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
+        let reading = Self.reading(f)
         let isHDR = f.color_trc == AVCOL_TRC_ARIB_STD_B67 || f.color_trc == AVCOL_TRC_SMPTE2084
-        // Straight to YUV when nothing needs RGB: no filters and the source already BT.709 limited SDR.
-        let direct = chain.isIdentity && matrix == SWS_CS_ITU709 && !fullRange && !isHDR && !Self.hasAlpha(f.format)
-        let (sourcePlanes, strides) = croppedPlanes(source, crop)
         if let orientedRGB {
-            try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
+            try scaleToRGB(source, crop: crop, reading: reading)
             let picture = try orientAndFilter(into: orientedRGB)
             try output.makeWritable()
             try convertToYUV(picture, width: renderWidth, height: renderHeight, into: output)
@@ -217,14 +268,12 @@ final class FrameProcessor {
         let target = oriented ? output : unoriented
         try target.makeWritable()
 
-        if direct {
-            let scaler = try scaler(&toScaled, crop: crop, format: f.format, to: AV_PIX_FMT_YUV420P, matrix: matrix, fullRange: fullRange)
-            try scaler.scale(source: sourcePlanes, sourceStrides: strides,
-                             destination: planes(target), destinationStrides: lineSizes(target))
-        } else if try processByRows(source, crop: crop, matrix: matrix, fullRange: fullRange, into: target) {
+        if chain.isIdentity, !isHDR, try convertDirect(source, crop: crop, reading: reading, into: target) {
+            // Stayed Y′CbCr.
+        } else if try processByRows(source, crop: crop, reading: reading, into: target) {
             // Converted, filtered and converted back in one pass.
         } else {
-            try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
+            try scaleToRGB(source, crop: crop, reading: reading)
             if let pixels = rgb.pointer.pointee.data.0 {
                 chain.apply(rgb: pixels, width: scaledWidth, height: scaledHeight, stride: Int(rgb.pointer.pointee.linesize.0),
                             workspace: workspace)
@@ -273,9 +322,8 @@ final class FrameProcessor {
     func processRGB(_ source: Frame) throws -> Frame {
         let f = source.pointer.pointee
         let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
-        let matrix = Self.sourceMatrix(f)
-        let fullRange = f.color_range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(f.format)
-        try scaleToRGB(source, crop: crop, matrix: matrix, fullRange: fullRange)
+        let reading = Self.reading(f)
+        try scaleToRGB(source, crop: crop, reading: reading)
         if chain.needsOrientedPicture {
             return try orientAndFilter(into: try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight))
         }
@@ -319,17 +367,18 @@ final class FrameProcessor {
     }
 
     private func scaler(_ slot: inout Scaler?, crop: Crop, format: Int32, to output: AVPixelFormat,
-                        matrix: Int32, fullRange: Bool) throws -> Scaler {
+                        reading: Reading, outputSiting: SourceColour.Siting? = nil) throws -> Scaler {
         let key = Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: format,
                              width: Int32(scaledWidth), height: Int32(scaledHeight), format: output.rawValue,
-                             sourceMatrix: matrix, sourceFullRange: fullRange)
+                             sourceMatrix: reading.table, sourceFullRange: reading.fullRange, sourceSiting: reading.colour.siting,
+                             outputSiting: outputSiting)
         if let existing = slot, existing.key == key { return existing }
         let made = try Scaler(key)
         slot = made
         return made
     }
 
-    private func croppedPlanes(_ frame: Frame, _ crop: Crop) -> ([UnsafePointer<UInt8>?], [Int32]) {
+    static func croppedPlanes(_ frame: Frame, _ crop: Crop) -> ([UnsafePointer<UInt8>?], [Int32]) {
         let f = frame.pointer.pointee
         let desc = av_pix_fmt_desc_get(AVPixelFormat(rawValue: f.format))
         let cw = Int(desc?.pointee.log2_chroma_w ?? 0), ch = Int(desc?.pointee.log2_chroma_h ?? 0)
@@ -357,14 +406,31 @@ final class FrameProcessor {
         return [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3]
     }
 
-    /// The frame's tagged YUV matrix as a libswscale colourspace; untagged: BT.709 from
-    /// 720 lines up, else BT.601 (docs/rendering.md).
-    static func sourceMatrix(_ f: AVFrame) -> Int32 {
-        let tagged = f.colorspace.rawValue
-        if tagged != AVCOL_SPC_UNSPECIFIED.rawValue, tagged != AVCOL_SPC_RGB.rawValue, (1...10).contains(Int(tagged)) {
-            return Int32(tagged)
+    /// How a decoded picture's Y′CbCr is read: its colour (`SourceColour`: the declared
+    /// matrix and chroma siting, or what players assume) and its range.
+    struct Reading {
+        var colour: SourceColour
+        var fullRange: Bool
+        /// The matrix as a libswscale coefficient table.
+        var table: Int32 {
+            switch colour.matrix {
+            case .bt709: SWS_CS_ITU709
+            case .bt601: SWS_CS_ITU601
+            case .bt2020: SWS_CS_BT2020
+            case .fcc: SWS_CS_FCC
+            case .smpte240m: SWS_CS_SMPTE240M
+            }
         }
-        return f.height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601
+    }
+
+    static func reading(_ f: AVFrame) -> Reading {
+        func name(_ c: UnsafePointer<CChar>?) -> String? { c.map { String(cString: $0) } }
+        let fullRange = f.color_range == AVCOL_RANGE_JPEG || isFullRangeFormat(f.format)
+        let colour = SourceColour(
+            matrixTag: f.colorspace == AVCOL_SPC_UNSPECIFIED ? nil : name(av_color_space_name(f.colorspace)),
+            chromaLocationTag: f.chroma_location == AVCHROMA_LOC_UNSPECIFIED ? nil : name(av_chroma_location_name(f.chroma_location)),
+            codedHeight: Int(f.height), isJPEG: isFullRangeFormat(f.format))
+        return Reading(colour: colour, fullRange: fullRange)
     }
 
     static func isFullRangeFormat(_ format: Int32) -> Bool {

@@ -9,8 +9,9 @@ import SessionKit
 /// BT.1886 display (gamma 2.4), as the reference conversions do:
 /// * HLG: inverse HLG OETF to scene light, the OOTF of a 1000 cd/m² display applied to
 ///   each component (10 · E^1.2, as the reference library does, rather than BT.2100's
-///   luminance-driven form), BT.2020 → BT.709 primaries; above 90 % of SDR white a
-///   Möbius roll-off to the 1000 cd/m² peak instead of the reference's clip.
+///   luminance-driven form), BT.2020 → BT.709 primaries; components clip at SDR white, as
+///   the reference does (a roll-off would have to start below white, changing content the
+///   reference keeps: SDR has no room above white).
 /// * PQ: PQ EOTF, BT.2020 → BT.709 primaries, Möbius roll-off of the brightest component
 ///   (knee 0.3, peak 10 = 1000 cd/m²) scaling all three alike.
 struct HDRToSDR: Sendable {
@@ -30,7 +31,6 @@ struct HDRToSDR: Sendable {
         -0.018_151, -0.100_579, 1.118_730,
     ]
     static let mobiusKnee: Float = 0.3
-    static let hlgKnee: Float = 0.9
     static let mobiusPeak: Float = 10
 
     init(_ transfer: HDRTransfer, convertsPrimaries: Bool = true) {
@@ -97,9 +97,8 @@ struct HDRToSDR: Sendable {
                         var g = m[3] * r0 + m[4] * g0 + m[5] * b0
                         var b = m[6] * r0 + m[7] * g0 + m[8] * b0
                         let brightest = max(max(r, g), max(b, 1e-6))
-                        let knee = transfer == .pq ? Self.mobiusKnee : Self.hlgKnee
-                        if brightest > knee {
-                            let scale = Self.mobius(brightest, knee: knee) / brightest
+                        if transfer == .pq, brightest > Self.mobiusKnee {
+                            let scale = Self.mobius(brightest) / brightest
                             r *= scale
                             g *= scale
                             b *= scale

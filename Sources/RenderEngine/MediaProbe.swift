@@ -38,6 +38,7 @@ public enum MediaProbe {
             colorTransfer: name(av_color_transfer_name(p.color_trc), unless: p.color_trc == AVCOL_TRC_UNSPECIFIED),
             colorMatrix: name(av_color_space_name(p.color_space), unless: p.color_space == AVCOL_SPC_UNSPECIFIED),
             colorRange: name(av_color_range_name(p.color_range), unless: p.color_range == AVCOL_RANGE_UNSPECIFIED),
+            chromaLocation: name(av_chroma_location_name(p.chroma_location), unless: p.chroma_location == AVCHROMA_LOC_UNSPECIFIED),
             exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(path: path) : nil)
     }
 

@@ -19,7 +19,7 @@ public enum HDRTransfer: String, Sendable, Codable, Hashable {
     public var conversion: String {
         switch self {
         case .hlg: "HLG BT.2020 → SDR BT.709 (inverse OETF, 1000 cd/m² display OOTF, 100 cd/m² white, primaries, "
-            + "Möbius roll-off above 0.9, gamma 2.4)"
+            + "clipped at white, gamma 2.4)"
         case .pq: "PQ BT.2020 → SDR BT.709 (100 cd/m² white, primaries, Möbius roll-off above 0.3 to a 1000 cd/m² peak, gamma 2.4)"
         }
     }

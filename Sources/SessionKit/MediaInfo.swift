@@ -17,13 +17,15 @@ public struct MediaInfo: Hashable, Sendable, Codable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
+    /// libavutil's chroma-location name (`left`, `center`, `topleft`); nil when undeclared.
+    public var chromaLocation: String?
     /// A photo's EXIF `Orientation` tag (1…8); `nil` when it has none.
     public var exif: Int?
 
     public init(duration: Rational, frameDuration: Rational?, codedWidth: Int, codedHeight: Int,
                 sampleAspect: Rational = .one, displayTransform: SessionTransform? = nil, hasAudio: Bool = false,
                 isStillImage: Bool = false, codec: String = "h264", colorPrimaries: String? = nil,
-                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil, exif: Int? = nil) {
+                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil, chromaLocation: String? = nil, exif: Int? = nil) {
         self.duration = duration
         self.frameDuration = frameDuration
         self.codedWidth = codedWidth
@@ -37,6 +39,7 @@ public struct MediaInfo: Hashable, Sendable, Codable {
         self.colorTransfer = colorTransfer
         self.colorMatrix = colorMatrix
         self.colorRange = colorRange
+        self.chromaLocation = chromaLocation
         self.exif = exif
     }
 

@@ -229,10 +229,12 @@ import Testing
         let farm = try FarmFixture()
         let base = try start(farm)
         let schemathesis = try #require(ProcessRunner.which("schemathesis"), "make deps installs schemathesis")
+        // One worker: CPython 3.11 can fail compiling in two threads at once ("AST constructor
+        // recursion depth mismatch"), a crash of the tool that says nothing about the server.
         let result = try ProcessRunner.run(schemathesis, [
             "run", TestEnvironment.packageRoot.appendingPathComponent("docs/api.yaml").path,
             "--url", String(base.dropLast("/v1".count)), "--header", "Authorization: Bearer \(Self.admin)",
-            "--checks", "not_a_server_error", "--max-time", "20", "--seed", "20261123", "--workers", "2",
+            "--checks", "not_a_server_error", "--max-time", "20", "--seed", "20261123", "--workers", "1",
         ], directory: farm.dir, timeout: 240)
         #expect(result.status == 0, "\(result.stdout.suffix(2000))")
         #expect(result.stdout.contains("passed"))

@@ -34,6 +34,31 @@ import Testing
         #expect(segments[1]["cropRect"] as? [[Double]] == [[0, 70], [240, 180]])
     }
 
+    /// How each segment's Y′CbCr is read: the declared matrix, else players' guess by height
+    /// (docs/rendering.md, "Colour conversion").
+    @Test func eachSegmentSaysHowItsColoursAreRead() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let ffmpeg = try #require(ProcessRunner.which("ffmpeg"))
+        for (name, size, tags) in [("sd.mp4", "320x240", [String]()), ("hd.mp4", "1280x720", []),
+                                   ("tagged.mp4", "320x240", ["-colorspace", "bt709", "-chroma_sample_location", "topleft"])] {
+            let made = try ProcessRunner.run(ffmpeg, ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=0.2",
+                                                      "-pix_fmt", "yuv420p", "-c:v", "libx264"] + tags
+                                                      + [dir.appendingPathComponent(name).path])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        try TestEnvironment.write("""
+        {"video": {"videoSegments": [{"source": "sd.mp4"}, {"source": "hd.mp4"}, {"source": "tagged.mp4"}]}}
+        """, to: "s.json", in: dir)
+        let result = try TestEnvironment.reel(["inspect", "s.json", "--json"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["matrix"] as? String } == ["bt601 (assumed)", "bt709 (assumed)", "bt709"])
+        #expect(segments.map { $0["chromaLocation"] as? String } == ["left", "left", "topleft"])
+        let text = try TestEnvironment.reel(["inspect", "s.json"], in: dir)
+        #expect(text.stdout.contains("Y′CbCr bt601 (assumed), chroma left"))
+    }
+
     @Test func invalidSessionIsNotInspected() throws {
         let dir = try Scratch.withClip()
         try TestEnvironment.write(#"{"video": {"videoSegments": [{"source": "clip.mp4", "speedMultiplier": 0}]}}"#, to: "s.json", in: dir)

@@ -37,7 +37,7 @@ import Testing
     static func separatePasses(_ source: Frame, chain: FilterChain) throws -> [UInt8] {
         let f = source.pointer.pointee
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        let converter = try #require(YUVToRGB(matrix: SWS_CS_ITU709, fullRange: false))
+        let converter = YUVToRGB(SourceColour(matrixTag: "bt709", chromaLocationTag: "left", codedHeight: height), fullRange: false)
         rgb.withUnsafeMutableBufferPointer { out in
             converter.convert(y: f.data.0!, yStride: Int(f.linesize.0), cb: f.data.1!, cr: f.data.2!, chromaStride: Int(f.linesize.1),
                               width: width, height: height, into: out.baseAddress!, rgbStride: width * 3)

@@ -1,9 +1,10 @@
-import CFFmpeg
+import SessionKit
 import Testing
 @testable import RenderEngine
 
 /// The engine's fixed-point Y′CbCr → RGB against the conversion written out in doubles
-/// from the matrix's Kr and Kb, with the same chroma siting: within one code value.
+/// from the matrix's Kr and Kb, with chroma interpolated where each siting puts it: within
+/// one code value.
 @Suite struct YUVToRGBTests {
     struct Planes {
         var width: Int, height: Int
@@ -27,13 +28,15 @@ import Testing
         return Planes(width: width, height: height, y: y, cb: cb, cr: cr)
     }
 
-    /// The definition: left-sited chroma, linear interpolation, Kr/Kb matrix, rounded.
-    static func model(_ p: Planes, kr: Double, kb: Double, fullRange: Bool) -> [UInt8] {
+    /// The definition: chroma sited as `siting` says, bilinear interpolation, Kr/Kb matrix, rounded.
+    static func model(_ p: Planes, kr: Double, kb: Double, fullRange: Bool, siting: SourceColour.Siting = .left) -> [UInt8] {
         let kg = 1 - kr - kb
         var out: [UInt8] = []
         func chroma(_ plane: [UInt8], _ x: Int, _ y: Int) -> Double {
-            // Position in chroma samples: x/2 horizontally, (y − ½)/2 vertically.
-            let cx = Double(x) / 2, cy = (Double(y) - 0.5) / 2
+            // Position in chroma samples. Left: x/2 across, (y − ½)/2 down; center: (x − ½)/2
+            // across; top-left: y/2 down.
+            let cx = siting == .center ? (Double(x) - 0.5) / 2 : Double(x) / 2
+            let cy = siting == .topLeft ? Double(y) / 2 : (Double(y) - 0.5) / 2
             func at(_ i: Int, _ j: Int) -> Double {
                 Double(plane[min(max(j, 0), p.chromaHeight - 1) * p.chromaWidth + min(max(i, 0), p.chromaWidth - 1)])
             }
@@ -56,8 +59,10 @@ import Testing
         return out
     }
 
-    static func convert(_ p: Planes, matrix: Int32, fullRange: Bool) throws -> [UInt8] {
-        let converter = try #require(YUVToRGB(matrix: matrix, fullRange: fullRange))
+    static func convert(_ p: Planes, matrix: SourceColour.Matrix, fullRange: Bool, siting: SourceColour.Siting) -> [UInt8] {
+        var colour = SourceColour(matrixTag: nil, chromaLocationTag: siting.rawValue, codedHeight: p.height)
+        colour.matrix = matrix
+        let converter = YUVToRGB(colour, fullRange: fullRange)
         var out = [UInt8](repeating: 0, count: p.width * p.height * 3)
         p.y.withUnsafeBufferPointer { y in
             p.cb.withUnsafeBufferPointer { cb in
@@ -73,15 +78,18 @@ import Testing
         return out
     }
 
-    @Test(arguments: [(SWS_CS_ITU709, 0.2126, 0.0722), (SWS_CS_ITU601, 0.299, 0.114), (SWS_CS_BT2020, 0.2627, 0.0593)])
-    func matchesTheDefinitionWithinOneCodeValue(matrix: Int32, kr: Double, kb: Double) throws {
+    @Test(arguments: [(SourceColour.Matrix.bt709, 0.2126, 0.0722), (.bt601, 0.299, 0.114), (.bt2020, 0.2627, 0.0593),
+                      (.fcc, 0.30, 0.11), (.smpte240m, 0.212, 0.087)])
+    func matchesTheDefinitionWithinOneCodeValue(matrix: SourceColour.Matrix, kr: Double, kb: Double) {
         for (width, height) in [(64, 36), (33, 17)] {
             let p = Self.planes(width: width, height: height)
             for fullRange in [false, true] {
-                let engine = try Self.convert(p, matrix: matrix, fullRange: fullRange)
-                let expected = Self.model(p, kr: kr, kb: kb, fullRange: fullRange)
-                let worst = zip(engine, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
-                #expect(worst <= 1, "matrix \(matrix), \(width)×\(height), full range \(fullRange): off by \(worst)")
+                for siting in [SourceColour.Siting.left, .center, .topLeft] {
+                    let engine = Self.convert(p, matrix: matrix, fullRange: fullRange, siting: siting)
+                    let expected = Self.model(p, kr: kr, kb: kb, fullRange: fullRange, siting: siting)
+                    let worst = zip(engine, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                    #expect(worst <= 1, "\(matrix) \(siting), \(width)×\(height), full range \(fullRange): off by \(worst)")
+                }
             }
         }
     }
@@ -137,9 +145,5 @@ import Testing
             }
             #expect(worst <= 1, "\(width)×\(height): off by \(worst)")
         }
-    }
-
-    @Test func unknownMatricesAreLeftToLibswscale() {
-        #expect(YUVToRGB(matrix: SWS_CS_SMPTE240M, fullRange: false) == nil)
     }
 }

@@ -122,7 +122,7 @@ public struct ContactSheet {
         let fullRange = f.color_range == AVCOL_RANGE_JPEG || FrameProcessor.isFullRangeFormat(f.format)
         let key = Scaler.Key(sourceWidth: f.width, sourceHeight: f.height, sourceFormat: f.format, width: Int32(tw),
                              height: Int32(th), format: AV_PIX_FMT_RGB24.rawValue,
-                             sourceMatrix: FrameProcessor.sourceMatrix(f), sourceFullRange: fullRange)
+                             sourceMatrix: FrameProcessor.reading(f).table, sourceFullRange: fullRange)
         try Scaler(key).scale(source: [f.data.0, f.data.1, f.data.2, f.data.3].map { $0.map { UnsafePointer($0) } },
                               sourceStrides: [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3],
                               destination: [rgb.pointer.pointee.data.0, nil, nil, nil],

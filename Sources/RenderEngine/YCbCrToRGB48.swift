@@ -1,0 +1,83 @@
+import SessionKit
+
+/// High-bit-depth 4:2:0 Y′CbCr (10 to 16 bits in 16-bit samples) to packed RGB48, for HDR
+/// sources before their transfer is undone (docs/rendering.md, "HDR sources"). Chroma is
+/// interpolated linearly where the stream sites it, as the reference conversion (zimg's
+/// bilinear resampler) does: after the transfer a different interpolation shows at every
+/// coloured edge. IEEE `Float` throughout, no fused operations: the same bits everywhere.
+struct YCbCrToRGB48 {
+    let siting: SourceColour.Siting
+    private let lumaOffset: Float, lumaScale: Float, chromaScale: Float
+    private let redFromCr: Float, greenFromCb: Float, greenFromCr: Float, blueFromCb: Float
+
+    init(_ colour: SourceColour, fullRange: Bool, bitDepth: Int) {
+        let (kr, kb) = colour.matrix.lumaWeights
+        let kg = 1 - kr - kb
+        let step = Float(1 << (bitDepth - 8))
+        siting = colour.siting
+        lumaOffset = fullRange ? 0 : 16 * step
+        lumaScale = 1 / ((fullRange ? 255 : 219) * step)
+        chromaScale = 1 / ((fullRange ? 255 : 224) * step)
+        redFromCr = Float(2 * (1 - kr))
+        greenFromCb = Float(2 * kb * (1 - kb) / kg)
+        greenFromCr = Float(2 * kr * (1 - kr) / kg)
+        blueFromCb = Float(2 * (1 - kb))
+        centre = 128 * step
+    }
+
+    private let centre: Float
+
+    /// Converts `width × height` pixels (chroma planes half size, rounded up, sharing a
+    /// stride; strides in samples) into RGB48 rows of `rgbStride` samples.
+    func convert(y: UnsafePointer<UInt16>, yStride: Int, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>,
+                 chromaStride: Int, width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt16>, rgbStride: Int) {
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        var u = [Float](repeating: 0, count: chromaWidth + 2), v = u
+        for row in 0..<height {
+            // Vertical: left and center chroma sit midway between rows 2k and 2k+1 (¾ of the
+            // nearer row, ¼ of the farther); top-left chroma sits on row 2k.
+            let near = row / 2
+            let (nearWeight, far): (Float, Int) = switch siting {
+            case .left, .center: (0.75, row % 2 == 0 ? near - 1 : near + 1)
+            case .topLeft: (row % 2 == 0 ? 1 : 0.5, near + 1)
+            }
+            let farRow = min(max(far, 0), chromaHeight - 1)
+            for i in 0..<chromaWidth {
+                let a = Float(cb[near * chromaStride + i]) * nearWeight
+                let b = Float(cb[farRow * chromaStride + i]) * (1 - nearWeight)
+                let c = Float(cr[near * chromaStride + i]) * nearWeight
+                let d = Float(cr[farRow * chromaStride + i]) * (1 - nearWeight)
+                u[i + 1] = (a + b - centre) * chromaScale
+                v[i + 1] = (c + d - centre) * chromaScale
+            }
+            u[0] = u[1]; v[0] = v[1]
+            u[chromaWidth + 1] = u[chromaWidth]; v[chromaWidth + 1] = v[chromaWidth]
+            let luma = y + row * yStride, out = rgb + row * rgbStride
+            for x in 0..<width {
+                // Horizontal: left and top-left chroma sit on even columns; center chroma
+                // midway between columns 2i and 2i+1.
+                let i = x / 2 + 1
+                let (cbAt, crAt): (Float, Float)
+                if siting == .center {
+                    let other = x % 2 == 0 ? i - 1 : i + 1
+                    cbAt = u[i] * 0.75 + u[other] * 0.25
+                    crAt = v[i] * 0.75 + v[other] * 0.25
+                } else if x % 2 == 0 {
+                    (cbAt, crAt) = (u[i], v[i])
+                } else {
+                    cbAt = (u[i] + u[i + 1]) * 0.5
+                    crAt = (v[i] + v[i + 1]) * 0.5
+                }
+                let l = (Float(luma[x]) - lumaOffset) * lumaScale
+                out[3 * x] = Self.code(l + redFromCr * crAt)
+                out[3 * x + 1] = Self.code(l - greenFromCb * cbAt - greenFromCr * crAt)
+                out[3 * x + 2] = Self.code(l + blueFromCb * cbAt)
+            }
+        }
+    }
+
+    /// A [0, 1] value as a 16-bit code, rounded, clamped.
+    private static func code(_ x: Float) -> UInt16 {
+        UInt16(min(max(x * 65535 + 0.5, 0), 65535).rounded(.down))
+    }
+}
