@@ -106,6 +106,19 @@ struct YCbCrToBT709 {
         let down = siting == .topLeft ? Self.quarterAfter : Self.unchanged
         // Tap offsets: −2…+1 for a read before, −1…+2 otherwise.
         let acrossFirst = siting == .center ? -2 : -1, downFirst = -1
+        if siting == .left {
+            // Already where the output sites it: the matrix alone, lane by lane.
+            for row in 0..<height {
+                let inCb = cb + row * chromaStride, inCr = cr + row * chromaStride
+                let outCb = output.cb + row * output.chromaStride, outCr = output.cr + row * output.chromaStride
+                for x in 0..<width {
+                    let u = (Int32(inCb[x]) &- 128) &<< 4, v = (Int32(inCr[x]) &- 128) &<< 4
+                    outCb[x] = clampToByte((u &* cbFromCb &+ v &* cbFromCr &+ bias) >> shift)
+                    outCr[x] = clampToByte((u &* crFromCb &+ v &* crFromCr &+ bias) >> shift)
+                }
+            }
+            return
+        }
         var rowsCb = [Int32](repeating: 0, count: width), rowsCr = rowsCb
         for row in 0..<height {
             // Vertical pass into 128ths, then horizontal into 128ths of that, rounded to 16ths.

@@ -29,7 +29,7 @@ import Testing
              reference: "scale=320:180:\(matrix),format=yuv420p", frames: 25),
     ]
 
-    /// The sources are untagged and under 720 lines: read as BT.601, written as BT.709.
+    /// The sources are untagged and up to 576 lines: read as BT.601, written as BT.709.
     static let matrix = "in_color_matrix=bt601:out_color_matrix=bt709"
 
     @Test(arguments: kinds)
@@ -46,10 +46,9 @@ import Testing
         let run = try ProcessRunner.run(ffmpeg, ["-i", output, "-i", fx.path(kind.file), "-lavfi",
                                                  "[1:v]\(kind.reference)[ref];[0:v][ref]psnr", "-f", "null", "-"])
         let psnr = run.stderr.firstMatch(of: /average:([0-9.]+)/).flatMap { Double($0.1) }
-        // The reference maps Y′CbCr to Y′CbCr without filtering chroma; the engine goes through
-        // RGB with linear chroma upsampling and its adjoint downsampling (docs/rendering.md,
-        // "Colour conversion"), which softens testsrc2's one-pixel chroma edges by about
-        // 0.5 dB. A wrong matrix or range costs far more (BT.601 read as BT.709 on this clip: 24 dB).
+        // The reference is libswscale's Y′CbCr → Y′CbCr conversion; the engine's own
+        // (docs/rendering.md, "Colour conversion") interpolates chroma differently for luma.
+        // A wrong matrix or range costs far more (BT.601 read as BT.709 on this clip: 24 dB).
         #expect((psnr ?? 0) >= 34, "PSNR \(psnr ?? 0) dB against \(kind.reference)")
     }
 }
