@@ -119,6 +119,23 @@ struct CellGrid {
     }
 }
 
+/// The colour at a cell's centre, read once for each run of pixels in the same cell: a
+/// row crosses a cell in one run, so a 1080p row takes 34 reads instead of 1,920. The
+/// same bits as reading at every pixel (the same coordinates give the same sample).
+struct CellSample {
+    private var u = Float.nan, v = Float.nan
+    private var value: (Float, Float, Float) = (0, 0, 0)
+
+    @inline(__always)
+    mutating func colour(at cu: Float, _ cv: Float, _ reader: PlaneReader) -> (Float, Float, Float) {
+        if cu != u || cv != v {
+            value = reader.sample(u: cu, v: cv)
+            (u, v) = (cu, cv)
+        }
+        return value
+    }
+}
+
 /// v stretched about the picture's centre so that distances measured in (u, v′) are
 /// in units of the picture's width: `v′ = v·aspect + ½ − ½·aspect`.
 @inline(__always)

@@ -15,7 +15,11 @@ public enum Pixellate {
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let grid = CellGrid(fractionalWidth: width, aspectRatio: source.aspectRatio)
-            PlanarPicture.remap(from: source, into: &destination) { u, v in grid.centre(u, v) }
+            var cell = CellSample()
+            PlanarPicture.render(from: source, into: &destination) { reader, _, _, u, v in
+                let (cu, cv) = grid.centre(u, v)
+                return cell.colour(at: cu, cv, reader)
+            }
         }
     }
 }
