@@ -27,9 +27,13 @@ public enum CGAColorspace {
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let amount = amount
+            var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
             PlanarPicture.render(from: source, into: &destination) { reader, x, y, u, v in
-                let (r, g, b) = reader.sample(u: u - glslMod(u, 1.0 / 200), v: v - glslMod(v, 1.0 / 320))
-                let cga = Self.nearest(r, g, b)
+                let cu = u - glslMod(u, 1.0 / 200), cv = v - glslMod(v, 1.0 / 320)
+                let cga = cell.value(at: cu, cv) {
+                    let (r, g, b) = reader.sample(u: cu, v: cv)
+                    return Self.nearest(r, g, b)
+                }
                 let i = y * reader.width + x
                 return (mix(reader.r[i], cga.0, amount), mix(reader.g[i], cga.1, amount), mix(reader.b[i], cga.2, amount))
             }

@@ -119,17 +119,20 @@ struct CellGrid {
     }
 }
 
-/// The colour at a cell's centre, read once for each run of pixels in the same cell: a
-/// row crosses a cell in one run, so a 1080p row takes 34 reads instead of 1,920. The
-/// same bits as reading at every pixel (the same coordinates give the same sample).
-struct CellSample {
+/// What a cell's pixels share (the colour at its centre, its nearest palette colour),
+/// computed once for each run of pixels in the same cell: a row crosses a cell in one run,
+/// so a 1080p row of 0.03-wide cells takes 34 computations instead of 1,920. The same bits
+/// as computing at every pixel (the same coordinates give the same value).
+struct CellCache<Value> {
     private var u = Float.nan, v = Float.nan
-    private var value: (Float, Float, Float) = (0, 0, 0)
+    private var value: Value
+
+    init(_ initial: Value) { value = initial }
 
     @inline(__always)
-    mutating func colour(at cu: Float, _ cv: Float, _ reader: PlaneReader) -> (Float, Float, Float) {
+    mutating func value(at cu: Float, _ cv: Float, _ compute: () -> Value) -> Value {
         if cu != u || cv != v {
-            value = reader.sample(u: cu, v: cv)
+            value = compute()
             (u, v) = (cu, cv)
         }
         return value

@@ -16,10 +16,10 @@ public enum Halftone {
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let aspect = source.aspectRatio
             let grid = CellGrid(fractionalWidth: width, aspectRatio: aspect)
-            var cell = CellSample()
+            var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
             PlanarPicture.render(from: source, into: &destination) { reader, _, _, u, v in
                 let (cu, cv) = grid.centre(u, v)
-                let (r, g, b) = cell.colour(at: cu, cv, reader)
+                let (r, g, b) = cell.value(at: cu, cv) { reader.sample(u: cu, v: cv) }
                 let du = cu - u, dv = squareV(cv, aspectRatio: aspect) - squareV(v, aspectRatio: aspect)
                 let radius = grid.du * 0.5 * (1 - luminance(r, g, b))
                 let white = 1 - glslStep((du * du + dv * dv).squareRoot(), radius)

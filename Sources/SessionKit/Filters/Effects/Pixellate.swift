@@ -15,10 +15,10 @@ public enum Pixellate {
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let grid = CellGrid(fractionalWidth: width, aspectRatio: source.aspectRatio)
-            var cell = CellSample()
+            var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
             PlanarPicture.render(from: source, into: &destination) { reader, _, _, u, v in
                 let (cu, cv) = grid.centre(u, v)
-                return cell.colour(at: cu, cv, reader)
+                return cell.value(at: cu, cv) { reader.sample(u: cu, v: cv) }
             }
         }
     }
