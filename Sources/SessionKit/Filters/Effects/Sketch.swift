@@ -17,13 +17,7 @@ public enum Sketch {
         public func scaled(by scale: Float) -> any PictureOperation { Operation(strength: strength, step: step * scale) }
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
-            let m = SobelGradient.magnitudes(of: source, step: step)
-            for i in m.indices {
-                let v = clampUnit(1 - m[i] * strength)
-                destination.r[i] = v
-                destination.g[i] = v
-                destination.b[i] = v
-            }
+            SobelGradient.renderGrey(source, into: &destination, step: step) { 1 - $0 * strength }
         }
     }
 }

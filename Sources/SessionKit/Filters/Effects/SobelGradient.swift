@@ -66,4 +66,16 @@ enum SobelGradient {
         }
         return out
     }
+
+    /// A grey picture of `tone(|∇L|)` at every pixel, clamped to [0, 1] (sketch, edgeDetection).
+    static func renderGrey(_ source: PlanarPicture, into destination: inout PlanarPicture, step: Float,
+                           _ tone: (Float) -> Float) {
+        let m = magnitudes(of: source, step: step)
+        for i in m.indices {
+            let v = clampUnit(tone(m[i]))
+            destination.r[i] = v
+            destination.g[i] = v
+            destination.b[i] = v
+        }
+    }
 }

@@ -12,37 +12,24 @@ public struct Warp: PictureOperation {
         let w = source.width, h = source.height
         let cx = Double(w) / 2, cy = Double(h) / 2
         let m = inverse
-        let maxX = Float(w - 1), maxY = Float(h - 1)
         source.r.withUnsafeBufferPointer { sr in source.g.withUnsafeBufferPointer { sg in source.b.withUnsafeBufferPointer { sb in
         destination.r.withUnsafeMutableBufferPointer { dr in destination.g.withUnsafeMutableBufferPointer { dg in
         destination.b.withUnsafeMutableBufferPointer { db in
+            let reader = PlaneReader(r: sr, g: sg, b: sb, width: w, height: h)
             for y in 0..<h {
                 let qy = Double(y) + 0.5 - cy
                 for x in 0..<w {
                     let qx = Double(x) + 0.5 - cx
                     let z = m[6] * qx + m[7] * qy + m[8]
-                    // Source position in pixels, centres at +½, clamped to the edge pixels.
-                    let fx = min(max(Float((m[0] * qx + m[1] * qy + m[2]) / z + cx) - 0.5, 0), maxX)
-                    let fy = min(max(Float((m[3] * qx + m[4] * qy + m[5]) / z + cy) - 0.5, 0), maxY)
-                    let x0 = Int(fx), y0 = Int(fy)
-                    let x1 = min(x0 + 1, w - 1), y1 = min(y0 + 1, h - 1)
-                    let tx = fx - Float(x0), ty = fy - Float(y0)
-                    let i00 = y0 * w + x0, i10 = y0 * w + x1, i01 = y1 * w + x0, i11 = y1 * w + x1
+                    let (r, g, b) = reader.sample(x: Float((m[0] * qx + m[1] * qy + m[2]) / z + cx),
+                                                  y: Float((m[3] * qx + m[4] * qy + m[5]) / z + cy))
                     let i = y * w + x
-                    dr[i] = Self.blend(sr, i00, i10, i01, i11, tx, ty)
-                    dg[i] = Self.blend(sg, i00, i10, i01, i11, tx, ty)
-                    db[i] = Self.blend(sb, i00, i10, i01, i11, tx, ty)
+                    dr[i] = r
+                    dg[i] = g
+                    db[i] = b
                 }
             }
         } } } } } }
-    }
-
-    @inline(__always)
-    static func blend(_ p: UnsafeBufferPointer<Float>, _ i00: Int, _ i10: Int, _ i01: Int, _ i11: Int,
-                      _ tx: Float, _ ty: Float) -> Float {
-        let top = p[i00] + (p[i10] - p[i00]) * tx
-        let bottom = p[i01] + (p[i11] - p[i01]) * tx
-        return top + (bottom - top) * ty
     }
 }
 
