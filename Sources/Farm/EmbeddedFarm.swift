@@ -91,7 +91,7 @@ public struct EmbeddedFarm: Sendable {
         case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
         }
         let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }
-        guard status.state == "done" else {
+        guard status.state == .done else {
             throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
         }
         try client.fetch(jobID, to: output)

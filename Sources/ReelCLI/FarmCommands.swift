@@ -28,26 +28,30 @@ struct CoordinatorOption: ParsableArguments {
     }
 }
 
-/// Runs a client call; its failure is one line and exit 1.
+/// Runs a client call; its failure is one line, and exit 2 when the request itself was
+/// wrong (by the farm's error code), 1 otherwise.
 func farmCall<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
-    } catch let reported as Reported {
-        throw reported
     } catch {
-        printError("error: \(error)")
-        throw Reported(code: ExitStatus.failure)
+        throw reported(error)
     }
 }
 
 func farmCall<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
-    } catch let reported as Reported {
-        throw reported
     } catch {
-        printError("error: \(error)")
-        throw Reported(code: ExitStatus.failure)
+        throw reported(error)
+    }
+}
+
+private func reported(_ error: any Error) -> Reported {
+    if let reported = error as? Reported { return reported }
+    printError("error: \(error)")
+    switch (error as? FarmError)?.code {
+    case .invalidInput, .noSuchJob, .notOwner, .alreadyEnded, .notEnded, .resultGone: return Reported(code: ExitStatus.invalidInput)
+    default: return Reported(code: ExitStatus.failure)
     }
 }
 
@@ -56,8 +60,8 @@ func followToDone(_ client: FarmClient, _ job: String, showProgress: Bool) throw
     let printer = ProgressPrinter()
     let final = try farmCall { try client.watch(job) { if showProgress { printer.update($0) } } }
     if showProgress { printer.finish() }
-    guard final.state == "done" else {
-        printError("error: job \(job) \(final.state): \(final.error ?? "")")
+    guard final.state == .done else {
+        printError("error: job \(job) \(final.state.rawValue): \(final.error ?? "")")
         throw Reported(code: ExitStatus.failure)
     }
 }
@@ -384,7 +388,7 @@ struct Watch: ParsableCommand {
         let final = try farmCall { try client.watch(job) { printer.update($0) } }
         printer.finish()
         print("\(final.jobID) \(final.state)" + (final.error.map { ": \($0)" } ?? ""))
-        if final.state != "done" { throw Reported(code: ExitStatus.failure) }
+        if final.state != .done { throw Reported(code: ExitStatus.failure) }
     }
 }
 
@@ -396,7 +400,7 @@ struct Cancel: ParsableCommand {
     func run() throws {
         let client = try farm.client()
         let status = try farmCall { try client.cancel(job) }
-        print("\(job) \(status?.state ?? "cancelled")")
+        print("\(job) \(status?.state.rawValue ?? "cancelled")")
     }
 }
 

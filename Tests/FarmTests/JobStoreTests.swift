@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct JobStoreTests {
     private func record(_ id: String) -> JobStore.JobRecord {
-        JobStore.JobRecord(id: id, state: "queued", priority: 5, created: 1, finished: nil, session: "{}", files: ["a": "sha256:x"],
+        JobStore.JobRecord(id: id, state: .queued, priority: 5, created: 1, finished: nil, session: "{}", files: ["a": "sha256:x"],
                            paths: [:], settings: EncoderSettings(), totalFrames: 90, error: nil)
     }
 
@@ -31,7 +31,7 @@ import Testing
         #expect(jobs.map(\.id) == ["j1"])
         #expect(jobs.first?.files == ["a": "sha256:x"])
         let shards = try reopened.shards(of: "j1")
-        #expect(shards.map(\.state) == ["queued", "done"])
+        #expect(shards.map(\.state) == [.queued, .done])
         #expect(shards[1].sha256 == "abc" && shards[1].task.endFrame == 90)
         #expect(try reopened.failures(job: "j1")[0]?.map(\.message) == ["w1: boom"])
         #expect(try reopened.shardsDone(byWorker: "w1") == 1)
@@ -74,7 +74,7 @@ import Testing
             }
         }
         let shards = try JobStore(path: path).shards(of: "j1")
-        #expect(shards.map(\.state) == ["queued", "done"])
+        #expect(shards.map(\.state) == [.queued, .done])
         #expect(shards[1].sha256 == "abc")
         #expect(try JobStore(path: path).attemptCounts(job: "j1") == [1: 1])
     }

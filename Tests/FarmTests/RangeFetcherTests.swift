@@ -15,9 +15,9 @@ struct RangeFetcherTests {
         let wakeup: Wakeup
         let fetcher: RangeFetcher
 
-        init() throws {
+        init(directory: URL? = nil) throws {
             wakeup = try Wakeup()
-            fetcher = RangeFetcher(directory: try TestEnvironment.scratchDirectory(), wakeup: wakeup)
+            fetcher = RangeFetcher(directory: try directory ?? TestEnvironment.scratchDirectory(), wakeup: wakeup)
         }
 
         /// The fetcher's next requests, waiting (on its wake-up pipe) for some to be asked.
@@ -35,12 +35,12 @@ struct RangeFetcherTests {
         func serve(_ request: MediaRequest) throws {
             let end = min(RangeFetcherTests.content.count, request.offset + request.length)
             let block = MediaBlock(contentID: request.contentID, offset: request.offset, total: RangeFetcherTests.content.count, missing: false)
-            #expect(try fetcher.deliver(block, data: RangeFetcherTests.content.subdata(in: request.offset..<end)))
+            #expect(fetcher.deliver(block, data: RangeFetcherTests.content.subdata(in: request.offset..<end)))
         }
 
         func refuse(_ request: MediaRequest) throws {
             let block = MediaBlock(contentID: request.contentID, offset: request.offset, total: 0, missing: true)
-            #expect(try fetcher.deliver(block, data: Data()))
+            #expect(fetcher.deliver(block, data: Data()))
         }
     }
 
@@ -106,6 +106,37 @@ struct RangeFetcherTests {
         let first = Outcome { try farm.fetcher.source(Self.contentID, stop: stop) }
         let asked = farm.requests()
         try farm.refuse(asked[0])
-        #expect(throws: EngineError.self) { try first.get() }
+        #expect(Self.code { try first.get() } == .missingMedia)
+    }
+
+    /// A block the coordinator holds but cannot read fails its reader with the
+    /// coordinator's error, and a block the cache cannot write fails the reader with
+    /// `ioFailed`: neither is a short file that looks whole, neither stops the fetcher.
+    @Test func aBlockThatCannotBeHadFailsItsReaderWithTheCode() throws {
+        let farm = try FakeCoordinator()
+        let stop = StopSignal()
+        let first = Outcome { try farm.fetcher.source(Self.contentID, stop: stop) }
+        let asked = farm.requests()
+        var block = MediaBlock(contentID: asked[0].contentID, offset: asked[0].offset, total: 0, missing: false)
+        block.error = FarmError(.ioFailed, "the coordinator cannot read it: Input/output error")
+        #expect(farm.fetcher.deliver(block, data: Data()))
+        #expect(Self.code { try first.get() } == .ioFailed)
+
+        let unwritable = try TestEnvironment.scratchDirectory().appendingPathComponent("not-a-directory")
+        try Data("a file where the cache's directory should be".utf8).write(to: unwritable)
+        let broken = try FakeCoordinator(directory: unwritable)
+        let second = Outcome { try broken.fetcher.source(Self.contentID, stop: stop) }
+        let request = try #require(broken.requests().first)
+        try broken.serve(request)
+        #expect(Self.code { try second.get() } == .ioFailed)
+    }
+
+    private static func code<T>(_ body: () throws -> T) -> FarmErrorCode? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            return (error as? FarmError)?.code
+        }
     }
 }

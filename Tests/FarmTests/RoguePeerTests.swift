@@ -55,7 +55,7 @@ import RenderEngine
             for attempt in 0..<3 {
                 let chunk = ChunkReady(jobID: job, shard: shard, attempt: attempt, sha256: Digest.sha256(fake), size: fake.count, millis: 1)
                 try rogue.send(try WireMessage(.chunk, chunk, payload: [compressed]).frames)
-                try rogue.send(try WireMessage(.failed, ShardFailed(jobID: job, shard: shard, attempt: attempt, reason: "forged")).frames)
+                try rogue.send(try WireMessage(.failed, ShardFailed(jobID: job, shard: shard, attempt: attempt, code: .renderFailed, reason: "forged")).frames)
                 sent += 2
             }
         }
@@ -202,7 +202,9 @@ import RenderEngine
             guard try ZMQSocket.poll([mallory], timeoutMillis: 200)[0], let frames = try mallory.receive() else { continue }
             let reply = try WireMessage.parse(frames)
             #expect(reply.type == .refused)
-            refusals.append(try reply.decode(Refusal.self).message)
+            let refusal = try reply.decode(FarmError.self)
+            #expect(refusal.code == .forbidden)
+            refusals.append(refusal.message)
         }
         #expect(refusals == ["a client key may not send chunk", "a client key may not send hello"])
 

@@ -37,15 +37,15 @@ struct SchedulerTests {
         }
 
         /// Shards handed out by one tick: (worker, job, shard, attempt).
-        mutating func tick() -> [(worker: String, key: AttemptKey)] {
+        mutating func tick() -> [(worker: String, key: AttemptID)] {
             on(.tick).compactMap {
                 guard case .send(let peer, .shard(let a)) = $0 else { return nil }
-                return (String(decoding: peer, as: UTF8.self), AttemptKey(job: a.jobID, shard: a.shard, attempt: a.attempt))
+                return (String(decoding: peer, as: UTF8.self), AttemptID(jobID: a.jobID, shard: a.shard, attempt: a.attempt))
             }
         }
 
         /// A worker's chunk that stores fine.
-        mutating func deliver(_ key: AttemptKey, by name: String) {
+        mutating func deliver(_ key: AttemptID, by name: String) {
             let out = on(.chunk(Self.peer(name), key))
             if out.contains(where: { if case .storeChunk = $0 { true } else { false } }) {
                 on(.chunkStored(Self.peer(name), key, sha256: "sha", peakRSSKB: nil))
@@ -75,7 +75,7 @@ struct SchedulerTests {
         let given = farm.tick()
         #expect(given.count == 1)
         guard let key = given.first?.key else { return }
-        farm.on(.failed(Farm.peer("w1"), key, reason: "boom"))
+        farm.on(.failed(Farm.peer("w1"), key, code: .renderFailed, reason: "boom"))
         let failure = farm.effects.compactMap { effect -> (Logger.Level, LogIDs)? in
             guard case .log(let level, let line, let ids) = effect, line.contains("failed on w1: boom") else { return nil }
             return (level, ids)
@@ -98,10 +98,10 @@ struct SchedulerTests {
         let key = given[0].key
         // A stranger (never said hello) and another worker both claim the attempt.
         let stranger = farm.on(.chunk(Farm.peer("x"), key))
-        #expect(stranger.contains { if case .send(_, .refused(let why)) = $0 { why.contains("unknown worker") } else { false } })
+        #expect(stranger.contains { if case .send(_, .refused(let why)) = $0 { why.code == .unknownWorker } else { false } })
         #expect(!stranger.contains { if case .storeChunk = $0 { true } else { false } })
         farm.join("b")
-        let other = farm.on(.failed(Farm.peer("b"), key, reason: "boom"))
+        let other = farm.on(.failed(Farm.peer("b"), key, code: .renderFailed, reason: "boom"))
         #expect(other.allSatisfy { if case .persist = $0 { false } else { true } })
         #expect(farm.on(.chunk(Farm.peer("b"), key)).allSatisfy { if case .storeChunk = $0 { false } else { true } })
         #expect(farm.state("j", key.shard) == .running && farm.busy("a") == 1)
@@ -144,7 +144,7 @@ struct SchedulerTests {
         #expect(out.contains { if case .send(_, .cancelShard("j", given[1].key.shard)) = $0 { true } else { false } })
         #expect(out.contains { if case .discardChunks("j") = $0 { true } else { false } })
         #expect(farm.busy("a") == 1)
-        farm.on(.failed(Farm.peer("a"), given[1].key, reason: "cancelled"))
+        farm.on(.failed(Farm.peer("a"), given[1].key, code: .renderFailed, reason: "cancelled"))
         #expect(farm.busy("a") == 0)
     }
 
@@ -157,14 +157,14 @@ struct SchedulerTests {
         #expect(given.count == 2)
         let cancelled = farm.on(.cancel("j"))
         let stops = cancelled.filter { if case .send(_, .cancelShard("j", _)) = $0 { true } else { false } }
-        #expect(stops.count == given.filter { $0.key.job == "j" }.count)
+        #expect(stops.count == given.filter { $0.key.jobID == "j" }.count)
         // Nothing is handed out until the worker says its renders stopped.
         #expect(farm.busy("a") == 2)
-        let jKeys = given.filter { $0.key.job == "j" }.map(\.key)
-        #expect(given.map(\.key.job).sorted() == ["j", "k"] && farm.tick().isEmpty)
-        farm.on(.failed(Farm.peer("a"), jKeys[0], reason: "cancelled"))
+        let jKeys = given.filter { $0.key.jobID == "j" }.map(\.key)
+        #expect(given.map(\.key.jobID).sorted() == ["j", "k"] && farm.tick().isEmpty)
+        farm.on(.failed(Farm.peer("a"), jKeys[0], code: .renderFailed, reason: "cancelled"))
         let after = farm.tick()
-        #expect(after.count == 1 && after[0].key.job == "k")
+        #expect(after.count == 1 && after[0].key.jobID == "k")
         #expect(farm.finalPhases["j"] == .cancelled)
     }
 
@@ -173,12 +173,12 @@ struct SchedulerTests {
         farm.submit("low", shards: 4, priority: 0)
         farm.submit("high", shards: 4, priority: 5)
         farm.join("a", slots: 2)
-        #expect(farm.tick().map(\.key.job) == ["high", "high"])
+        #expect(farm.tick().map(\.key.jobID) == ["high", "high"])
         var fair = Farm()
         fair.submit("x", shards: 4)
         fair.submit("y", shards: 4)
         fair.join("a", slots: 4)
-        let given = fair.tick().map(\.key.job)
+        let given = fair.tick().map(\.key.jobID)
         #expect(given.filter { $0 == "x" }.count == 2 && given.filter { $0 == "y" }.count == 2)
     }
 
@@ -188,13 +188,13 @@ struct SchedulerTests {
         farm.submit("first", shards: 4, priority: 1)
         farm.submit("second", shards: 4, priority: 0)
         farm.join("a", slots: 1)
-        #expect(farm.tick().map(\.key.job) == ["first"])
+        #expect(farm.tick().map(\.key.jobID) == ["first"])
         let out = farm.on(.reprioritize("second", priority: 3))
         #expect(out.contains { if case .persist(.jobPriority("second", 3)) = $0 { true } else { false } })
         #expect(out.contains { if case .notify("second", final: false) = $0 { true } else { false } })
         guard let running = farm.scheduler.jobs["first"]?.running.first else { Issue.record("nothing running"); return }
-        farm.deliver(AttemptKey(job: "first", shard: running.key, attempt: 1), by: "a")
-        #expect(farm.tick().map(\.key.job) == ["second"])
+        farm.deliver(AttemptID(jobID: "first", shard: running.key, attempt: 1), by: "a")
+        #expect(farm.tick().map(\.key.jobID) == ["second"])
         #expect(farm.on(.reprioritize("gone", priority: 9)).isEmpty)
     }
 
@@ -209,7 +209,7 @@ struct SchedulerTests {
             // A shard goes to a worker it has not failed on.
             #expect(!failedOn.contains(given[0].worker))
             failedOn.append(given[0].worker)
-            farm.on(.failed(Farm.peer(given[0].worker), given[0].key, reason: "decoder error \(round)"))
+            farm.on(.failed(Farm.peer(given[0].worker), given[0].key, code: .renderFailed, reason: "decoder error \(round)"))
         }
         #expect(farm.finalPhases["j"] == .failed)
         let error = farm.jobError("j") ?? ""
@@ -222,7 +222,7 @@ struct SchedulerTests {
         farm.submit("j", shards: 1)
         let key = farm.tick()[0].key
         farm.on(.heartbeat(Farm.peer("a"), draining: true))
-        farm.on(.failed(Farm.peer("a"), key, reason: ShardFailed.handedBack))
+        farm.on(.failed(Farm.peer("a"), key, code: .handedBack, reason: "handed back"))
         #expect(farm.state("j", 0) == .queued && farm.scheduler.jobs["j"]?.failures.isEmpty == true)
         #expect(farm.tick().isEmpty)   // a draining worker takes nothing
         farm.join("b")
@@ -315,10 +315,13 @@ struct SchedulerTests {
         var farm = Farm()
         farm.join("a")
         farm.submit("j", shards: 1)
-        farm.on(.pause("the disk of /state has 10 bytes free"))
+        farm.on(.pause(.diskFull, detail: "the disk of /state has 10 bytes free"))
+        farm.on(.pause(.storeUnwritable, detail: "the job store cannot be written"))
         #expect(farm.tick().isEmpty)
-        #expect(farm.scheduler.paused?.contains("10 bytes") == true)
-        farm.on(.pause(nil))
+        #expect(farm.scheduler.paused == "the job store cannot be written; the disk of /state has 10 bytes free")
+        farm.on(.resume(.diskFull))
+        #expect(farm.tick().isEmpty)   // one cause still holds
+        farm.on(.resume(.storeUnwritable))
         #expect(farm.tick().count == 1)
     }
 

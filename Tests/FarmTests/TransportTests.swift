@@ -53,11 +53,17 @@ import Testing
         do {
             _ = try WireMessage.parse([foreign])
             Issue.record("a version 7 message was accepted")
-        } catch let mismatch as VersionMismatch {
-            #expect(mismatch.theirs == 7)
-            #expect(mismatch.description.contains("protocol version mismatch"))
+        } catch let mismatch as FarmError {
+            #expect(mismatch.code == .versionMismatch)
+            #expect(mismatch.message.contains("peer speaks version 7"))
         }
-        #expect(throws: ProtocolError.self) { try WireMessage.parse([Data("junk".utf8)]) }
-        #expect(throws: ProtocolError.self) { try WireMessage.parse([Data(#"{"v": \#(WireProtocol.version), "type": "bogus"}"#.utf8)]) }
+        for junk in [Data("junk".utf8), Data(#"{"v": \#(WireProtocol.version), "type": "bogus"}"#.utf8)] {
+            do {
+                _ = try WireMessage.parse([junk])
+                Issue.record("junk was parsed")
+            } catch let error as FarmError {
+                #expect(error.code == .malformed)
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ struct WireFuzzTests {
             try WireMessage(.hello, Hello(workerID: "w", host: "h", slots: 2, capabilities: ["video"], engineVersion: EngineVersion.engine)),
             try WireMessage(.heartbeat, Heartbeat(busy: 1, draining: true)),
             try WireMessage(.chunk, ChunkReady(jobID: "j", shard: 3, attempt: 1, sha256: String(repeating: "a", count: 64), size: 10, millis: 5)),
-            try WireMessage(.failed, ShardFailed(jobID: "j", shard: 3, attempt: 1, reason: "x")),
+            try WireMessage(.failed, ShardFailed(jobID: "j", shard: 3, attempt: 1, code: .renderFailed, reason: "x")),
             try WireMessage(.mediaRequest, MediaRequest(contentID: "sha256:" + String(repeating: "0", count: 64), offset: 0, length: 4096)),
             try WireMessage(.submit, Submit(session: #"{"video": {"videoSegments": [{"source": "a.mp4"}]}}"#, files: ["a.mp4": "sha256:00"],
                                             paths: [:], settings: EncoderSettings(), priority: 0)),
@@ -53,9 +53,9 @@ struct WireFuzzTests {
                     let message = try WireMessage.parse([header, Data(repeating: 1, count: round % 5)])
                     parsed += 1
                     Self.decodeAll(message)
-                } catch is VersionMismatch {
+                } catch let error as FarmError where error.code == .versionMismatch {
                     refused += 1
-                } catch let error as ProtocolError {
+                } catch let error as FarmError where error.code == .malformed {
                     #expect(!error.description.isEmpty)
                     refused += 1
                 }

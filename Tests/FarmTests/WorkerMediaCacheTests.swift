@@ -57,7 +57,7 @@ import Testing
         let cache = try WorkerMediaCache(directory: dir, limit: 1 << 20)
         let id = "sha256:" + String(repeating: "ab", count: 32)
         try Data("not those bytes".utf8).write(to: try #require(cache.partialURL(id)))
-        #expect(throws: ProtocolError.self) { try cache.complete(id, keeping: []) }
+        #expect(throws: FarmError.self) { try cache.complete(id, keeping: []) }
         #expect(cache.cached(id) == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }

@@ -71,7 +71,7 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
                     case .cancelShard:
                         let cancel = try message.decode(CancelShard.self)
                         stops.removeValue(forKey: "\(index)/\(cancel.jobID)/\(cancel.shard)")?.raise()
-                    case .mediaBlock: _ = try fetchers[index].deliver(message.decode(MediaBlock.self), data: message.payload.first ?? Data())
+                    case .mediaBlock: _ = fetchers[index].deliver(try message.decode(MediaBlock.self), data: message.payload.first ?? Data())
                     case .refused:
                         // Dropped (silent too long while the coordinator was busy): join again, as a worker does.
                         self.stats.withLock { $0.rejoined += 1 }
@@ -127,7 +127,7 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
                 self.stats.withLock { $0.cancelled += 1 }
             } catch {
                 self.stats.withLock { $0.failures.append("shard \(a.shard): \(error)") }
-                let failed = try? WireMessage(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: "\(error)"))
+                let failed = try? WireMessage(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: .renderFailed, reason: "\(error)"))
                 if let failed { self.outbox.withLock { $0.append((worker, failed)) } }
             }
         }

@@ -24,10 +24,6 @@ public final class FarmClient {
         try socket.connect(endpoint)
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     func request<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = []) throws -> WireMessage {
         try socket.send(try WireMessage(type, body, payload: payload).frames)
         return try receive()
@@ -37,21 +33,23 @@ public final class FarmClient {
         let deadline = Date().addingTimeInterval(timeout ?? timeoutSeconds)
         while Date() < deadline {
             if let monitor = handshakeMonitor, let event = try monitor.monitorEvent() {
-                throw Failure(description: event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                throw FarmError(.handshakeFailed, event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
                     ? "the coordinator at \(endpoint) refused this client's CURVE key (add its .pub to the coordinator's authorized keys)"
                     : "CURVE handshake with \(endpoint) failed: is --server-key the coordinator's public key?")
             }
             if try ZMQSocket.poll([socket], timeoutMillis: 100)[0], let frames = try socket.receive() {
                 let message = try WireMessage.parse(frames)
                 switch message.type {
-                case .error: throw Failure(description: try message.decode(ErrorReply.self).message)
-                case .refused: throw Failure(description: "coordinator refused: \(try message.decode(Refusal.self).message)")
+                case .error: throw try message.decode(FarmError.self)
+                case .refused:
+                    let refusal = try message.decode(FarmError.self)
+                    throw FarmError(refusal.code, "coordinator refused: \(refusal.message)")
                 default: return message
                 }
             }
         }
         let hint = handshakeMonitor != nil ? " (is --server-key the coordinator's public key?)" : ""
-        throw Failure(description: "no answer from the coordinator at \(endpoint) within \(Int(timeout ?? timeoutSeconds)) s\(hint)")
+        throw FarmError(.noAnswer, "no answer from the coordinator at \(endpoint) within \(Int(timeout ?? timeoutSeconds)) s\(hint)")
     }
 
     // MARK: Submit
@@ -75,7 +73,7 @@ public final class FarmClient {
             if !reply.problems.isEmpty { return .invalid(reply.problems) }
             try upload(reply.missing, of: loaded, files: files)
         }
-        throw Failure(description: "the coordinator still lacks media after upload")
+        throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
     }
 
     /// Gives an unfinished job a new priority; returns its status.
@@ -144,16 +142,16 @@ public final class FarmClient {
             let message = try self.request(.stills, request)
             let reply = try message.decode(StillsReply.self)
             if let invalid = reply.invalid { return StillsOutcome(pictures: [], worker: reply.worker, invalid: invalid) }
-            if let error = reply.error { throw Failure(description: "worker \(reply.worker): \(error)") }
+            if let error = reply.error { throw FarmError(.renderFailed, "worker \(reply.worker): \(error)") }
             if reply.missing.isEmpty {
                 guard reply.results.count == stills.count, message.payload.count == stills.count else {
-                    throw Failure(description: "the farm answered \(reply.results.count) of \(stills.count) pictures")
+                    throw FarmError(.internal, "the farm answered \(reply.results.count) of \(stills.count) pictures")
                 }
                 return StillsOutcome(pictures: Array(zip(reply.results, message.payload)), worker: reply.worker, invalid: nil)
             }
             try upload(reply.missing, of: loaded, files: files)
         }
-        throw Failure(description: "the coordinator still lacks media after upload")
+        throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
     }
 
     /// Thumbnails or frames of a submitted job's segments, from its stored session and media.
@@ -161,10 +159,10 @@ public final class FarmClient {
         let message = try request(.jobStills, JobStillsRequest(jobID: jobID, stills: stills))
         let reply = try message.decode(StillsReply.self)
         if let invalid = reply.invalid { return StillsOutcome(pictures: [], worker: reply.worker, invalid: invalid) }
-        if let error = reply.error { throw Failure(description: "worker \(reply.worker): \(error)") }
-        guard reply.missing.isEmpty else { throw Failure(description: "the coordinator no longer has the job's media \(reply.missing)") }
+        if let error = reply.error { throw FarmError(.renderFailed, "worker \(reply.worker): \(error)") }
+        guard reply.missing.isEmpty else { throw FarmError(.missingMedia, "the coordinator no longer has the job's media \(reply.missing)") }
         guard reply.results.count == stills.count, message.payload.count == stills.count else {
-            throw Failure(description: "the farm answered \(reply.results.count) of \(stills.count) pictures")
+            throw FarmError(.internal, "the farm answered \(reply.results.count) of \(stills.count) pictures")
         }
         return StillsOutcome(pictures: Array(zip(reply.results, message.payload)), worker: reply.worker, invalid: nil)
     }
@@ -175,7 +173,7 @@ public final class FarmClient {
     }
 
     public func upload(_ url: URL, contentID: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw Failure(description: "cannot read \(url.path)") }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw FarmError(.ioFailed, "cannot read \(url.path)") }
         defer { try? handle.close() }
         let total = Int(try handle.seekToEnd())
         try handle.seek(toOffset: 0)
@@ -187,7 +185,7 @@ public final class FarmClient {
             if reply.complete { return }
             if block.isEmpty { break }
         } while offset < total
-        throw Failure(description: "upload of \(url.path) did not complete")
+        throw FarmError(.ioFailed, "upload of \(url.path) did not complete")
     }
 
     // MARK: Jobs
@@ -208,7 +206,7 @@ public final class FarmClient {
         while !status.isFinal {
             do {
                 status = try receive(timeout: 2).decode(JobStatus.self)
-            } catch let failure as Failure where failure.description.hasPrefix("no answer") {
+            } catch let failure as FarmError where failure.code == .noAnswer {
                 // Quiet job (or a restarted coordinator): ask again.
                 status = try request(.watch, JobRequest(jobID: jobID)).decode(JobStatus.self)
             }
@@ -255,7 +253,7 @@ public final class FarmClient {
         do {
             return try JSONDecoder().decode([String].self, from: reply.payload.first ?? Data())
         } catch {
-            throw Failure(description: "the coordinator's list of result files is not a JSON list of names")
+            throw FarmError(.malformed, "the coordinator's list of result files is not a JSON list of names")
         }
     }
 
@@ -263,10 +261,10 @@ public final class FarmClient {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw Failure(description: "cannot create \(directory): \((error as NSError).localizedDescription)")
+            throw FarmError(.ioFailed, "cannot create \(directory): \((error as NSError).localizedDescription)")
         }
         for name in names {
-            guard !name.contains("/"), !name.hasPrefix(".") else { throw Failure(description: "refused result file name '\(name)'") }
+            guard !name.contains("/"), !name.hasPrefix(".") else { throw FarmError(.malformed, "refused result file name '\(name)'") }
             let target = TemporaryOutput(finalPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
             do {
                 try download(jobID, part: "file:\(name)", to: target.path)
@@ -280,7 +278,7 @@ public final class FarmClient {
 
     private func download(_ jobID: String, part: String, to path: String) throws {
         FileManager.default.createFile(atPath: path, contents: nil)
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw Failure(description: "cannot write \(path)") }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw FarmError(.ioFailed, "cannot write \(path)") }
         defer { try? handle.close() }
         var offset = 0
         while true {

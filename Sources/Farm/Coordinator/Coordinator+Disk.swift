@@ -12,18 +12,16 @@ extension Coordinator {
         guard let free = DiskSpace.available(at: options.stateDirectory) else { return }
         let directory = options.stateDirectory.path
         if force { log("state directory \(directory): \(free) bytes free") }
-        let pausedForDisk = scheduler.paused?.hasPrefix(Self.diskPause) == true
+        let pausedForDisk = scheduler.pauses[.diskFull] != nil
         if free < options.minimumFreeBytes {
             if !pausedForDisk {
-                apply(scheduler.handle(.pause("\(Self.diskPause) \(directory) has \(free) bytes free, "
+                apply(scheduler.handle(.pause(.diskFull, detail: "the disk of \(directory) has \(free) bytes free, "
                     + "below the \(options.minimumFreeBytes) kept free"), now: now))
             }
         } else if pausedForDisk {
-            apply(scheduler.handle(.pause(nil), now: now))
+            apply(scheduler.handle(.resume(.diskFull), now: now))
         }
     }
-
-    private static let diskPause = "the disk of"
 
     /// Why the state directory cannot take a job of this size now, or `nil`.
     func diskShortfall(for output: RenderFormat) -> String? {

@@ -33,7 +33,7 @@ extension Coordinator {
 
     /// Removes a finished job's result and sidecar, and what is remembered of it.
     func deleteResult(of id: String) throws {
-        guard scheduler.jobs[id] == nil else { throw ProtocolError("job \(id) has not ended") }
+        guard scheduler.jobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
         let output = resultPath(job: id)
         for path in [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path]
             where FileManager.default.fileExists(atPath: path) {

@@ -10,21 +10,21 @@ extension Coordinator {
     func resume() throws {
         let now = Self.now
         var changes: [StoreChange] = []
-        for record in try store.jobs(states: [JobPhase.queued, .rendering, .assembling].map(\.rawValue)) {
+        for record in try store.jobs(states: JobPhase.allCases.filter { !$0.isFinal }) {
             let shards = try store.shards(of: record.id)
             let spec = try compiledSpec(of: record)
             guard spec.tasks == shards.map(\.task) else {
-                throw ProtocolError("job \(record.id): its stored shards are not its compiled plan")
+                throw FarmError(.internal, "job \(record.id): its stored shards are not its compiled plan")
             }
             var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
                                    spec: spec, paths: record.paths,
                                    pathStats: verifiedStats(files: record.files, paths: record.paths),
                                    recipeKeys: try Self.recipeKeys(spec), phase: .rendering)
             for shard in shards {
-                if shard.state == ShardState.done.rawValue, let sha = shard.sha256,
+                if shard.state == .done, let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
                     job.set(shard.index, .done, worker: shard.worker)
-                } else if shard.state != ShardState.queued.rawValue {
+                } else if shard.state != .queued {
                     changes.append(.requeue(job: record.id, shard: shard.index))
                 }
             }
@@ -133,7 +133,7 @@ extension Coordinator {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
             return
         }
-        let record = JobStore.JobRecord(id: id, state: JobPhase.queued.rawValue, priority: request.priority, created: Self.now,
+        let record = JobStore.JobRecord(id: id, state: .queued, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
                                         settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: owner,
                                         spec: String(decoding: try spec.encoded(), as: UTF8.self), callback: request.callback)
@@ -191,22 +191,22 @@ extension Coordinator {
                 framesDone = job.framesDone
             } else {
                 for shard in try store.shards(of: record.id) {
-                    counts[shard.state, default: 0] += 1
-                    if shard.state == "done" {
+                    counts[shard.state.rawValue, default: 0] += 1
+                    if shard.state == .done {
                         framesDone += shard.task.frameCount
                         if let worker = shard.worker { perWorker[worker, default: 0] += 1 }
                     }
                 }
             }
             let ended = endedUncommitted[record.id]
-            let state = job?.phase.rawValue ?? ended?.phase.rawValue ?? record.state
+            let state = job?.phase ?? ended?.phase ?? record.state
             var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
                                    totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
                                    created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
                                    assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                                    paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
                                    owner: record.owner)
-            if record.state == state, JobPhase(rawValue: state)?.isFinal == true { status.webhook = try store.webhook(of: record.id) }
+            if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
             if let fps = jobRates[record.id]?.framesPerSecond {
                 status.framesPerSecond = fps
                 if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
@@ -217,10 +217,11 @@ extension Coordinator {
 
     func fetch(_ request: FetchRequest, from identity: Data) throws {
         guard let record = try store.job(request.jobID) else {
-            throw ProtocolError("no job \(request.jobID)")
+            throw FarmError(.noSuchJob, "no job \(request.jobID)")
         }
-        guard record.state == "done" else {
-            throw ProtocolError("job \(request.jobID) is \(scheduler.jobs[request.jobID]?.phase.rawValue ?? record.state), not done")
+        guard record.state == .done else {
+            let phase = scheduler.jobs[request.jobID]?.phase ?? record.state
+            throw FarmError(phase.isFinal ? .alreadyEnded : .notEnded, "job \(request.jobID) is \(phase.rawValue), not done")
         }
         let directory = resultPath(job: request.jobID, layout: .segments)
         let output = resultPath(job: request.jobID).path
@@ -237,9 +238,9 @@ extension Coordinator {
         case let part where part.hasPrefix("file:") && Self.isResultFileName(String(part.dropFirst(5))):
             path = directory.appendingPathComponent(String(part.dropFirst(5))).path
         default:
-            throw ProtocolError("no part '\(request.part.prefix(64))' of a result: output, sidecar, files or file:segment-NNN.mp4")
+            throw FarmError(.invalidInput, "no part '\(request.part.prefix(64))' of a result: output, sidecar, files or file:segment-NNN.mp4")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw ProtocolError(missingResultReason(record)) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw FarmError(.resultGone, missingResultReason(record)) }
         defer { try? handle.close() }
         let total = Int(try handle.seekToEnd())
         try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))

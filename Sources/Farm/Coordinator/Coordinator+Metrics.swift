@@ -19,7 +19,7 @@ extension Coordinator {
                 CoordinatorMetrics.shardsReused.increment()
             } else {
                 CoordinatorMetrics.shardsDone.increment()
-                if let job = scheduler.jobs[key.job], job.tasks.indices.contains(key.shard) {
+                if let job = scheduler.jobs[key.jobID], job.tasks.indices.contains(key.shard) {
                     CoordinatorMetrics.framesRendered.increment(by: job.tasks[key.shard].frameCount)
                     framesRendered += job.tasks[key.shard].frameCount
                     workerActivity[worker, default: .init()].frames += job.tasks[key.shard].frameCount

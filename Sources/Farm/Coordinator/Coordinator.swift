@@ -173,16 +173,15 @@ public final class Coordinator {
             }
             unsaved = []
             endedUncommitted = [:]
-            if scheduler.paused?.hasPrefix(Self.storePause) == true { apply(scheduler.handle(.pause(nil), now: Self.now)) }
+            if scheduler.pauses[.storeUnwritable] != nil { apply(scheduler.handle(.resume(.storeUnwritable), now: Self.now)) }
         } catch let error as ZMQError {
             throw error
         } catch {
             unsaved = turnChanges
-            apply(scheduler.handle(.pause("\(Self.storePause) \(options.stateDirectory.path) cannot be written (\(error))"), now: Self.now))
+            apply(scheduler.handle(.pause(.storeUnwritable, detail: "the job store in \(options.stateDirectory.path) "
+                + "cannot be written (\(error))"), now: Self.now))
         }
     }
-
-    private static let storePause = "the job store in"
 
     /// Writes one change inside the turn's transaction; after a failure the rest wait.
     private func write(_ change: StoreChange) {
@@ -219,7 +218,7 @@ public final class Coordinator {
         case .heartbeat(let busy): send(to: peer, .heartbeat, Heartbeat(busy: busy))
         case .shard(let assignment): send(to: peer, .shard, assignment)
         case .cancelShard(let job, let shard): send(to: peer, .cancelShard, CancelShard(jobID: job, shard: shard))
-        case .refused(let why): send(to: peer, .refused, Refusal(message: why))
+        case .refused(let error): send(to: peer, .refused, error)
         }
     }
 
@@ -238,13 +237,13 @@ public final class Coordinator {
         let message: WireMessage
         do {
             message = try WireMessage.parse(Array(frames.dropFirst()))
-        } catch let mismatch as VersionMismatch {
+        } catch let mismatch as FarmError where mismatch.code == .versionMismatch {
             log("refused a peer: \(mismatch)", level: .warning)
-            send(to: identity, .refused, Refusal(message: mismatch.description))
+            send(to: identity, .refused, mismatch)
             return
         } catch {
             logLimited("malformed", "dropped a malformed message: \(error)")
-            send(to: identity, .error, ErrorReply(message: "\(error)"))
+            send(to: identity, .error, FarmError.from(error, fallback: .malformed))
             return
         }
         let credentials: PeerCredentials?
@@ -252,12 +251,12 @@ public final class Coordinator {
             // The handshake admitted only listed keys; the key's role decides what it may say.
             guard let key = userID, let role = curve.authorized[key] else {
                 logLimited("no key", "refused \(message.type.rawValue) from a peer without an authorized key")
-                send(to: identity, .refused, Refusal(message: "this connection has no authorized key"))
+                send(to: identity, .refused, FarmError(.unauthorized, "this connection has no authorized key"))
                 return
             }
             guard role.may(send: message.type) else {
                 logLimited("wrong role", "refused \(message.type.rawValue) from \(role.rawValue) key \(key)")
-                send(to: identity, .refused, Refusal(message: "a \(role.rawValue) key may not send \(message.type.rawValue)"))
+                send(to: identity, .refused, FarmError(.forbidden, "a \(role.rawValue) key may not send \(message.type.rawValue)"))
                 return
             }
             credentials = PeerCredentials(key: key, role: role)
@@ -269,7 +268,8 @@ public final class Coordinator {
             try route(message, from: identity, credentials: credentials)
         } catch {
             logLimited("failed \(message.type.rawValue)", "\(message.type.rawValue) from a peer failed: \(error)")
-            send(to: identity, .error, ErrorReply(message: publicText(error)))
+            let farmError = FarmError.from(error)
+            send(to: identity, .error, FarmError(farmError.code, publicText(farmError.message)))
         }
     }
 
@@ -279,7 +279,7 @@ public final class Coordinator {
         case .hello:
             let hello = try message.decode(Hello.self)
             guard hello.engineVersion == EngineVersion.engine else {
-                send(to: identity, .refused, Refusal(message: "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
+                send(to: identity, .refused, FarmError(.engineMismatch, "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
                 return
             }
             apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots,
@@ -292,11 +292,10 @@ public final class Coordinator {
             let ready = try message.decode(ChunkReady.self)
             chunkAtHand = (ready, message.payload.first ?? Data())
             defer { chunkAtHand = nil }
-            apply(scheduler.handle(.chunk(identity, AttemptKey(job: ready.jobID, shard: ready.shard, attempt: ready.attempt)), now: now))
+            apply(scheduler.handle(.chunk(identity, ready.attemptID), now: now))
         case .failed:
             let failure = try message.decode(ShardFailed.self)
-            let key = AttemptKey(job: failure.jobID, shard: failure.shard, attempt: failure.attempt)
-            apply(scheduler.handle(.failed(identity, key, reason: failure.reason), now: now))
+            apply(scheduler.handle(.failed(identity, failure.attemptID, code: failure.code, reason: failure.reason), now: now))
         case .mediaRequest:
             let request = try message.decode(MediaRequest.self)
             guard mayRead(request, from: identity) else { return }
@@ -316,7 +315,7 @@ public final class Coordinator {
             if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),
                let shortfall = StorageBudget.shortfall(free: free, needed: Int64(upload.total), keep: options.minimumFreeBytes,
                                                        directory: options.stateDirectory.path) {
-                throw ProtocolError(shortfall.replacingOccurrences(of: "this job", with: "the upload of \(upload.contentID)"))
+                throw FarmError(.storageFull, shortfall.replacingOccurrences(of: "this job", with: "the upload of \(upload.contentID)"))
             }
             let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data())
             send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
@@ -325,7 +324,7 @@ public final class Coordinator {
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID), stateBytes: housekeeping.stateBytes))
         case .watch:
             let request = try message.decode(JobRequest.self)
-            guard let status = try statuses(request.jobID).first else { throw ProtocolError("no job \(request.jobID)") }
+            guard let status = try statuses(request.jobID).first else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
             if scheduler.jobs[request.jobID] != nil { watchers[request.jobID, default: []].insert(identity) }
             send(to: identity, .progress, status)
         case .cancel:
@@ -345,9 +344,10 @@ public final class Coordinator {
         case .setPriority:
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials)
-            guard (-1000...1000).contains(request.priority) else { throw ProtocolError("priority \(request.priority) is outside -1000 … 1000") }
+            guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
             guard scheduler.jobs[request.jobID] != nil else {
-                throw ProtocolError(try store.job(request.jobID) != nil ? "job \(request.jobID) has already ended" : "no job \(request.jobID)")
+                throw try store.job(request.jobID) != nil ? FarmError(.alreadyEnded, "job \(request.jobID) has already ended")
+                    : FarmError(.noSuchJob, "no job \(request.jobID)")
             }
             apply(scheduler.handle(.reprioritize(request.jobID, priority: request.priority), now: Self.now))
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
@@ -357,20 +357,20 @@ public final class Coordinator {
                                                        present: media.file(for: query.contentID, candidate: nil) != nil))
         case .shards:
             let jobID = try message.decode(JobRequest.self).jobID
-            guard try store.job(jobID) != nil else { throw ProtocolError("no job \(jobID)") }
+            guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
             try mayManage(jobID, credentials)
             send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
         case .stills: try stills(message.decode(StillsRequest.self), from: identity)
         case .jobStills:
             let request = try message.decode(JobStillsRequest.self)
-            guard let record = try store.job(request.jobID) else { throw ProtocolError("no job \(request.jobID)") }
+            guard let record = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
             try mayManage(request.jobID, credentials)
             try stills(StillsRequest(requestID: UUID().uuidString, session: record.session, files: record.files, paths: record.paths,
                                      stills: request.stills), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)
         default:
-            throw ProtocolError("unexpected \(message.type.rawValue) message")
+            throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
         }
     }
 
@@ -415,7 +415,7 @@ public final class Coordinator {
         }
         guard credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) else {
             logLimited("not owner", "refused a \(credentials.role.rawValue) key \(credentials.key) acting on job \(jobID) of another client")
-            throw ProtocolError("job \(jobID) belongs to another client")
+            throw FarmError(.notOwner, "job \(jobID) belongs to another client")
         }
     }
 
@@ -427,7 +427,7 @@ public final class Coordinator {
         guard let worker = workers[identity] else {
             let line = "a media request from a peer that is not a worker"
             logLimited("forged media request", "refused \(line)")
-            send(to: identity, .refused, Refusal(message: "unknown worker: say hello (refused \(line))"))
+            send(to: identity, .refused, FarmError(.unknownWorker, "unknown worker: say hello (refused \(line))"))
             return false
         }
         let forStill = pendingStills.values.contains { $0.worker == identity && $0.request.files.values.contains(contentID) }
@@ -477,21 +477,21 @@ public final class Coordinator {
 
     /// Verifies the chunk at hand — the LZ4 checksum, then SHA-256 of the bytes — and
     /// writes it; the scheduler hears how that went.
-    private func storeChunk(from peer: PeerID, _ key: AttemptKey) {
+    private func storeChunk(from peer: PeerID, _ key: AttemptID) {
         guard let (ready, payload) = chunkAtHand else { return }
         let now = Self.now
         let bytes: Data
         do {
             bytes = try LZ4Frame.decompress(payload, limit: 1 << 30)
             guard bytes.count == ready.size, Digest.sha256(bytes) == ready.sha256 else {
-                throw ProtocolError("chunk does not match its SHA-256")
+                throw FarmError(.renderFailed, "chunk does not match its SHA-256")
             }
         } catch {
             CoordinatorMetrics.chunkVerificationFailures.increment()
             apply(scheduler.handle(.chunkRejected(peer, key, reason: "\(error)"), now: now))
             return
         }
-        let path = chunkPath(job: key.job, shard: key.shard)
+        let path = chunkPath(job: key.jobID, shard: key.shard)
         do {
             try writeChunk(bytes, to: path)
         } catch {
@@ -500,7 +500,7 @@ public final class Coordinator {
             apply(scheduler.handle(.chunkNotStored(peer, key, reason: reason), now: now))
             return
         }
-        cacheChunk(path, job: key.job, shard: key.shard)
+        cacheChunk(path, job: key.jobID, shard: key.shard)
         apply(scheduler.handle(.chunkStored(peer, key, sha256: ready.sha256, peakRSSKB: ready.peakRSSKB), now: now))
     }
 
@@ -538,8 +538,7 @@ public final class Coordinator {
     private func cancel(_ jobID: String, from identity: Data) throws {
         guard scheduler.jobs[jobID] != nil else {
             let known = try store.job(jobID) != nil
-            send(to: identity, .error, ErrorReply(message: known ? "job \(jobID) has already ended" : "no job \(jobID)"))
-            return
+            throw known ? FarmError(.alreadyEnded, "job \(jobID) has already ended") : FarmError(.noSuchJob, "no job \(jobID)")
         }
         apply(scheduler.handle(.cancel(jobID), now: Self.now))
         send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID)))

@@ -71,7 +71,7 @@ final class MediaStore {
 
     /// Appends an uploaded block; returns the bytes received and whether the file is complete and verified.
     func receive(_ upload: Upload, data: Data) throws -> (Int, Bool) {
-        guard let hex = Self.hex(upload.contentID) else { throw ProtocolError("'\(upload.contentID)' is not a content id") }
+        guard let hex = Self.hex(upload.contentID) else { throw FarmError(.invalidInput, "'\(upload.contentID)' is not a content id") }
         let final = directory.appendingPathComponent(hex)
         if FileManager.default.fileExists(atPath: final.path) { return (upload.total, true) }
         let partial = directory.appendingPathComponent(hex + ".part")
@@ -80,13 +80,13 @@ final class MediaStore {
             _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
             uploads[hex] = try FileHandle(forWritingTo: partial)
         }
-        guard let handle = uploads[hex] else { throw ProtocolError("upload of \(upload.contentID) did not start at offset 0") }
+        guard let handle = uploads[hex] else { throw FarmError(.invalidInput, "upload of \(upload.contentID) did not start at offset 0") }
         let position = Int(try handle.seekToEnd())
-        guard position == upload.offset else { throw ProtocolError("upload block at \(upload.offset), expected \(position)") }
+        guard position == upload.offset else { throw FarmError(.invalidInput, "upload block at \(upload.offset), expected \(position)") }
         do {
             try handle.write(contentsOf: data)
         } catch {
-            throw ProtocolError("cannot store the upload of \(upload.contentID): \(FileErrorText.describe(error))")
+            throw FarmError(.ioFailed, "cannot store the upload of \(upload.contentID): \(FileErrorText.describe(error))")
         }
         let received = position + data.count
         guard received >= upload.total else { return (received, false) }
@@ -94,23 +94,29 @@ final class MediaStore {
         uploads[hex] = nil
         guard try ContentID.of(file: partial.path) == upload.contentID else {
             try? FileManager.default.removeItem(at: partial)
-            throw ProtocolError("upload of \(upload.contentID) does not match its content id")
+            throw FarmError(.invalidInput, "upload of \(upload.contentID) does not match its content id")
         }
         try FileManager.default.moveItem(at: partial, to: final)
         return (received, true)
     }
 
-    /// A block of a stored file for a worker.
+    /// A block of a stored file for a worker: its bytes, `missing` when the store has no
+    /// such file, or the read's error (never a short block that looks whole).
     func block(_ request: MediaRequest, candidate: String?) -> (MediaBlock, Data) {
-        guard let url = file(for: request.contentID, candidate: candidate),
-              let handle = try? FileHandle(forReadingFrom: url) else {
-            return (MediaBlock(contentID: request.contentID, offset: request.offset, total: 0, missing: true), Data())
+        var block = MediaBlock(contentID: request.contentID, offset: request.offset, total: 0, missing: true)
+        guard let url = file(for: request.contentID, candidate: candidate) else { return (block, Data()) }
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }   // read-only: closing cannot lose data
+            block.total = Int(try handle.seekToEnd())
+            block.missing = false
+            try handle.seek(toOffset: UInt64(max(0, request.offset)))
+            let data = try handle.read(upToCount: min(request.length, WireProtocol.blockSize)) ?? Data()
+            return (block, data)
+        } catch {
+            block.error = FarmError(.ioFailed, "the coordinator cannot read \(request.contentID): \(FileErrorText.describe(error))")
+            return (block, Data())
         }
-        defer { try? handle.close() }
-        let total = Int((try? handle.seekToEnd()) ?? 0)
-        try? handle.seek(toOffset: UInt64(max(0, request.offset)))
-        let data = (try? handle.read(upToCount: min(request.length, WireProtocol.blockSize))) ?? Data()
-        return (MediaBlock(contentID: request.contentID, offset: request.offset, total: total, missing: false), data)
     }
 }
 

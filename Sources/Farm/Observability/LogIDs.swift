@@ -1,3 +1,4 @@
+import SessionKit
 import Logging
 
 /// The ids an event concerns. They travel as fields of its log line (docs/operations.md,
@@ -28,8 +29,8 @@ public struct LogIDs: Sendable, Equatable {
 }
 
 extension LogIDs {
-    init(_ key: AttemptKey, worker: String? = nil) {
-        self.init(job: key.job, shard: key.shard, attempt: key.attempt, worker: worker)
+    init(_ key: AttemptID, worker: String? = nil) {
+        self.init(job: key.jobID, shard: key.shard, attempt: key.attempt, worker: worker)
     }
 }
 

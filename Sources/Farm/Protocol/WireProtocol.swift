@@ -6,7 +6,7 @@ import SessionKit
 /// `{"v": 2, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
 public enum WireProtocol {
     /// `REEL_TEST_PROTOCOL_VERSION` overrides it, only so tests can play a peer of another version.
-    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 2
+    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 3
     /// Media and results travel in blocks well under libzmq's message limits.
     public static let blockSize = 4 << 20
 }
@@ -41,7 +41,7 @@ public struct WireMessage: Sendable {
         do {
             return try JSONDecoder().decode(Enveloped<Body>.self, from: headerFrame).body
         } catch {
-            throw ProtocolError("malformed \(self.type.rawValue) message: \(error)")
+            throw FarmError(.malformed, "malformed \(self.type.rawValue) message: \(error)")
         }
     }
 
@@ -51,14 +51,12 @@ public struct WireMessage: Sendable {
     /// Parses `[header, payload...]`; a peer speaking another version gets a clear error.
     public static func parse(_ frames: [Data]) throws -> WireMessage {
         guard let first = frames.first, let envelope = try? JSONDecoder().decode(Envelope.self, from: first) else {
-            throw ProtocolError("not a ReelFarm message (no JSON header)")
+            throw FarmError(.malformed, "not a ReelFarm message (no JSON header)")
         }
-        guard let version = envelope.v else { throw ProtocolError("not a ReelFarm message (no protocol version)") }
-        guard version == WireProtocol.version else {
-            throw VersionMismatch(theirs: version)
-        }
+        guard let version = envelope.v else { throw FarmError(.malformed, "not a ReelFarm message (no protocol version)") }
+        guard version == WireProtocol.version else { throw versionMismatch(theirs: version) }
         guard let typeName = envelope.type, let type = MessageType(rawValue: typeName) else {
-            throw ProtocolError("unknown message type \(envelope.type ?? "nil")")
+            throw FarmError(.malformed, "unknown message type \(envelope.type ?? "nil")")
         }
         return WireMessage(type: type, headerFrame: first, payload: Array(frames.dropFirst()))
     }
@@ -74,17 +72,10 @@ public struct WireMessage: Sendable {
     }
 }
 
-public struct ProtocolError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
-
-public struct VersionMismatch: Error, CustomStringConvertible, Sendable {
-    public var theirs: Int
-    public var description: String {
-        "protocol version mismatch: peer speaks version \(theirs), this reel speaks version \(WireProtocol.version); "
-            + "run the same reel release on the coordinator and its workers and clients"
-    }
+/// A peer of another protocol version: refused with a message that says what to do.
+func versionMismatch(theirs: Int) -> FarmError {
+    FarmError(.versionMismatch, "protocol version mismatch: peer speaks version \(theirs), this reel speaks version "
+        + "\(WireProtocol.version); run the same reel release on the coordinator and its workers and clients")
 }
 
 public enum MessageType: String, Codable, Sendable {
@@ -140,10 +131,6 @@ public struct Heartbeat: Codable, Sendable {
     }
 }
 
-public struct Refusal: Codable, Sendable {
-    public var message: String
-}
-
 /// One attempt at one task of a job: the task's compiled spec and where the coordinator
 /// reads its files (docs/protocol.md, "shard").
 public struct ShardAssignment: Codable, Sendable {
@@ -169,6 +156,10 @@ public struct ShardAssignment: Codable, Sendable {
         self.pathStats = pathStats
     }
 }
+
+extension ShardAssignment { public var attemptID: AttemptID { AttemptID(jobID: jobID, shard: shard, attempt: attempt) } }
+extension ChunkReady { public var attemptID: AttemptID { AttemptID(jobID: jobID, shard: shard, attempt: attempt) } }
+extension ShardFailed { public var attemptID: AttemptID { AttemptID(jobID: jobID, shard: shard, attempt: attempt) } }
 
 /// A file's size and modification time (seconds since 1970), as `stat` reports them.
 public struct FileStat: Codable, Sendable, Equatable {
@@ -215,18 +206,18 @@ public struct ShardFailed: Codable, Sendable {
     public var jobID: String
     public var shard: Int
     public var attempt: Int
+    /// `handedBack` is a draining worker's shard given back unfinished: queued again, not
+    /// counted as a failure; `cancelled` a render stopped on the coordinator's word.
+    public var code: FarmErrorCode
     public var reason: String
 
-    public init(jobID: String, shard: Int, attempt: Int, reason: String) {
+    public init(jobID: String, shard: Int, attempt: Int, code: FarmErrorCode, reason: String) {
         self.jobID = jobID
         self.shard = shard
         self.attempt = attempt
+        self.code = code
         self.reason = reason
     }
-
-    /// The reason of a shard a draining worker gives back unfinished: queued again, not
-    /// counted as a failure.
-    public static let handedBack = "handed back: the worker is shutting down"
 }
 
 public struct MediaRequest: Codable, Sendable {
@@ -240,6 +231,9 @@ public struct MediaBlock: Codable, Sendable {
     public var offset: Int
     public var total: Int
     public var missing: Bool
+    /// The coordinator holds the file but could not read it: the work that needs it fails
+    /// with this error.
+    public var error: FarmError? = nil
 }
 
 public struct CancelShard: Codable, Sendable {
@@ -304,7 +298,7 @@ public struct StatusRequest: Codable, Sendable {
 
 public struct JobStatus: Codable, Sendable, Equatable {
     public var jobID: String
-    public var state: String
+    public var state: JobPhase
     public var priority: Int
     public var framesDone: Int64
     public var totalFrames: Int64
@@ -333,7 +327,7 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var framesPerSecond: Double? = nil
     public var etaSeconds: Double? = nil
 
-    public var isFinal: Bool { ["done", "failed", "cancelled"].contains(state) }
+    public var isFinal: Bool { state.isFinal }
 }
 
 public struct StatusReply: Codable, Sendable {
@@ -407,13 +401,12 @@ public struct MediaState: Codable, Sendable {
 /// One shard of a job as the dashboard's shard map shows it (docs/api.md).
 public struct ShardInfo: Codable, Sendable, Equatable {
     public var index: Int
-    /// `video`, `audio` or `segmentAudio`.
-    public var kind: String
+    public var kind: ShardTask.Kind
     public var segment: Int
     /// Output frames `[outputStartFrame, outputStartFrame + frames)`.
     public var outputStartFrame: Int64
     public var frames: Int64
-    public var state: String
+    public var state: ShardState
     /// Who rendered it (`reused` for the chunk cache), or who holds it now.
     public var worker: String?
     public var attempts: Int
@@ -429,10 +422,6 @@ public struct ShardsReply: Codable, Sendable {
 
 public struct WorkersReply: Codable, Sendable {
     public var workers: [WorkerStatus]
-}
-
-public struct ErrorReply: Codable, Sendable {
-    public var message: String
 }
 
 /// Thumbnails or frames of a one-segment still session (`Session.stillSession`).

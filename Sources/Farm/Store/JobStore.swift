@@ -41,7 +41,7 @@ public final class JobStore {
 
     public struct JobRecord {
         public var id: String
-        public var state: String
+        public var state: JobPhase
         public var priority: Int
         public var created: Double
         public var finished: Double?
@@ -63,13 +63,21 @@ public final class JobStore {
     public struct ShardRecord {
         public var index: Int
         public var task: ShardTask
-        public var state: String
+        public var state: ShardState
         public var sha256: String?
         public var worker: String?
     }
 
     private static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    /// A state column: a store holding a state this build does not know is refused, not guessed.
+    private static func parse<State: RawRepresentable<String>>(_ type: State.Type, column: String?, of job: String) throws -> State {
+        guard let text = column, let state = State(rawValue: text) else {
+            throw FarmError(.internal, "job \(job) has an unknown \(State.self) '\(column ?? "NULL")' in the job store")
+        }
+        return state
     }
 
     private static func parse<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
@@ -79,7 +87,7 @@ public final class JobStore {
     public func createJob(_ job: JobRecord, shards: [ShardTask]) throws {
         try db.transaction {
             try db.query("INSERT INTO jobs(\(Self.jobColumns), spec, callback) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
-                .text(job.id), .text(job.state), .integer(Int64(job.priority)), .real(job.created), .null,
+                .text(job.id), .text(job.state.rawValue), .integer(Int64(job.priority)), .real(job.created), .null,
                 .text(job.session), .text(try Self.json(job.files)), .text(try Self.json(job.paths)),
                 .text(try Self.json(job.settings)), .integer(job.totalFrames), .null, job.owner.map { .text($0) } ?? .null,
                 job.spec.map { .text($0) } ?? .null, job.callback.map { .text($0) } ?? .null,
@@ -92,7 +100,7 @@ public final class JobStore {
         }
     }
 
-    public func jobs(states: [String]? = nil) throws -> [JobRecord] {
+    public func jobs(states: [JobPhase]? = nil) throws -> [JobRecord] {
         try records(try db.query("SELECT \(Self.jobColumns) FROM jobs ORDER BY created"), states: states)
     }
 
@@ -107,9 +115,10 @@ public final class JobStore {
 
     private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error, owner"
 
-    private func records(_ rows: [[SQLiteDatabase.Value]], states: [String]?) throws -> [JobRecord] {
+    private func records(_ rows: [[SQLiteDatabase.Value]], states: [JobPhase]?) throws -> [JobRecord] {
         try rows.compactMap { r in
-            guard let id = r[0].string, let state = r[1].string else { return nil }
+            guard let id = r[0].string else { return nil }
+            let state = try Self.parse(JobPhase.self, column: r[1].string, of: id)
             if let states, !states.contains(state) { return nil }
             return JobRecord(id: id, state: state, priority: Int(r[2].int ?? 0), created: r[3].double ?? 0, finished: r[4].double,
                              session: r[5].string ?? "", files: try Self.parse([String: String].self, r[6].string),
@@ -137,7 +146,7 @@ public final class JobStore {
         }
         return try shards(of: job).map { shard in
             let attempt = last[shard.index]
-            return ShardInfo(index: shard.index, kind: shard.task.kind.rawValue, segment: shard.task.segment,
+            return ShardInfo(index: shard.index, kind: shard.task.kind, segment: shard.task.segment,
                              outputStartFrame: shard.task.outputStartFrame, frames: shard.task.frameCount, state: shard.state,
                              worker: shard.worker ?? attempt?.worker, attempts: attempt?.count ?? 0,
                              seconds: shard.worker == "reused" ? nil : attempt?.seconds, lastError: attempt?.error)
@@ -146,7 +155,8 @@ public final class JobStore {
 
     public func shards(of job: String) throws -> [ShardRecord] {
         try db.query("SELECT idx, task, state, sha256, worker FROM shards WHERE job_id=? ORDER BY idx", [.text(job)]).map { r in
-            ShardRecord(index: Int(r[0].int ?? 0), task: try Self.parse(ShardTask.self, r[1].string), state: r[2].string ?? "queued",
+            ShardRecord(index: Int(r[0].int ?? 0), task: try Self.parse(ShardTask.self, r[1].string),
+                        state: try Self.parse(ShardState.self, column: r[2].string, of: job),
                         sha256: r[3].string, worker: r[4].string)
         }
     }
@@ -155,12 +165,12 @@ public final class JobStore {
         try db.transaction { try db.query("UPDATE jobs SET priority=? WHERE id=?", [.integer(Int64(priority)), .text(job)]) }
     }
 
-    public func setJobState(_ job: String, _ state: String, error: String? = nil, finished: Double? = nil) throws {
+    public func setJobState(_ job: String, _ state: JobPhase, error: String? = nil, finished: Double? = nil) throws {
         try db.transaction {
             try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), finished=COALESCE(?, finished) WHERE id=?",
-                         [.text(state), error.map { .text($0) } ?? .null, finished.map { .real($0) } ?? .null, .text(job)])
+                         [.text(state.rawValue), error.map { .text($0) } ?? .null, finished.map { .real($0) } ?? .null, .text(job)])
             // The job's end and its webhook are one change: once per event, never lost.
-            if let finished, JobPhase(rawValue: state)?.isFinal == true {
+            if let finished, state.isFinal {
                 try db.query("""
                     INSERT OR IGNORE INTO webhooks(job_id, event, url, state, attempts, created, next_at)
                     SELECT id, ?, callback, 'pending', 0, ?, ? FROM jobs WHERE id=? AND callback IS NOT NULL

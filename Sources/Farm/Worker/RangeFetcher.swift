@@ -26,6 +26,10 @@ package final class RangeFetcher: Sendable {
         /// answer to an ended shard's request (the coordinator refuses media no attempt
         /// of this worker needs) says nothing about a shard that came after.
         var missing: [String: Int] = [:]
+        /// The newest generation for which a block of the content id could not be had (the
+        /// coordinator could not read it, the cache could not write it), and the error its
+        /// readers then fail with instead of waiting.
+        var failed: [String: (generation: Int, error: FarmError)] = [:]
         /// Readers waiting for a block of a content id: woken by any block of it.
         var waiters: [String: [DispatchSemaphore]] = [:]
     }
@@ -83,7 +87,8 @@ package final class RangeFetcher: Sendable {
         while !FileManager.default.fileExists(atPath: url.path) {
             if stop.isRaised { throw RenderCancelled() }
             let refused = state.withLock { ($0.missing[contentID] ?? 0) >= generation }
-            if refused { throw EngineError("the coordinator does not have \(contentID)") }
+            if refused { throw FarmError(.missingMedia, "the coordinator does not have \(contentID)") }
+            if let failure = state.withLock({ $0.failed[contentID] }), failure.generation >= generation { throw failure.error }
             guard Date() < deadline else { throw EngineError("block \(index) of \(contentID) did not arrive within 120 s") }
             let arrival = DispatchSemaphore(value: 0)
             state.withLock { $0.waiters[contentID, default: []].append(arrival) }
@@ -123,29 +128,39 @@ package final class RangeFetcher: Sendable {
     }
 
     /// Takes a block the coordinator sent if a reader asked for it (else returns false: it
-    /// belongs to a whole-file fetch). Writes it into the cache, then wakes the readers.
-    package func deliver(_ block: MediaBlock, data: Data) throws -> Bool {
+    /// belongs to a whole-file fetch). Writes it into the cache, then wakes the readers; a
+    /// block the cache cannot take fails the readers that asked for it, not the worker.
+    package func deliver(_ block: MediaBlock, data: Data) -> Bool {
         let index = block.offset / Self.blockSize
         let key = Self.key(block.contentID, index)
-        let (mine, newSize) = state.withLock { s -> (Bool, Bool) in
+        let (generation, newSize) = state.withLock { s -> (Int?, Bool) in
             // A block of the size asked (a whole-file fetch of the same media asks for more).
             let expected = block.missing ? 0 : min(Self.blockSize, max(0, block.total - block.offset))
             guard block.offset % Self.blockSize == 0, block.missing || data.count == expected,
-                  let generation = s.pending.removeValue(forKey: key) else { return (false, false) }
+                  let generation = s.pending.removeValue(forKey: key) else { return (nil, false) }
+            if let error = block.error {
+                s.failed[block.contentID] = (max(s.failed[block.contentID]?.generation ?? 0, generation), error)
+                return (generation, false)
+            }
             if block.missing {
                 s.missing[block.contentID] = max(s.missing[block.contentID] ?? 0, generation)
-                return (true, false)
+                return (generation, false)
             }
             let known = s.sizes.updateValue(Int64(block.total), forKey: block.contentID) != nil
-            return (true, !known)
+            return (generation, !known)
         }
-        guard mine else { return false }
-        if newSize, let url = sizeURL(block.contentID) {
-            try TemporaryOutput.write(to: url.path) { try Data(String(block.total).utf8).write(to: URL(fileURLWithPath: $0)) }
-        }
+        guard let generation else { return false }
         defer { for waiter in state.withLock({ $0.waiters.removeValue(forKey: block.contentID) ?? [] }) { waiter.signal() } }
-        guard !block.missing, let url = blockURL(block.contentID, index) else { return true }
-        try TemporaryOutput.write(to: url.path) { try data.write(to: URL(fileURLWithPath: $0)) }
+        do {
+            if newSize, let url = sizeURL(block.contentID) {
+                try TemporaryOutput.write(to: url.path) { try Data(String(block.total).utf8).write(to: URL(fileURLWithPath: $0)) }
+            }
+            guard !block.missing, block.error == nil, let url = blockURL(block.contentID, index) else { return true }
+            try TemporaryOutput.write(to: url.path) { try data.write(to: URL(fileURLWithPath: $0)) }
+        } catch {
+            let failure = FarmError(.ioFailed, "cannot write block \(index) of \(block.contentID) into the media cache: \(error)")
+            state.withLock { s in s.failed[block.contentID] = (max(s.failed[block.contentID]?.generation ?? 0, generation), failure) }
+        }
         return true
     }
 }

@@ -52,10 +52,10 @@ public final class Worker {
     private let context: ZMQContext
     private var socket: ZMQSocket
     private let cache: WorkerMediaCache
-    private let results = Inbox<(key: String, outcome: Outcome)>()
-    private var running: [String: Date] = [:]          // "job/shard/attempt"
+    private let results = Inbox<(key: AttemptID, outcome: Outcome)>()
+    private var running: [AttemptID: Date] = [:]
     /// Raised to stop a running shard (cancel, or a backup copy that won elsewhere).
-    private var stopFlags: [String: StopSignal] = [:]
+    private var stopFlags: [AttemptID: StopSignal] = [:]
     private var waiting: [Waiting] = []                  // for media
     private let stills: StillThread
     /// Signalled by render and still threads when a result is ready.
@@ -64,7 +64,7 @@ public final class Worker {
     /// A video shard's source is read by ranges: only the blocks its demuxer touches.
     private let ranges: RangeFetcher
     /// Media read by ranges, per running shard: their blocks stay in the cache meanwhile.
-    private var runningRemote: [String: Set<String>] = [:]
+    private var runningRemote: [AttemptID: Set<String>] = [:]
     private var runningMedia: Set<String> { runningRemote.values.reduce(into: []) { $0.formUnion($1) } }
     private var lastHeard = Date()
     private var lastSent = Date.distantPast
@@ -198,53 +198,69 @@ public final class Worker {
         }
     }
 
+    /// One message from the coordinator. Only a refusal of this worker (another protocol
+    /// or engine version, a key it will not take) ends the worker; anything else that fails
+    /// fails the one shard or request it concerns, and the worker goes on.
     private func handle(_ frames: [Data]) throws {
         lastHeard = Date()
         let message: WireMessage
         do {
             message = try WireMessage.parse(frames)
-        } catch {
+        } catch let error as FarmError where error.code == .versionMismatch {
             logger.error("coordinator message refused: \(error)")
             throw error
+        } catch {
+            logger.error("dropped a message from the coordinator: \(error)")
+            return
         }
+        if message.type == .refused {
+            let refusal = try message.decode(FarmError.self)
+            guard refusal.code == .unknownWorker else {
+                throw FarmError(refusal.code, "coordinator refused this worker: \(refusal.message)")
+            }
+            sendHello()
+            return
+        }
+        do {
+            try process(message)
+        } catch {
+            logger.error("\(message.type.rawValue) from the coordinator failed: \(error)")
+        }
+    }
+
+    private func process(_ message: WireMessage) throws {
         switch message.type {
         case .welcome:
             welcomed = true
             backoff = 1
             logger.info("joined the farm at \(options.endpoint) as \(options.workerID)")
         case .heartbeat: break
-        case .refused:
-            let refusal = try message.decode(Refusal.self)
-            if refusal.message.hasPrefix("unknown worker") {
-                sendHello()
-            } else {
-                throw ProtocolError("coordinator refused this worker: \(refusal.message)")
-            }
         case .shard:
             let assignment = try message.decode(ShardAssignment.self)
             if options.drain.isRaised {
                 send(.failed, ShardFailed(jobID: assignment.jobID, shard: assignment.shard, attempt: assignment.attempt,
-                                          reason: ShardFailed.handedBack))
+                                          code: .handedBack, reason: "handed back: the worker is shutting down"))
             } else {
-                try accept(.shard(assignment))
+                accept(.shard(assignment))
             }
-        case .stills: try accept(.stills(message.decode(StillsRequest.self)))
+        case .stills: accept(.stills(try message.decode(StillsRequest.self)))
         case .invalidate: stills.post(.invalidate(try message.decode(InvalidateRequest.self).contentIDs))
         case .mediaBlock:
             let block = try message.decode(MediaBlock.self), data = message.payload.first ?? Data()
-            if try ranges.deliver(block, data: data) {
+            if ranges.deliver(block, data: data) {
                 cache.evict(keeping: Set(waiting.flatMap { $0.files.values }).union(runningMedia))
             } else {
-                try received(block, data: data)
+                received(block, data: data)
             }
         case .cancelShard:
             let cancel = try message.decode(CancelShard.self)
             waiting.removeAll { if case .shard(let a) = $0 { a.jobID == cancel.jobID && a.shard == cancel.shard } else { false } }
             // A running render stops within a frame; its "cancelled" failure frees the slot
             // on the coordinator.
-            for (key, flag) in stopFlags where key.hasPrefix("\(cancel.jobID)/\(cancel.shard)/") { flag.raise() }
+            for (key, flag) in stopFlags where key.jobID == cancel.jobID && key.shard == cancel.shard { flag.raise() }
         case .error:
-            logger.warning("coordinator error: \((try? message.decode(ErrorReply.self).message) ?? "?")")
+            let error = try message.decode(FarmError.self)
+            logger.warning("coordinator error (\(error.code.rawValue)): \(error.message)")
         default:
             logger.debug("ignored \(message.type.rawValue)")
         }
@@ -252,7 +268,7 @@ public final class Worker {
 
     // MARK: Media
 
-    private func accept(_ work: Waiting) throws {
+    private func accept(_ work: Waiting) {
         waiting.append(work)
         startReady()
     }
@@ -299,52 +315,73 @@ public final class Worker {
     }
 
     private func startFetch(_ contentID: String) {
-        guard let partial = cache.partialURL(contentID) else { return }
-        _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
-        guard let handle = try? FileHandle(forWritingTo: partial) else { return }
+        guard let partial = cache.partialURL(contentID) else {
+            return failWaiting(on: contentID, FarmError(.invalidInput, "'\(contentID)' is not a content id"))
+        }
+        let handle: FileHandle
+        do {
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                throw FarmError(.ioFailed, "cannot create \(partial.path)")
+            }
+            handle = try FileHandle(forWritingTo: partial)
+        } catch {
+            return failWaiting(on: contentID, FarmError(.ioFailed, "cannot fetch \(contentID) into the media cache: \(error)"))
+        }
         fetches[contentID] = (handle, 0)
         WorkerMetrics.mediaCacheMisses.increment()
         logger.info("fetching \(contentID.prefix(19))… from the coordinator")
         send(.mediaRequest, MediaRequest(contentID: contentID, offset: 0, length: WireProtocol.blockSize))
     }
 
-    private func received(_ block: MediaBlock, data: Data) throws {
+    /// A block of a whole-file fetch. Whatever fails (the coordinator lacks or cannot read
+    /// the file, the cache cannot write it, the bytes do not match their content id) fails
+    /// the work that waits for the file, with its code; the worker goes on.
+    private func received(_ block: MediaBlock, data: Data) {
         guard var fetch = fetches[block.contentID], block.offset == fetch.received else { return }
-        if block.missing {
-            fetches[block.contentID] = nil
-            let failing = waiting.filter { $0.files.values.contains(block.contentID) }
-            waiting.removeAll { $0.files.values.contains(block.contentID) }
-            let reason = "the coordinator does not have \(block.contentID)"
-            for work in failing {
-                switch work {
-                case .shard(let a):
-                    send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: reason))
-                case .stills(let r):
-                    send(.stillsReply, StillsReply(requestID: r.requestID, worker: options.workerID, results: [], invalid: nil,
-                                                   error: reason, missing: []))
-                }
+        do {
+            if let error = block.error { throw error }
+            if block.missing { throw FarmError(.missingMedia, "the coordinator does not have \(block.contentID)") }
+            try fetch.handle.write(contentsOf: data)
+            WorkerMetrics.mediaBytesFetched.increment(by: Int64(data.count))
+            fetch.received += data.count
+            fetches[block.contentID] = fetch
+            if fetch.received < block.total, !data.isEmpty {
+                send(.mediaRequest, MediaRequest(contentID: block.contentID, offset: fetch.received, length: WireProtocol.blockSize))
+                return
             }
-            return
+            fetches[block.contentID] = nil
+            try fetch.handle.close()
+            let inUse = Set(waiting.flatMap { $0.files.values })
+            _ = try cache.complete(block.contentID, keeping: inUse)
+            startReady()
+        } catch {
+            fetches[block.contentID] = nil
+            try? fetch.handle.close()   // the partial file is abandoned: nothing to keep
+            if let partial = cache.partialURL(block.contentID) { unlink(partial.path) }
+            failWaiting(on: block.contentID, FarmError.from(error, fallback: .ioFailed))
         }
-        try fetch.handle.write(contentsOf: data)
-        WorkerMetrics.mediaBytesFetched.increment(by: Int64(data.count))
-        fetch.received += data.count
-        fetches[block.contentID] = fetch
-        if fetch.received < block.total, !data.isEmpty {
-            send(.mediaRequest, MediaRequest(contentID: block.contentID, offset: fetch.received, length: WireProtocol.blockSize))
-            return
+    }
+
+    /// Every shard and still request waiting for `contentID` fails with `error`.
+    private func failWaiting(on contentID: String, _ error: FarmError) {
+        let failing = waiting.filter { $0.files.values.contains(contentID) }
+        waiting.removeAll { $0.files.values.contains(contentID) }
+        logger.warning("\(failing.count) item(s) waiting for \(contentID.prefix(19))… failed: \(error)")
+        for work in failing {
+            switch work {
+            case .shard(let a):
+                send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: error.code, reason: error.message))
+            case .stills(let r):
+                send(.stillsReply, StillsReply(requestID: r.requestID, worker: options.workerID, results: [], invalid: nil,
+                                               error: error.message, missing: []))
+            }
         }
-        try fetch.handle.close()
-        fetches[block.contentID] = nil
-        let inUse = Set(waiting.flatMap { $0.files.values })
-        _ = try cache.complete(block.contentID, keeping: inUse)
-        startReady()
     }
 
     // MARK: Rendering
 
     private func start(_ assignment: ShardAssignment, files: [String: URL], remote: [String: String]) {
-        let key = "\(assignment.jobID)/\(assignment.shard)/\(assignment.attempt)"
+        let key = assignment.attemptID
         running[key] = Date()
         runningRemote[key] = Set(remote.values)
         let stop = StopSignal()
@@ -398,14 +435,20 @@ public final class Worker {
             ready.peakRSSKB = ProcessMemory.peakKB
             return .chunk(ready, compressed)
         } catch {
-            return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: "\(error)"))
+            let code: FarmErrorCode = switch error {
+            case is RenderCancelled: .cancelled
+            case let farm as FarmError: farm.code
+            default: .renderFailed
+            }
+            return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: code, reason: "\(error)"))
         }
     }
 
     /// Shards still waiting for media go back to the coordinator at once.
     private func handBackWaiting() {
         for case .shard(let a) in waiting {
-            send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, reason: ShardFailed.handedBack))
+            send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: .handedBack,
+                                      reason: "handed back: the worker is shutting down"))
         }
         waiting.removeAll { if case .shard = $0 { true } else { false } }
     }
@@ -419,7 +462,7 @@ public final class Worker {
         }
     }
 
-    private func deliver(_ result: (key: String, outcome: Outcome)) {
+    private func deliver(_ result: (key: AttemptID, outcome: Outcome)) {
         running[result.key] = nil
         runningRemote[result.key] = nil
         stopFlags[result.key] = nil
@@ -430,14 +473,15 @@ public final class Worker {
             logger.log(.info, "rendered shard \(ready.shard) of job \(ready.jobID) in \(ready.millis) ms (\(ready.size) bytes)",
                        LogIDs(job: ready.jobID, shard: ready.shard, attempt: ready.attempt))
             send(.chunk, ready, payload: [.owned(buffer)])
-        case .failed(var failure) where failure.reason == RenderCancelled().description:
+        case .failed(var failure) where failure.code == .cancelled:
             if options.drain.isRaised {
-                failure.reason = ShardFailed.handedBack
+                failure.code = .handedBack
+                failure.reason = "handed back: the worker is shutting down"
                 logger.log(.info, "handed back shard \(failure.shard) of \(failure.jobID)", failure.ids)
             } else {
                 logger.log(.info, "stopped shard \(failure.shard) of \(failure.jobID): cancelled", failure.ids)
             }
-            WorkerMetrics.shards(failure.reason == ShardFailed.handedBack ? "handed_back" : "cancelled").increment()
+            WorkerMetrics.shards(failure.code == .handedBack ? "handed_back" : "cancelled").increment()
             send(.failed, failure)
         case .failed(let failure):
             WorkerMetrics.shards("failed").increment()

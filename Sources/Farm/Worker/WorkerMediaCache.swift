@@ -62,11 +62,11 @@ final class WorkerMediaCache {
     /// Moves a fully fetched file into the cache after checking its content id.
     func complete(_ contentID: String, keeping inUse: Set<String>) throws -> URL {
         guard let hex = MediaLocatorContentID.hex(contentID), let partial = partialURL(contentID) else {
-            throw ProtocolError("'\(contentID)' is not a content id")
+            throw FarmError(.invalidInput, "'\(contentID)' is not a content id")
         }
         guard try ContentID.of(file: partial.path) == contentID else {
             try? FileManager.default.removeItem(at: partial)
-            throw ProtocolError("fetched media does not match \(contentID)")
+            throw FarmError(.ioFailed, "fetched media does not match \(contentID)")
         }
         let final = directory.appendingPathComponent(hex)
         try? FileManager.default.removeItem(at: final)

@@ -9,7 +9,7 @@ extension APIRoutes {
     func download(_ request: Request, _ context: BasicRequestContext, part: String, type: String) async throws -> Response {
         let id = try context.parameters.require("id")
         let status = try await job(id, for: try authorize(request))
-        guard status.state == "done" else { throw HTTPError(.conflict, message: "job \(id) is \(status.state), not done") }
+        guard status.state == .done else { throw HTTPError(.conflict, message: "job \(id) is \(status.state.rawValue), not done") }
         let first = try await gateway.call { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
         let size = first.total
         let range: ByteRange?

@@ -68,7 +68,7 @@ extension APIRoutes {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             for try await status in stream {
-                let name = status.isFinal ? status.state : "progress"
+                let name = status.isFinal ? status.state.rawValue : "progress"
                 let data = String(decoding: try encoder.encode(status), as: UTF8.self)
                 try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(data)\n\n"))
                 if status.isFinal { break }

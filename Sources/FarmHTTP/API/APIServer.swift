@@ -13,6 +13,7 @@ public enum APIServer {
                                uploads: URL, logger: Logger) -> some Service {
         let routes = APIRoutes(gateway: gateway, tokens: tokens, uploads: uploads)
         let router = Router()
+        router.add(middleware: FarmErrorMiddleware())
         routes.add(to: router.group("v1"))
         // The dashboard: one self-contained page over this API (docs/api.md, "Dashboard").
         router.get("/") { _, _ -> Response in
@@ -67,11 +68,7 @@ struct APIRoutes: Sendable {
                 return try json(["problems": [Problem(path: "priority", message: "must be an integer from -1000 to 1000")]] as [String: [Problem]],
                                 status: .unprocessableContent)
             }
-            do {
-                return try json(try await gateway.call { try $0.setPriority(id, change.priority) })
-            } catch let failure as FarmClient.Failure where failure.description.contains("already ended") {
-                throw HTTPError(.conflict, message: "job \(id) has already ended")
-            }
+            return try json(try await gateway.call { try $0.setPriority(id, change.priority) })
         }
         group.get("jobs/:id/segments/:segment/thumbnail") { request, context in try await thumbnail(request, context) }
         group.get("jobs/:id/shards") { request, context in
@@ -113,13 +110,9 @@ struct APIRoutes: Sendable {
     /// The job's status, if the caller may see it: 404 if there is none, 403 if it is
     /// another client's.
     func job(_ id: String, for caller: Caller) async throws -> JobStatus {
-        let found: JobStatus?
-        do {
-            found = try await gateway.call { try $0.status(id).first }
-        } catch let failure as FarmClient.Failure where failure.description.contains("no job") {
-            found = nil
+        guard let status = try await gateway.call({ try $0.status(id).first }) else {
+            throw FarmError(.noSuchJob, "no job \(id)")
         }
-        guard let status = found else { throw HTTPError(.notFound, message: "no job \(id)") }
         guard caller.may(see: status) else { throw HTTPError(.forbidden, message: "job \(id) is another client's") }
         return status
     }

@@ -3,24 +3,6 @@ import RenderEngine
 import SessionKit
 
 /// Where a job is in its life (docs/operations.md, "Jobs"). The store keeps the raw value.
-public enum JobPhase: String, Sendable, CaseIterable {
-    case queued, rendering, assembling, done, failed, cancelled
-
-    /// The job is over: nothing more is dispatched, its result (if any) is final.
-    public var isFinal: Bool { self == .done || self == .failed || self == .cancelled }
-}
-
-enum ShardState: String {
-    case queued, running, done
-}
-
-/// One attempt at one shard: the unit a worker is given and reports on.
-struct AttemptKey: Hashable, Sendable {
-    var job: String
-    var shard: Int
-    var attempt: Int
-}
-
 /// A running attempt: who holds it and since when.
 struct RunningAttempt: Equatable {
     var worker: PeerID

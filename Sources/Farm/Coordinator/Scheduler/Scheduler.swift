@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import Logging
 import RenderEngine
 
@@ -23,11 +24,11 @@ struct Scheduler {
         case heartbeat(PeerID, draining: Bool)
         /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
         /// reports one of the three outcomes below.
-        case chunk(PeerID, AttemptKey)
-        case chunkStored(PeerID, AttemptKey, sha256: String, peakRSSKB: Int?)
-        case chunkRejected(PeerID, AttemptKey, reason: String)
-        case chunkNotStored(PeerID, AttemptKey, reason: String)
-        case failed(PeerID, AttemptKey, reason: String)
+        case chunk(PeerID, AttemptID)
+        case chunkStored(PeerID, AttemptID, sha256: String, peakRSSKB: Int?)
+        case chunkRejected(PeerID, AttemptID, reason: String)
+        case chunkNotStored(PeerID, AttemptID, reason: String)
+        case failed(PeerID, AttemptID, code: FarmErrorCode, reason: String)
         /// A new job (with its record to persist), or one resumed from the store (`nil`).
         case submitted(ScheduledJob, JobStore.JobRecord?)
         /// A queued shard's chunk was found in the chunk cache and put in place.
@@ -37,9 +38,11 @@ struct Scheduler {
         case reprioritize(String, priority: Int)
         case assembled(String, error: String?)
         case sendFailed(PeerID)
-        /// Dispatch stops while there is a reason (the store cannot write, the disk is full)
-        /// and resumes with `nil`.
-        case pause(String?)
+        /// Dispatch stops while any cause holds (the store cannot write, the disk is full);
+        /// `detail` says why, for statuses and logs.
+        case pause(PauseCause, detail: String)
+        /// One cause has passed; dispatch resumes when none is left.
+        case resume(PauseCause)
         /// Reap the silent, then dispatch.
         case tick
     }
@@ -49,7 +52,13 @@ struct Scheduler {
         case heartbeat(busy: Int)
         case shard(ShardAssignment)
         case cancelShard(job: String, shard: Int)
-        case refused(String)
+        case refused(FarmError)
+    }
+
+    /// Why dispatch may be paused; each is set and cleared by its own watcher.
+    enum PauseCause: Int, Comparable, Sendable {
+        case storeUnwritable, diskFull
+        static func < (a: PauseCause, b: PauseCause) -> Bool { a.rawValue < b.rawValue }
     }
 
     enum Effect {
@@ -57,7 +66,7 @@ struct Scheduler {
         case persist(StoreChange)
         /// Verify the chunk at hand and write it, then report `chunkStored`, `chunkRejected`
         /// or `chunkNotStored`.
-        case storeChunk(PeerID, AttemptKey)
+        case storeChunk(PeerID, AttemptID)
         case assemble(String)
         /// Watchers of the job get its status (`final`: they must, whatever the rate).
         case notify(String, final: Bool)
@@ -71,8 +80,12 @@ struct Scheduler {
     let limits: Limits
     private(set) var workers: [PeerID: WorkerState] = [:]
     private(set) var jobs: [String: ScheduledJob] = [:]
-    /// Why dispatch is paused, if it is.
-    private(set) var paused: String?
+    /// Why dispatch is paused: each cause that holds, with its detail.
+    private(set) var pauses: [PauseCause: String] = [:]
+    /// The pause as one line for statuses (`nil` while dispatching).
+    var paused: String? {
+        pauses.isEmpty ? nil : pauses.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; ")
+    }
     private var effects: [Effect] = []
     private(set) var now = 0.0
 
@@ -90,11 +103,11 @@ struct Scheduler {
         case .chunk(let peer, let key): chunk(from: peer, key)
         case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
         case .chunkRejected(let peer, let key, let reason):
-            emit(.log(.warning, "rejected chunk \(key.shard) of job \(key.job) from \(name(peer)): \(reason)", LogIDs(key, worker: name(peer))))
-            failed(key, from: peer, reason: "corrupt chunk: \(reason)")
+            emit(.log(.warning, "rejected chunk \(key.shard) of job \(key.jobID) from \(name(peer)): \(reason)", LogIDs(key, worker: name(peer))))
+            failed(key, from: peer, code: .renderFailed, reason: "corrupt chunk: \(reason)")
         case .chunkNotStored(let peer, let key, let reason): notStored(key, from: peer, reason: reason)
-        case .failed(let peer, let key, let reason):
-            if mayReport(key, from: peer, what: "a failure") { failed(key, from: peer, reason: reason) }
+        case .failed(let peer, let key, let code, let reason):
+            if mayReport(key, from: peer, what: "a failure") { failed(key, from: peer, code: code, reason: reason) }
         case .submitted(let job, let record): adopt(job, record: record)
         case .reused(let id, let shard, let sha256): reused(id, shard: shard, sha256: sha256)
         case .cancel(let id): if let job = jobs[id] { finish(job, .cancelled, error: nil) }
@@ -107,10 +120,11 @@ struct Scheduler {
             }
         case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
         case .sendFailed(let peer): sendFailed(peer)
-        case .pause(let reason): pause(reason)
+        case .pause(let cause, let detail): pause(cause, detail)
+        case .resume(let cause): resume(cause)
         case .tick:
             reapSilentWorkers()
-            if paused == nil { dispatch() }
+            if pauses.isEmpty { dispatch() }
         }
         defer { effects = [] }
         return effects
@@ -141,7 +155,7 @@ struct Scheduler {
 
     private mutating func heartbeat(_ peer: PeerID, draining: Bool) {
         guard let worker = workers[peer] else {
-            emit(.send(peer, .refused("unknown worker: say hello")))
+            emit(.send(peer, .refused(FarmError(.unknownWorker, "unknown worker: say hello"))))
             return
         }
         // A draining worker takes no more work; what it holds it finishes or hands back.
@@ -174,15 +188,15 @@ struct Scheduler {
         guard let worker = workers.removeValue(forKey: peer) else { return }
         emit(.log(.warning, "worker \(worker.workerID) is gone (\(reason)); \(worker.running.count) shard(s) back to the queue",
                    LogIDs(worker: worker.workerID)))
-        for key in worker.running.sorted(by: { ($0.job, $0.shard) < ($1.job, $1.shard) }) {
-            guard var job = jobs[key.job] else { continue }
+        for key in worker.running.sorted(by: { ($0.jobID, $0.shard) < ($1.jobID, $1.shard) }) {
+            guard var job = jobs[key.jobID] else { continue }
             job.running[key.shard]?[key.attempt] = nil
             persist(.endAttempt(key, .lost, message: reason, at: now))
             if job.state[key.shard] == .running, job.running[key.shard]?.isEmpty ?? true {
                 job.set(key.shard, .queued)
-                persist(.requeue(job: key.job, shard: key.shard))
+                persist(.requeue(job: key.jobID, shard: key.shard))
             }
-            jobs[key.job] = job
+            jobs[key.jobID] = job
         }
     }
 
@@ -191,17 +205,17 @@ struct Scheduler {
     /// A shard's result is taken only from the registered worker that was given that
     /// attempt. Anyone else is refused and logged; a worker's result for an attempt it no
     /// longer holds is dropped.
-    private mutating func mayReport(_ key: AttemptKey, from peer: PeerID, what: String) -> Bool {
+    private mutating func mayReport(_ key: AttemptID, from peer: PeerID, what: String) -> Bool {
         guard let worker = workers[peer] else {
             // A worker reconnecting after a coordinator restart delivers results of attempts
             // this process never gave it: it is told to say hello, a stranger learns nothing.
-            let line = "\(what) for shard \(key.shard) of job \(key.job) from a peer that is not a worker"
+            let line = "\(what) for shard \(key.shard) of job \(key.jobID) from a peer that is not a worker"
             emit(.logLimited(kind: "forged result", "refused \(line)", LogIDs(key)))
-            emit(.send(peer, .refused("unknown worker: say hello (refused \(line))")))
+            emit(.send(peer, .refused(FarmError(.unknownWorker, "unknown worker: say hello (refused \(line))"))))
             return false
         }
         guard worker.running.contains(key) else {
-            emit(.logLimited(kind: "stale result", "dropped \(what) for shard \(key.shard) of job \(key.job) from "
+            emit(.logLimited(kind: "stale result", "dropped \(what) for shard \(key.shard) of job \(key.jobID) from "
                 + "\(worker.workerID): it does not hold attempt \(key.attempt)", LogIDs(key, worker: worker.workerID)))
             return false
         }
@@ -212,28 +226,28 @@ struct Scheduler {
     /// a worker is sent its blocks.
     func job(reading contentID: String, peer: PeerID) -> String? {
         workers[peer]?.running.first { key in
-            jobs[key.job]?.spec.task(key.shard, reads: contentID) ?? false
-        }?.job
+            jobs[key.jobID]?.spec.task(key.shard, reads: contentID) ?? false
+        }?.jobID
     }
 
     // MARK: Results
 
-    private mutating func chunk(from peer: PeerID, _ key: AttemptKey) {
+    private mutating func chunk(from peer: PeerID, _ key: AttemptID) {
         guard mayReport(key, from: peer, what: "a chunk") else { return }
-        guard let job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else {
+        guard let job = jobs[key.jobID], job.running[key.shard]?[key.attempt] != nil else {
             workers[peer]?.running.remove(key)   // late: cancelled, or beaten by a backup
             return
         }
         emit(.storeChunk(peer, key))
     }
 
-    private mutating func stored(_ key: AttemptKey, from peer: PeerID, sha256: String, peakRSSKB: Int?) {
+    private mutating func stored(_ key: AttemptID, from peer: PeerID, sha256: String, peakRSSKB: Int?) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.job], let attempt = job.running[key.shard]?[key.attempt] else { return }
+        guard var job = jobs[key.jobID], let attempt = job.running[key.shard]?[key.attempt] else { return }
         job.running[key.shard]?[key.attempt] = nil
         job.shardTimes.add(now - attempt.started)
-        emit(.log(.debug, "shard \(key.shard) of job \(key.job) done by \(workerID) in \(String(format: "%.2f", now - attempt.started)) s",
+        emit(.log(.debug, "shard \(key.shard) of job \(key.jobID) done by \(workerID) in \(String(format: "%.2f", now - attempt.started)) s",
                   LogIDs(key, worker: workerID)))
         persist(.finishShard(key, sha256: sha256, worker: workerID, at: now))
         job.set(key.shard, .done, worker: workerID)
@@ -241,7 +255,7 @@ struct Scheduler {
         // Other copies of this shard are no longer needed.
         for (attempt, other) in (job.running[key.shard] ?? [:]).sorted(by: { $0.key < $1.key }) {
             emit(.send(other.worker, .cancelShard(job: job.id, shard: key.shard)))
-            persist(.endAttempt(AttemptKey(job: job.id, shard: key.shard, attempt: attempt), .beaten, message: workerID, at: now))
+            persist(.endAttempt(AttemptID(jobID: job.id, shard: key.shard, attempt: attempt), .beaten, message: workerID, at: now))
         }
         job.running[key.shard] = nil
         if job.allDone {
@@ -255,23 +269,23 @@ struct Scheduler {
 
     /// The disk refused the chunk: the attempt is over and the job fails with the reason
     /// (docs/operations.md, "Disks") rather than being left running.
-    private mutating func notStored(_ key: AttemptKey, from peer: PeerID, reason: String) {
+    private mutating func notStored(_ key: AttemptID, from peer: PeerID, reason: String) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else { return }
+        guard var job = jobs[key.jobID], job.running[key.shard]?[key.attempt] != nil else { return }
         job.running[key.shard]?[key.attempt] = nil
         jobs[job.id] = job
         persist(.endAttempt(key, .failed, message: "\(workerID): \(reason)", at: now))
         finish(job, .failed, error: reason)
     }
 
-    private mutating func failed(_ key: AttemptKey, from peer: PeerID, reason: String) {
+    private mutating func failed(_ key: AttemptID, from peer: PeerID, code: FarmErrorCode, reason: String) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.job], job.running[key.shard]?[key.attempt] != nil else { return }
+        guard var job = jobs[key.jobID], job.running[key.shard]?[key.attempt] != nil else { return }
         job.running[key.shard]?[key.attempt] = nil
         defer { if jobs[job.id] != nil { jobs[job.id] = job } }
-        if reason == ShardFailed.handedBack {
+        if code == .handedBack {
             // Not the shard's fault: queued again, not counted toward its failures.
             persist(.endAttempt(key, .handedBack, message: workerID, at: now))
             emit(.log(.info, "shard \(key.shard) of job \(job.id) handed back by \(workerID)", LogIDs(key, worker: workerID)))
@@ -314,7 +328,7 @@ struct Scheduler {
 
     private mutating func reused(_ id: String, shard: Int, sha256: String) {
         guard var job = jobs[id], job.tasks.indices.contains(shard), job.state[shard] == .queued else { return }
-        persist(.finishShard(AttemptKey(job: id, shard: shard, attempt: 0), sha256: sha256, worker: Self.reusedBy, at: now))
+        persist(.finishShard(AttemptID(jobID: id, shard: shard, attempt: 0), sha256: sha256, worker: Self.reusedBy, at: now))
         job.set(shard, .done, worker: Self.reusedBy)
         if job.allDone {
             job.phase = .assembling
@@ -334,7 +348,7 @@ struct Scheduler {
         for (shard, attempts) in job.running.sorted(by: { $0.key < $1.key }) {
             for (attempt, run) in attempts.sorted(by: { $0.key < $1.key }) {
                 emit(.send(run.worker, .cancelShard(job: job.id, shard: shard)))
-                persist(.endAttempt(AttemptKey(job: job.id, shard: shard, attempt: attempt), .cancelled,
+                persist(.endAttempt(AttemptID(jobID: job.id, shard: shard, attempt: attempt), .cancelled,
                                     message: "job \(phase.rawValue)", at: now))
             }
         }
@@ -345,10 +359,15 @@ struct Scheduler {
         emit(.log(phase == .failed ? .error : .info, "job \(job.id) \(phase.rawValue)\(error.map { ": \($0)" } ?? "")", LogIDs(job: job.id)))
     }
 
-    private mutating func pause(_ reason: String?) {
-        guard reason != paused else { return }
-        emit(.log(reason == nil ? .info : .warning, reason.map { "dispatch paused: \($0)" } ?? "dispatch resumed", .none))
-        paused = reason
+    private mutating func pause(_ cause: PauseCause, _ detail: String) {
+        guard pauses[cause] != detail else { return }
+        pauses[cause] = detail
+        emit(.log(.warning, "dispatch paused: \(detail)", .none))
+    }
+
+    private mutating func resume(_ cause: PauseCause) {
+        guard pauses.removeValue(forKey: cause) != nil else { return }
+        emit(.log(.info, pauses.isEmpty ? "dispatch resumed" : "dispatch still paused: \(paused ?? "")", .none))
     }
 }
 
@@ -414,7 +433,7 @@ extension Scheduler {
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {
         guard var worker = workers[peer], var job = jobs[id] else { return }
         let attempt = (job.nextAttempt[shard] ?? 0) + 1
-        let key = AttemptKey(job: id, shard: shard, attempt: attempt)
+        let key = AttemptID(jobID: id, shard: shard, attempt: attempt)
         job.nextAttempt[shard] = attempt
         let assignment = job.assignment(shard: shard, attempt: attempt)
         if job.encoderFingerprint == nil, let own = worker.encoders?[job.spec.settings.videoCodec.rawValue] {

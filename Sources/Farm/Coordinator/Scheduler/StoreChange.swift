@@ -16,9 +16,9 @@ enum AttemptOutcome: String {
 enum StoreChange {
     case createJob(JobStore.JobRecord, [ShardTask])
     case jobPhase(String, JobPhase, error: String?, finished: Double?)
-    case startAttempt(AttemptKey, worker: String, at: Double)
-    case endAttempt(AttemptKey, AttemptOutcome, message: String?, at: Double)
-    case finishShard(AttemptKey, sha256: String, worker: String, at: Double)
+    case startAttempt(AttemptID, worker: String, at: Double)
+    case endAttempt(AttemptID, AttemptOutcome, message: String?, at: Double)
+    case finishShard(AttemptID, sha256: String, worker: String, at: Double)
     case requeue(job: String, shard: Int)
     case jobPriority(String, Int)
     case recordWorker(id: String, host: String, slots: Int, at: Double)
@@ -31,14 +31,14 @@ extension JobStore {
         switch change {
         case .createJob(let record, let tasks): try createJob(record, shards: tasks)
         case .jobPhase(let job, let phase, let error, let finished):
-            try setJobState(job, phase.rawValue, error: error, finished: finished)
+            try setJobState(job, phase, error: error, finished: finished)
         case .startAttempt(let key, let worker, let time):
-            try startAttempt(job: key.job, shard: key.shard, attempt: key.attempt, worker: worker, at: time)
+            try startAttempt(job: key.jobID, shard: key.shard, attempt: key.attempt, worker: worker, at: time)
         case .endAttempt(let key, let outcome, let message, let time):
-            try endAttempt(job: key.job, shard: key.shard, attempt: key.attempt, outcome: outcome.rawValue, message: message,
+            try endAttempt(job: key.jobID, shard: key.shard, attempt: key.attempt, outcome: outcome.rawValue, message: message,
                            at: time, requeue: false)
         case .finishShard(let key, let sha256, let worker, let time):
-            try finishShard(job: key.job, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
+            try finishShard(job: key.jobID, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
         case .requeue(let job, let shard): try requeueShard(job: job, shard: shard)
         case .jobPriority(let job, let priority): try setPriority(job, priority)
         case .recordWorker(let id, let host, let slots, let time): try recordWorker(id: id, host: host, slots: slots, at: time)

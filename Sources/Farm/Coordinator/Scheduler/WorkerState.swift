@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 
 /// A peer's ZeroMQ routing id: who sent a message, and where a reply goes.
 typealias PeerID = Data
@@ -13,7 +14,7 @@ struct WorkerState {
     /// Codec → its encoder's fingerprint; `nil` when the worker did not say.
     var encoders: [String: String]? = nil
     /// Attempts it holds: given to it and not yet reported on.
-    var running: Set<AttemptKey> = []
+    var running: Set<AttemptID> = []
     /// A send to it failed: it is dropped at the end of the turn, after what it sent before
     /// leaving (a drain's hand-backs, a last chunk) has been read.
     var unreachable = false
