@@ -197,13 +197,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 throw Reported(code: ExitStatus.invalidInput)
             }
             options.acceptsCallbacks = true
-            extra.append(WebhookService(WebhookDeliverer(
+            extra.append(LoopService.webhooks(WebhookDeliverer(
                 storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, secret: trimmed,
-                coordinatorPulse: options.pulse, logger: logger)))
+                coordinatorPulse: options.pulse, logger: logger), logger: logger))
         }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
         try await farmCall {
-            try await operations.run(CoordinatorService(options: options, logger: logger), alongside: extra, pulse: options.pulse,
+            try await operations.run(LoopService.coordinator(options: options, logger: logger), alongside: extra, pulse: options.pulse,
                                      gracePeriod: nil, logger: logger)
         }
     }
@@ -284,7 +284,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0. Past the
         // drain (and a margin to hand back), or on SIGQUIT, it leaves at once.
         try await farmCall {
-            try await operations.run(WorkerService(options: options, logger: logger), pulse: options.pulse,
+            try await operations.run(LoopService.worker(options: options, logger: logger), pulse: options.pulse,
                                      gracePeriod: .seconds(options.drainSeconds + 5), logger: logger)
         }
     }

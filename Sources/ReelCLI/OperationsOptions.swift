@@ -33,17 +33,19 @@ struct OperationsOptions: ParsableArguments {
     }
 
     /// Runs `service` (and `others`, such as the HTTP API) with the metrics server beside it, if asked, until SIGTERM/SIGINT
-    /// (graceful) or SIGQUIT (at once); `gracePeriod` bounds the graceful part.
+    /// (graceful) or SIGQUIT (at once); `gracePeriod` bounds the graceful part. Every service is vital: when any one ends
+    /// or fails, the group shuts down and the process exits (non-zero on a failure), so an orchestrator restarts a whole
+    /// process, never a half-dead one whose API is gone while its loop runs (docs/operations.md, "Shutting down").
     func run(_ service: some Service, alongside others: [any Service] = [], pulse: LoopPulse, gracePeriod: Duration?,
              logger: Logger) async throws {
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                  failureTerminationBehavior: .gracefullyShutdownGroup),
-        ]
-        services += others.map { .init(service: $0) }
+        var all: [any Service] = [service] + others
         if let address = metricsAddress {
             let registry = MetricsServer.bootstrap()
-            services.append(.init(service: MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger)))
+            all.append(MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger))
+        }
+        let services = all.map {
+            ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                                                           failureTerminationBehavior: .gracefullyShutdownGroup)
         }
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                       cancellationSignals: [.sigquit], logger: logger)

@@ -106,6 +106,13 @@ import Testing
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 403)
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.bob)).status == 403)
         #expect(try HTTPExchange.send("DELETE", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 403)
+        // A finished job cannot be cancelled nor reprioritised: the client's mistake (409), with
+        // the farm's code beside the message, never a server error.
+        let lateCancel = try HTTPExchange.send("DELETE", "\(base)/jobs/\(id)", headers: auth(Self.alice))
+        #expect(lateCancel.status == 409, "\(lateCancel.text)")
+        #expect(((lateCancel.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String == "alreadyEnded", "\(lateCancel.text)")
+        let latePriority = try HTTPExchange.send("PATCH", "\(base)/jobs/\(id)", headers: auth(Self.alice), body: Data(#"{"priority": 3}"#.utf8))
+        #expect(latePriority.status == 409, "\(latePriority.text)")
         let bobsList = try HTTPExchange.send("GET", "\(base)/jobs", headers: auth(Self.bob))
         #expect((bobsList.json as? [Any])?.count == 0, "\(bobsList.text)")
         let adminView = try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.admin))

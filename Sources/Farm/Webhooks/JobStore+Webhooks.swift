@@ -47,19 +47,27 @@ extension JobStore {
         }
     }
 
-    /// The job's final status as the webhook's body carries it.
+    /// The job's final status as the webhook's body carries it (docs/api.md, "Webhooks").
     func webhookBody(_ delivery: WebhookDelivery) throws -> Data {
-        let record = try job(delivery.jobID)
-        var job: [String: Any] = ["jobID": delivery.jobID]
-        if let record {
-            job["state"] = record.state
-            job["totalFrames"] = record.totalFrames
-            job["created"] = record.created
-            if let finished = record.finished { job["finished"] = finished }
-            if let error = record.error { job["error"] = error }
-            if let owner = record.owner { job["owner"] = owner }
+        struct Job: Encodable {
+            var jobID: String
+            var state: JobPhase?
+            var totalFrames: Int64?
+            var created: Double?
+            var finished: Double?
+            var error: String?
+            var owner: String?
         }
-        let body: [String: Any] = ["event": delivery.event, "deliveryID": delivery.id, "job": job]
-        return try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        struct Body: Encodable {
+            var event: String
+            var deliveryID: String
+            var job: Job
+        }
+        let record = try job(delivery.jobID)
+        let job = Job(jobID: delivery.jobID, state: record?.state, totalFrames: record?.totalFrames, created: record?.created,
+                      finished: record?.finished, error: record?.error, owner: record?.owner)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(Body(event: delivery.event, deliveryID: delivery.id, job: job))
     }
 }

@@ -28,7 +28,9 @@ public final class WebhookDeliverer: Sendable {
 
     public func stopDelivering() { stop.raise() }
 
-    /// Runs until `stopDelivering()`.
+    /// Runs until `stopDelivering()`. A store that cannot be opened ends it (and so the
+    /// process: docs/operations.md, "Shutting down"); a round the store fails is logged and
+    /// tried again, as the coordinator's own turns are, since deliveries wait in the store.
     public func run() throws {
         while coordinatorPulse.secondsSinceBeat == nil {
             if stop.isRaised { return }
@@ -37,8 +39,12 @@ public final class WebhookDeliverer: Sendable {
         let store = try JobStore(path: storePath)
         while !stop.isRaised {
             let now = Date().timeIntervalSince1970
-            for delivery in try store.dueWebhooks(now: now) where !stop.isRaised {
-                try deliver(delivery, store: store)
+            do {
+                for delivery in try store.dueWebhooks(now: now) where !stop.isRaised {
+                    try deliver(delivery, store: store)
+                }
+            } catch {
+                logger.error("webhook deliveries wait: the job store failed (\(error)); trying again")
             }
             Thread.sleep(forTimeInterval: 0.5)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RenderEngine
 import SessionKit
+import Synchronization
 
 /// A worker's thumbnail and frame server (docs/operations.md): one thread of its own, apart from
 /// the render slots, so interactive requests are served at once even while every slot
@@ -25,10 +26,21 @@ final class StillThread: Sendable {
 
     init(directory: URL, limit: Int64, workerID: String, renderLog: String?, wakeup: Wakeup,
          logger: Logger) throws {
-        // Opened here so that a bad cache directory fails the worker's start, then handed over.
-        _ = try StillCache(directory: directory, limit: limit)
+        // The cache is opened once, on the thread that owns it; a cache that cannot open
+        // fails the worker's start here, never the thread later.
+        let opened = Mutex<Result<Void, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
         let thread = Thread { [mailbox] in
-            guard let cache = try? StillCache(directory: directory, limit: limit) else { return }
+            let cache: StillCache
+            do {
+                cache = try StillCache(directory: directory, limit: limit)
+                opened.withLock { $0 = .success(()) }
+                ready.signal()
+            } catch {
+                opened.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
             let service = StillService(cache: cache, renderLog: renderLog)
             while !mailbox.stop.isRaised {
                 _ = mailbox.wake.wait(timeout: .now() + .milliseconds(200))
@@ -39,8 +51,12 @@ final class StillThread: Sendable {
                         mailbox.replies.post(reply)
                         wakeup.signal()
                     case .invalidate(let ids):
-                        let removed = (try? cache.invalidate(media: Set(ids))) ?? 0
-                        logger.info("cleared \(removed) cached picture(s)")
+                        do {
+                            let removed = try cache.invalidate(media: Set(ids))
+                            logger.info("cleared \(removed) cached picture(s)")
+                        } catch {
+                            logger.error("could not clear the cached pictures of \(ids.count) media file(s): \(error)")
+                        }
                     }
                 }
             }
@@ -48,6 +64,8 @@ final class StillThread: Sendable {
         thread.name = "stills"
         thread.stackSize = 4 << 20
         thread.start()
+        ready.wait()
+        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
     }
 
     func post(_ job: Job) {
