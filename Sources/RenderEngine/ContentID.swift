@@ -1,23 +1,40 @@
 import Crypto
 import Foundation
+import SessionKit
 
-/// `sha256:<hex>` of a file's bytes: how sources are named on a coordinator and in the
-/// adjustment sidecar.
-public enum ContentID {
+extension ContentID {
+    /// The content id of a file's bytes, read 1 MiB at a time. Its text form (`sha256:…`)
+    /// is how sources are named on a coordinator and in the adjustment sidecar.
     public static func of(file path: String) throws -> String {
+        try hashing(file: path).description
+    }
+
+    public static func hashing(file path: String) throws -> ContentID {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw EngineError("\(path): cannot be read") }
-        defer { try? handle.close() }
+        defer { try? handle.close() }   // read-only: closing cannot lose data
         var hasher = SHA256()
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
             hasher.update(data: block)
         }
-        return "sha256:" + hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard let id = ContentID(hex: Digest.hex(hasher.finalize())) else { preconditionFailure("SHA-256 is 32 bytes") }
+        return id
     }
 }
 
 /// SHA-256 as lower-case hex: chunk checksums, recipe keys, still-cache keys.
 public enum Digest {
     public static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: data))
+    }
+
+    /// Bytes as lowercase hex, two digits each.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

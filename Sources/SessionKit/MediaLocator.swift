@@ -26,17 +26,14 @@ public struct MediaLocator: Sendable {
         case contentID(String)
     }
 
-    /// `sha256:` followed by 64 lowercase hex digits.
+    /// The hex digits of a content id (`ContentID`), else `nil`.
     public static func contentID(of reference: String) -> String? {
-        guard reference.hasPrefix("sha256:") else { return nil }
-        let hex = reference.dropFirst("sha256:".count)
-        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
-        return String(hex)
+        ContentID(reference)?.hex
     }
 
     /// The file or content id a reference names, or why it cannot be used.
     public func resolve(_ reference: String) -> Result<Reference, MediaLocatorError> {
-        if reference.hasPrefix("sha256:") {
+        if reference.hasPrefix(ContentID.prefix) {
             guard let id = Self.contentID(of: reference) else {
                 return .failure(.init("'\(reference)' is not a content id (sha256: and 64 lowercase hex digits)"))
             }

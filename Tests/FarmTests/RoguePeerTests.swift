@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import ReelTestSupport
 import Testing
 @testable import Farm

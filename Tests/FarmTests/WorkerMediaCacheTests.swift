@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import ReelTestSupport
 import RenderEngine
 import Testing

@@ -157,6 +157,11 @@ import Testing
         let rest = try part(1000..<bytes.count, of: bytes)
         #expect(rest.status == 201, "\(rest.text)")
         #expect(try head().0 == 200)
+        // The colon percent-encoded, as encodeURIComponent and generated clients send it.
+        let encoded = url.replacingOccurrences(of: "sha256:", with: "sha256%3A")
+        #expect(try HTTPExchange.send("HEAD", encoded, headers: auth(Self.alice)).status == 200)
+        #expect(try HTTPExchange.send("HEAD", url.uppercased().replacingOccurrences(of: "HTTP://", with: "http://")
+                                          .replacingOccurrences(of: "/V1/MEDIA/", with: "/v1/media/"), headers: auth(Self.alice)).status == 400)
         let again = try HTTPExchange.send("PUT", url, headers: auth(Self.alice), body: bytes)
         #expect(again.status == 200)
         #expect((again.json as? [String: Any])?["present"] as? Bool == true)

@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import RenderEngine
 
 /// Content-addressed media on the coordinator: uploads land in `media/<hex>`; files the
@@ -132,10 +133,5 @@ extension MediaStore {
 
 enum MediaLocatorContentID {
     /// `sha256:<64 hex>` → the hex.
-    static func hex(_ contentID: String) -> String? {
-        guard contentID.hasPrefix("sha256:") else { return nil }
-        let hex = contentID.dropFirst(7)
-        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
-        return String(hex)
-    }
+    static func hex(_ contentID: String) -> String? { ContentID(contentID)?.hex }
 }

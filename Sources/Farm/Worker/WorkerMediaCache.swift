@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import RenderEngine
 
 /// The worker's content-addressed media cache (`<dir>/<hex>`) with a size limit: least

@@ -1,5 +1,6 @@
 import Farm
 import Foundation
+import SessionKit
 import HTTPTypes
 import Hummingbird
 import RenderEngine
@@ -97,13 +98,14 @@ extension APIRoutes {
     // A registered-style field name, valid by construction.
     static let uploadOffset = HTTPField.Name("Upload-Offset")!
 
+    /// The path's content id, also with its colon percent-encoded (`sha256%3A…`), as
+    /// `encodeURIComponent`, `urllib.parse.quote` and generated clients send it.
     static func contentID(_ context: BasicRequestContext) throws -> String {
-        let contentID = try context.parameters.require("contentID")
-        guard contentID.hasPrefix("sha256:"), contentID.count == 71,
-              contentID.dropFirst(7).allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
-            throw HTTPError(.badRequest, message: "'\(contentID)' is not a content id: sha256: and 64 lowercase hex digits")
+        let raw = try context.parameters.require("contentID")
+        guard let id = ContentID(raw.removingPercentEncoding ?? raw) else {
+            throw HTTPError(.badRequest, message: "'\(raw.prefix(80))' is not a content id: sha256: and 64 lowercase hex digits")
         }
-        return contentID
+        return id.description
     }
 
     static func size(of url: URL) -> Int {

@@ -1,5 +1,6 @@
 import Farm
 import Foundation
+import SessionKit
 import RenderEngine
 
 /// The body of `POST /v1/jobs` (docs/api.md): the session as JSON, the content id of
@@ -33,10 +34,10 @@ struct SubmitBody {
         if let raw = object["files"] {
             guard let map = raw as? [String: Any] else { throw Invalid(path: "files", message: "must map media references to content ids") }
             for (reference, value) in map {
-                guard let id = value as? String, id.hasPrefix("sha256:"), id.count == 71 else {
-                    throw Invalid(path: "files.\(reference)", message: "must be a content id: sha256: and 64 hex digits")
+                guard let text = value as? String, let id = ContentID(text) else {
+                    throw Invalid(path: "files.\(reference)", message: "must be a content id: sha256: and 64 lowercase hex digits")
                 }
-                files[reference] = id
+                files[reference] = id.description
             }
         }
         var settings = EncoderSettings()
