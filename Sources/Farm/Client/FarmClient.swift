@@ -199,11 +199,12 @@ public final class FarmClient {
         try request(.status, StatusRequest(jobID: jobID)).decode(StatusReply.self)
     }
 
-    /// Calls `progress` with each update until the job ends; returns its final status.
-    public func watch(_ jobID: String, progress: (JobStatus) -> Void) throws -> JobStatus {
+    /// Follows a job: `progress` with its status now and on each change; returns the final
+    /// status, or the last one seen once `stop` is raised.
+    public func watch(_ jobID: String, stop: StopSignal? = nil, progress: (JobStatus) -> Void) throws -> JobStatus {
         var status = try request(.watch, JobRequest(jobID: jobID)).decode(JobStatus.self)
         progress(status)
-        while !status.isFinal {
+        while !status.isFinal, stop?.isRaised != true {
             do {
                 status = try receive(timeout: 2).decode(JobStatus.self)
             } catch let failure as FarmError where failure.code == .noAnswer {

@@ -63,7 +63,7 @@ extension APIRoutes {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let stream = gateway.watch(id)
+        let stream = events.stream(id)
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

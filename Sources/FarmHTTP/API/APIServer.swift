@@ -11,7 +11,7 @@ import ServiceLifecycle
 public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
                                uploads: URL, logger: Logger) -> some Service {
-        let routes = APIRoutes(gateway: gateway, tokens: tokens, uploads: uploads)
+        let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway), tokens: tokens, uploads: uploads)
         let router = Router()
         router.add(middleware: FarmErrorMiddleware())
         routes.add(to: router.group("v1"))
@@ -37,6 +37,7 @@ struct Caller {
 
 struct APIRoutes: Sendable {
     let gateway: FarmGateway
+    let events: JobEvents
     let tokens: APITokens?
     let uploads: URL
     let uploadLocks = UploadLocks()
