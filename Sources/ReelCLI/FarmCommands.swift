@@ -104,6 +104,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
         "How long a finished job's result, and an upload no job reads, are kept: 90s, 30m, 24h or 7d.", valueName: "duration"))
     var keepResults: String = "24h"
 
+    @Option(name: .customLong("keep-jobs"), help: ArgumentHelp(
+        "How long an ended job's status and history are kept (at least --keep-results): 90s, 30m, 24h or 7d.", valueName: "duration"))
+    var keepJobs: String = "30d"
+
     @Option(name: .customLong("min-free-space"), help: ArgumentHelp(
         "MiB kept free in the state directory: below it no shards are handed out, and a job is accepted only if its budget fits above it.",
         valueName: "MiB"))
@@ -141,6 +145,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
         }
+        guard let jobs = Self.seconds(keepJobs) else {
+            throw ValidationError("--keep-jobs '\(keepJobs)' is not a duration such as 90s, 30m, 24h or 7d")
+        }
+        if let results = Self.seconds(keepResults), jobs < results {
+            throw ValidationError("--keep-jobs \(keepJobs) is shorter than --keep-results \(keepResults): a result would outlive its job")
+        }
         guard chunkCacheSize >= 0 else { throw ValidationError("--chunk-cache-size \(chunkCacheSize) is negative") }
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
         if (curveKey == nil) != (authorizedKeys == nil) {
@@ -159,6 +169,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.minimumFreeBytes = Int64(minFreeSpace) << 20
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
         options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
+        options.keepJobsSeconds = Self.seconds(keepJobs) ?? 30 * 86_400
         if let curveKey, let authorizedKeys {
             do {
                 options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),
@@ -352,10 +363,16 @@ struct Status: ParsableCommand {
     @Argument var job: String?
     @OptionGroup var farm: CoordinatorOption
     @Flag var json = false
+    @Option(help: "Jobs listed, newest first: 1 to 1000.") var limit = 100
+    @Option(help: "The cursor a previous page ended with, for the next page.") var after: String?
+
+    func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit \(limit) is not from 1 to 1000") }
+    }
 
     func run() throws {
         let client = try farm.client()
-        let reply = try farmCall { try client.statusReply(job) }
+        let reply = try farmCall { try client.statusReply(job, limit: limit, after: after) }
         let jobs = reply.jobs
         if let job, jobs.isEmpty {
             printError("error: no job \(job)")
@@ -370,6 +387,7 @@ struct Status: ParsableCommand {
             print("\(s.jobID)  \(s.state)  \(s.framesDone)/\(s.totalFrames) frames  priority \(s.priority)  shards: \(shards)"
                   + (s.error.map { "  error: \($0)" } ?? "") + (s.paused.map { "  paused: \($0)" } ?? ""))
         }
+        if job == nil, let next = reply.next { print("more: reel status --after \(next)") }
         if job == nil, let bytes = reply.stateBytes {
             print("state directory: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB")
         }

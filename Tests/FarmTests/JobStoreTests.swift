@@ -37,6 +37,44 @@ import Testing
         #expect(try reopened.shardsDone(byWorker: "w1") == 1)
     }
 
+    /// The job list: pages newest first that meet exactly (no job twice, none skipped, even
+    /// with equal creation times), per owner, from an index; an ended job's counts summed by
+    /// the store; and pruning that forgets only jobs ended before the cutoff.
+    @Test func theListPagesNewestFirstAndOldJobsAreForgotten() throws {
+        let store = try JobStore(path: try TestEnvironment.scratchDirectory().appendingPathComponent("farm.sqlite").path)
+        for i in 0..<7 {
+            var job = record("j\(i)")
+            job.created = Double(i / 2)   // pairs share a creation time
+            job.owner = i % 3 == 0 ? "token:alice" : "token:bob"
+            try store.createJob(job, shards: tasks)
+        }
+        var seen: [String] = []
+        var cursor: JobStore.JobCursor?
+        repeat {
+            let page = try store.jobSummaries(owner: nil, after: cursor, limit: 3)
+            #expect(page.count <= 3)
+            seen += page.map(\.id)
+            cursor = page.count == 3 ? page.last.map { JobStore.JobCursor(created: $0.created, id: $0.id) } : nil
+            if let text = cursor?.text { #expect(JobStore.JobCursor(text) == cursor) }
+        } while cursor != nil
+        #expect(seen == ["j6", "j5", "j4", "j3", "j2", "j1", "j0"])
+        #expect(try store.jobSummaries(owner: "token:alice", after: nil, limit: 10).map(\.id) == ["j6", "j3", "j0"])
+        let plan = try store.db.query("EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE owner=? ORDER BY created DESC, id DESC LIMIT 3",
+                                      [.text("token:alice")]).compactMap { $0.last?.string }
+        #expect(plan.contains { $0.contains("INDEX jobs_by_owner") }, "\(plan)")
+
+        try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 2)
+        try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 3)
+        let counts = try store.shardCounts(of: "j1")
+        #expect(counts.byState == [.queued: 1, .done: 1] && counts.framesDone == 90 && counts.perWorker == ["w1": 1])
+
+        try store.setJobState("j0", .done, finished: 10)
+        try store.setJobState("j1", .failed, error: "boom", finished: 20)
+        #expect(try store.prune(endedBefore: 15) == ["j0"])
+        #expect(try store.jobSummary("j0") == nil && store.shards(of: "j0").isEmpty)
+        #expect(try store.jobSummary("j1")?.state == .failed && store.jobSummary("j2")?.state == .queued)
+    }
+
     /// Attempts in flight when the coordinator died get an outcome on restart; finished and
     /// failed ones keep theirs.
     @Test func resumeClosesStaleAttempts() throws {

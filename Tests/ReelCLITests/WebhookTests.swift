@@ -60,6 +60,16 @@ import Testing
         }
         #expect(delivered, "\(farm.log("coordinator.log").suffix(600))")
 
+        // The list pages newest first, the next page linked (docs/api.md, "Endpoints").
+        let firstPage = try HTTPExchange.send("GET", "\(api)/jobs?limit=1")
+        #expect((firstPage.json as? [[String: Any]])?.map { $0["jobID"] as? String } == [cancelled], "\(firstPage.text)")
+        let link = try #require(firstPage.headers["link"])
+        #expect(link.hasPrefix("</v1/jobs?limit=1&after=") && link.hasSuffix(">; rel=\"next\""), "\(link)")
+        let origin = String(api.dropLast("/v1".count))
+        let secondPage = try HTTPExchange.send("GET", origin + link.dropFirst().prefix { $0 != ">" })
+        #expect((secondPage.json as? [[String: Any]])?.map { $0["jobID"] as? String } == [done], "\(secondPage.text)")
+        #expect(try HTTPExchange.send("GET", "\(api)/jobs?limit=0").status == 400)
+
         let lines = try String(contentsOfFile: farm.path("deliveries.log"), encoding: .utf8).split(separator: "\n")
         let deliveries = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(deliveries.count == 4, "\(lines)")

@@ -194,9 +194,10 @@ public final class FarmClient {
         try statusReply(jobID).jobs
     }
 
-    /// The jobs, and the size of the coordinator's state directory.
-    public func statusReply(_ jobID: String? = nil) throws -> StatusReply {
-        try request(.status, StatusRequest(jobID: jobID)).decode(StatusReply.self)
+    /// One job, or a page of the job list (newest first), and the size of the
+    /// coordinator's state directory.
+    public func statusReply(_ jobID: String? = nil, owner: String? = nil, limit: Int? = nil, after: String? = nil) throws -> StatusReply {
+        try request(.status, StatusRequest(jobID: jobID, owner: owner, limit: limit, after: after)).decode(StatusReply.self)
     }
 
     /// Follows a job: `progress` with its status now and on each change; returns the final

@@ -16,13 +16,21 @@ extension Coordinator {
         // `JOB.mp4` (and its sidecar) for a whole job, the directory `JOB` for a per-segment one.
         for id in Set(names.compactMap { $0.hasSuffix(".reel.json") ? nil : $0.hasSuffix(".mp4") ? String($0.dropLast(4)) : $0 }) {
             do {
-                guard let record = try store.job(id), let finished = record.finished, finished < cutoff,
+                guard let record = try store.jobSummary(id), let finished = record.finished, finished < cutoff,
                       scheduler.jobs[id] == nil else { continue }
                 try deleteResult(of: id)
                 log("removed the result of job \(id), which ended \(Int(now - finished)) s ago (--keep-results)", LogIDs(job: id))
             } catch {
                 logLimited("sweep", "could not remove the result of job \(id): \(FileErrorText.describe(error))")
             }
+        }
+        do {
+            for id in try store.prune(endedBefore: now - options.keepJobsSeconds) {
+                try deleteResult(of: id)
+                log("forgot job \(id), which ended over \(Int(options.keepJobsSeconds)) s ago (--keep-jobs)", LogIDs(job: id))
+            }
+        } catch {
+            logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
         }
         let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) })
         for removed in media.removeUploads(olderThan: cutoff, except: inUse) {

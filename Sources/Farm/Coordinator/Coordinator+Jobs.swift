@@ -176,43 +176,56 @@ extension Coordinator {
         return "j\(stamp)\(random)"
     }
 
-    func statuses(_ only: String?) throws -> [JobStatus] {
-        // One job is looked up by id: watchers ask for it several times a second.
-        let records = try only.map { try store.job($0).map { [$0] } ?? [] } ?? store.jobs()
-        return try records.map { record in
-            // A running job is described from memory; only ended ones read their shards.
-            var counts: [String: Int] = [:]
-            var perWorker: [String: Int] = [:]
-            var framesDone: Int64 = 0
-            let job = scheduler.jobs[record.id]
-            if let job {
-                for (state, count) in job.counts where count > 0 { counts[state.rawValue] = count }
-                perWorker = job.doneBy.filter { $0.value > 0 }
-                framesDone = job.framesDone
-            } else {
-                for shard in try store.shards(of: record.id) {
-                    counts[shard.state.rawValue, default: 0] += 1
-                    if shard.state == .done {
-                        framesDone += shard.task.frameCount
-                        if let worker = shard.worker { perWorker[worker, default: 0] += 1 }
-                    }
-                }
-            }
-            let ended = endedUncommitted[record.id]
-            let state = job?.phase ?? ended?.phase ?? record.state
-            var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
-                                   totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
-                                   created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
-                                   assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
-                                   paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
-                                   owner: record.owner)
-            if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
-            if let fps = jobRates[record.id]?.framesPerSecond {
-                status.framesPerSecond = fps
-                if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
-            }
-            return status
+    /// The job's status, or none if there is no such job.
+    func statuses(_ id: String) throws -> [JobStatus] {
+        try store.jobSummary(id).map { [try status(of: $0)] } ?? []
+    }
+
+    /// A page of the job list, newest first (docs/protocol.md, "status"): at most
+    /// `limit` (1 … 1000, default 100) after the request's cursor, and the cursor of the
+    /// next page when this one is full.
+    func statusPage(_ request: StatusRequest) throws -> StatusReply {
+        let limit = min(max(request.limit ?? 100, 1), 1000)
+        var cursor: JobStore.JobCursor?
+        if let text = request.after {
+            guard let parsed = JobStore.JobCursor(text) else { throw FarmError(.invalidInput, "'\(text.prefix(80))' is not a page cursor") }
+            cursor = parsed
         }
+        let summaries = try store.jobSummaries(owner: request.owner, after: cursor, limit: limit)
+        let next = summaries.count == limit ? summaries.last.map { JobStore.JobCursor(created: $0.created, id: $0.id).text } : nil
+        return StatusReply(jobs: try summaries.map(status(of:)), stateBytes: housekeeping.stateBytes, next: next)
+    }
+
+    private func status(of record: JobStore.JobSummary) throws -> JobStatus {
+        // A running job is described from memory; an ended one's counts are summed by the store.
+        var counts: [String: Int] = [:]
+        var perWorker: [String: Int] = [:]
+        var framesDone: Int64 = 0
+        let job = scheduler.jobs[record.id]
+        if let job {
+            for (state, count) in job.counts where count > 0 { counts[state.rawValue] = count }
+            perWorker = job.doneBy.filter { $0.value > 0 }
+            framesDone = job.framesDone
+        } else {
+            let summed = try store.shardCounts(of: record.id)
+            for (state, count) in summed.byState where count > 0 { counts[state.rawValue] = count }
+            framesDone = summed.framesDone
+            perWorker = summed.perWorker
+        }
+        let ended = endedUncommitted[record.id]
+        let state = job?.phase ?? ended?.phase ?? record.state
+        var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
+                               totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
+                               created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
+                               assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
+                               paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
+                               owner: record.owner)
+        if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
+        if let fps = jobRates[record.id]?.framesPerSecond {
+            status.framesPerSecond = fps
+            if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
+        }
+        return status
     }
 
     func fetch(_ request: FetchRequest, from identity: Data) throws {

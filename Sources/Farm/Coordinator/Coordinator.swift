@@ -28,6 +28,9 @@ public final class Coordinator {
         public var chunkCacheBytes: Int64 = 1 << 30
         /// How long a finished job's result (and unused uploads) are kept (docs/operations.md, "Housekeeping").
         public var keepResultsSeconds = 24 * 3600.0
+        /// How long what is remembered of an ended job (its status, shards, attempts) is
+        /// kept (docs/operations.md, "Housekeeping"); at least `keepResultsSeconds`.
+        public var keepJobsSeconds = 30 * 86_400.0
         /// Free space kept in the state directory (docs/operations.md, "Disks").
         public var minimumFreeBytes: Int64 = 64 << 20
         /// Ends `run()` when raised (from any thread).
@@ -321,7 +324,11 @@ public final class Coordinator {
             send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
         case .status:
             let request = try message.decode(StatusRequest.self)
-            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID), stateBytes: housekeeping.stateBytes))
+            if let id = request.jobID {
+                send(to: identity, .statusReply, StatusReply(jobs: try statuses(id), stateBytes: housekeeping.stateBytes))
+            } else {
+                send(to: identity, .statusReply, try statusPage(request))
+            }
         case .watch:
             let request = try message.decode(JobRequest.self)
             guard let status = try statuses(request.jobID).first else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }

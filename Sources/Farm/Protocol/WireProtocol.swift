@@ -292,8 +292,22 @@ public struct Uploaded: Codable, Sendable {
     public var complete: Bool
 }
 
+/// One job's status (`jobID`), or a page of the job list, newest first.
 public struct StatusRequest: Codable, Sendable {
     public var jobID: String?
+    /// Only this owner's jobs (the HTTP API asks so for a client token).
+    public var owner: String? = nil
+    /// Jobs in the page: 1 … 1000 (default 100).
+    public var limit: Int? = nil
+    /// The `next` cursor of the previous page.
+    public var after: String? = nil
+
+    public init(jobID: String? = nil, owner: String? = nil, limit: Int? = nil, after: String? = nil) {
+        self.jobID = jobID
+        self.owner = owner
+        self.limit = limit
+        self.after = after
+    }
 }
 
 public struct JobStatus: Codable, Sendable, Equatable {
@@ -334,6 +348,8 @@ public struct StatusReply: Codable, Sendable {
     public var jobs: [JobStatus]
     /// Bytes under the coordinator's state directory (measured at most every 10 s).
     public var stateBytes: Int64? = nil
+    /// A full page of the list: the cursor of the next (`StatusRequest.after`).
+    public var next: String? = nil
 }
 
 public struct JobRequest: Codable, Sendable {

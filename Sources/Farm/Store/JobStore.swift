@@ -37,6 +37,12 @@ public final class JobStore {
         if !columns.contains("spec") { try db.execute("ALTER TABLE jobs ADD COLUMN spec TEXT") }
         // Where a job's end is announced (docs/api.md, "Webhooks").
         if !columns.contains("callback") { try db.execute("ALTER TABLE jobs ADD COLUMN callback TEXT") }
+        // Listing pages newest first, per owner, and pruning by end time read these.
+        try db.execute("""
+        CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created, id);
+        CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner, created, id);
+        CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs(finished);
+        """)
     }
 
     public struct JobRecord {
@@ -125,6 +131,106 @@ public final class JobStore {
                              paths: try Self.parse([String: String].self, r[7].string),
                              settings: try Self.parse(EncoderSettings.self, r[8].string), totalFrames: r[9].int ?? 0, error: r[10].string,
                              owner: r[11].string)
+        }
+    }
+
+    /// What a status shows of a job, without its session or settings.
+    public struct JobSummary: Sendable {
+        public var id: String
+        public var state: JobPhase
+        public var priority: Int
+        public var created: Double
+        public var finished: Double?
+        public var totalFrames: Int64
+        public var error: String?
+        public var owner: String?
+    }
+
+    /// Where a page of the job list starts: after this job, in newest-first order.
+    public struct JobCursor: Sendable, Equatable {
+        public var created: Double
+        public var id: String
+
+        public init(created: Double, id: String) {
+            self.created = created
+            self.id = id
+        }
+
+        /// `CREATED/ID`, opaque to clients.
+        public init?(_ text: String) {
+            guard let slash = text.firstIndex(of: "/"), let created = Double(text[..<slash]), created.isFinite else { return nil }
+            self.init(created: created, id: String(text[text.index(after: slash)...]))
+        }
+
+        public var text: String { "\(created)/\(id)" }
+    }
+
+    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner"
+
+    /// Up to `limit` jobs, newest first, after `cursor`, of `owner` only if given: one
+    /// indexed range read, however many jobs the store holds.
+    public func jobSummaries(owner: String?, after cursor: JobCursor?, limit: Int) throws -> [JobSummary] {
+        var conditions: [String] = []
+        var values: [SQLiteDatabase.Value] = []
+        if let owner {
+            conditions.append("owner=?")
+            values.append(.text(owner))
+        }
+        if let cursor {
+            conditions.append("(created < ? OR (created = ? AND id < ?))")
+            values += [.real(cursor.created), .real(cursor.created), .text(cursor.id)]
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs \(filter) ORDER BY created DESC, id DESC LIMIT ?",
+                                          values + [.integer(Int64(max(0, limit)))]))
+    }
+
+    public func jobSummary(_ id: String) throws -> JobSummary? {
+        try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs WHERE id=?", [.text(id)])).first
+    }
+
+    private func summaries(_ rows: [[SQLiteDatabase.Value]]) throws -> [JobSummary] {
+        try rows.compactMap { r in
+            guard let id = r[0].string else { return nil }
+            return JobSummary(id: id, state: try Self.parse(JobPhase.self, column: r[1].string, of: id), priority: Int(r[2].int ?? 0),
+                              created: r[3].double ?? 0, finished: r[4].double, totalFrames: r[5].int ?? 0, error: r[6].string,
+                              owner: r[7].string)
+        }
+    }
+
+    /// An ended job's shards counted by state, its frames done and shards per worker,
+    /// summed by SQLite: no shard's task is decoded.
+    public func shardCounts(of job: String) throws -> (byState: [ShardState: Int], framesDone: Int64, perWorker: [String: Int]) {
+        var byState: [ShardState: Int] = [:]
+        var framesDone: Int64 = 0
+        for r in try db.query("SELECT state, COUNT(*), SUM(frames) FROM shards WHERE job_id=? GROUP BY state", [.text(job)]) {
+            let state = try Self.parse(ShardState.self, column: r[0].string, of: job)
+            byState[state] = Int(r[1].int ?? 0)
+            if state == .done { framesDone = r[2].int ?? 0 }
+        }
+        var perWorker: [String: Int] = [:]
+        for r in try db.query("SELECT worker, COUNT(*) FROM shards WHERE job_id=? AND state='done' AND worker IS NOT NULL GROUP BY worker",
+                              [.text(job)]) {
+            if let worker = r[0].string { perWorker[worker] = Int(r[1].int ?? 0) }
+        }
+        return (byState, framesDone, perWorker)
+    }
+
+    /// Deletes what is kept of jobs that ended before `cutoff` — the job, its shards,
+    /// attempts and webhook — in one transaction; returns their ids. A webhook still
+    /// pending keeps its job.
+    public func prune(endedBefore cutoff: Double, limit: Int = 1000) throws -> [String] {
+        try db.transaction {
+            let ids = try db.query("""
+                SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?
+                  AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.job_id = jobs.id AND w.state = 'pending')
+                LIMIT ?
+                """, [.real(cutoff), .integer(Int64(limit))]).compactMap { $0[0].string }
+            for id in ids {
+                for table in ["attempts", "shards", "webhooks"] { try db.query("DELETE FROM \(table) WHERE job_id=?", [.text(id)]) }
+                try db.query("DELETE FROM jobs WHERE id=?", [.text(id)])
+            }
+            return ids
         }
     }
 

@@ -55,6 +55,33 @@ extension APIRoutes {
         var reusedShards: Int
     }
 
+    // MARK: Listing
+
+    static let link = HTTPField.Name("Link")!
+
+    /// A page of the caller's jobs (an admin's: everyone's), newest first: `limit` (1 …
+    /// 1000, default 100) and `after` (the cursor of a `Link: …; rel="next"`).
+    func list(_ request: Request) async throws -> Response {
+        let caller = try authorize(request)
+        let query = request.uri.queryParameters
+        var limit = 100
+        if let text = query["limit"] {
+            guard let value = Int(String(text)), (1...1000).contains(value) else {
+                throw HTTPError(.badRequest, message: "limit=\(text.prefix(20)) is not a number from 1 to 1000")
+            }
+            limit = value
+        }
+        let after = query["after"].map(String.init)
+        let owner = caller.isAdmin ? nil : caller.owner
+        let pageSize = limit
+        let reply = try await gateway.call { try $0.statusReply(owner: owner, limit: pageSize, after: after) }
+        var headers = HTTPFields()
+        if let next = reply.next, let cursor = next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+            headers[Self.link] = "</v1/jobs?limit=\(limit)&after=\(cursor)>; rel=\"next\""
+        }
+        return try json(reply.jobs.filter(caller.may(see:)), headers: headers)
+    }
+
     // MARK: Events
 
     /// Server-Sent Events: `progress` with the job's status on each change, then one

@@ -46,11 +46,7 @@ struct APIRoutes: Sendable {
 
     func add(to group: RouterGroup<BasicRequestContext>) {
         group.post("jobs") { request, context in try await submit(request, context) }
-        group.get("jobs") { request, _ in
-            let caller = try authorize(request)
-            let jobs = try await gateway.call { try $0.status() }.filter(caller.may(see:))
-            return try json(jobs)
-        }
+        group.get("jobs") { request, _ in try await list(request) }
         group.get("jobs/:id") { request, context in
             try json(try await job(try context.parameters.require("id"), for: try authorize(request)))
         }
