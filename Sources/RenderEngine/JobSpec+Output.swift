@@ -1,7 +1,7 @@
 import Foundation
 import SessionKit
 
-/// The files a compiled job writes from its chunks (docs/rendering.md, "Assembly"): one
+/// The files a compiled job writes from its chunks (docs/rendering.md, "Pipeline"): one
 /// MP4 of the whole timeline, or one per segment in a directory, each with its sidecar.
 extension JobSpec {
     /// One file of the job: which tasks' chunks it joins.

@@ -1,5 +1,5 @@
 /// One attempt at one shard of one job: the unit a worker is given and reports on
-/// (docs/protocol.md, "shard"). The coordinator's scheduler, its store and the worker all
+/// (docs/protocol.md, "Worker ⇄ coordinator"). The coordinator's scheduler, its store and the worker all
 /// key their attempts by it; its text form `job/shard/attempt` is for logs only.
 public struct AttemptID: Hashable, Codable, Sendable, CustomStringConvertible {
     public var jobID: String

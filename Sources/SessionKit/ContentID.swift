@@ -1,5 +1,5 @@
 /// A file named by its bytes: `sha256:` and the 64 lowercase hex digits of the SHA-256 of
-/// its contents (docs/session.md, "Media references"). How a session names uploaded media,
+/// its contents (docs/session-format.md, "Media references"). How a session names uploaded media,
 /// how the farm's stores and caches key files, and how the sidecar records sources. This
 /// is the one parser of the text form: anything else is not a content id.
 public struct ContentID: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 /// The EXIF `Orientation` tag (0x0112) of a JPEG, read from its header segments without
-/// decoding the picture (docs/geometry.md, "EXIF orientation"). A pure function of the
+/// decoding the picture (docs/geometry.md, "Photos: EXIF orientation"). A pure function of the
 /// bytes: anything malformed — a segment running past the end, an offset outside the TIFF
 /// block, a wrong type — reads as "no orientation", never as a crash.
 public enum JPEGExif {

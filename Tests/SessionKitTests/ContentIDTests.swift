@@ -2,7 +2,7 @@ import Foundation
 import SessionKit
 import Testing
 
-/// docs/session.md, "Media references": one parser of `sha256:` + 64 lowercase hex digits.
+/// docs/session-format.md, "Media references": one parser of `sha256:` + 64 lowercase hex digits.
 struct ContentIDTests {
     static let hex = "0123456789abcdef" + String(repeating: "a", count: 48)
 

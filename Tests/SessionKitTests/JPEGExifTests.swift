@@ -2,7 +2,7 @@ import ReelTestSupport
 import SessionKit
 import Testing
 
-/// The EXIF orientation reader (docs/geometry.md, "EXIF orientation") on JPEG headers
+/// The EXIF orientation reader (docs/geometry.md, "Photos: EXIF orientation") on JPEG headers
 /// built here byte by byte from the EXIF layout: SOI, segments, APP1 "Exif\0\0", a TIFF
 /// header in either byte order, IFD0 with 12-byte entries.
 @Suite struct JPEGExifTests {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Finished chunks kept by the key of their recipe (docs/operations.md, "Reusing
+/// Finished chunks kept by the key of their recipe (docs/rendering.md, "Reusing
 /// chunks"), least recently used first out once the directory is over its limit. Files
 /// are hard links to the jobs' chunks where the file system allows, so keeping one costs
 /// no copy; a job's own chunk directory can then go when the job ends.

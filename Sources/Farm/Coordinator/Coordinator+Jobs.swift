@@ -50,96 +50,53 @@ extension Coordinator {
         return try JobSpec.compile(loaded, settings: record.settings, contentIDs: record.files)
     }
 
-    /// The session with its references resolved to files this coordinator can read.
+    /// The session with its references resolved to files this coordinator can read (on
+    /// the loop: for jobs resumed from a store of an older release).
     func load(session: Session, files: [String: String], paths: [String: String]) throws -> LoadedSession {
-        var resolved: [String: URL] = [:]
-        var unavailable: [String: String] = [:]
-        for (reference, contentID) in files {
-            if let url = media.file(for: contentID, candidate: paths[reference]) {
-                resolved[reference] = url
-            } else {
-                unavailable[reference] = "\(contentID) is not on the coordinator"
-            }
-        }
-        let url = options.stateDirectory.appendingPathComponent("session.json")
-        return LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable,
-                                  strictLooks: options.strictLooks)
+        SubmissionCompiler.load(session: session, files: files, paths: paths, context: submissionContext, known: media.known) {
+            media.remember(contentID: $0, path: $1, stat: $2)
+        }.0
     }
 
-    /// With `--looks`, the farm's looks replace the submission's: every job on this farm
-    /// renders a look name with the farm's image (docs/filters.md, "Named looks").
-    func withFarmLooks(_ request: Submit, session: Session) throws -> Submit {
-        guard let looks = options.looks else { return request }
-        var request = request
-        let locator = MediaLocator(sessionFile: options.stateDirectory.appendingPathComponent("session.json"),
-                                   looksDirectory: looks)
-        for (reference, file) in LoadedSession.lookFiles(of: session, in: locator) {
-            request.files[reference] = try ContentID.of(file: file.path)
-            request.paths[reference] = file.path
-        }
-        return request
+    var submissionContext: SubmissionCompiler.Context {
+        SubmissionCompiler.Context(stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks,
+                                   strictLooks: options.strictLooks, acceptsCallbacks: options.acceptsCallbacks)
     }
 
-    func submit(_ submitted: Submit, from identity: Data, owner: String? = nil) throws {
-        let session: Session
-        let request: Submit
-        do {
-            session = try SessionDocument.decode(Data(submitted.session.utf8))
-            request = try withFarmLooks(submitted, session: session)
-        } catch {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["\(error)"]))
-            return
-        }
-        let references = Set(LoadedSession.mediaReferences(of: session) + LoadedSession.filterFiles(of: session))
-        var problems: [String] = []
-        // The same rules as the command line's: a peer's settings are input like any other.
-        do { try request.settings.validate() } catch { problems.append("settings: \(error)") }
-        if let callback = request.callback {
-            let url = URL(string: callback)
-            if !options.acceptsCallbacks {
-                problems.append("callback: this coordinator delivers no webhooks (it was started without --webhook-secret)")
-            } else if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
-                problems.append("callback: '\(callback)' is not an http or https URL")
+    /// Submissions the compiler has finished: answered, or created as jobs.
+    func collectSubmissions() {
+        for outcome in compiler.take() {
+            switch outcome {
+            case .answer(let identity, let reply): send(to: identity, .submitted, reply)
+            case .failed(let identity, let error): send(to: identity, .error, FarmError(error.code, publicText(error.message)))
+            case .compiled(let compiled):
+                do {
+                    try create(compiled)
+                } catch {
+                    logLimited("submit", "a compiled submission could not be created: \(error)")
+                    send(to: compiled.identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
+                }
             }
         }
-        for reference in references where request.files[reference] == nil {
-            problems.append("'\(reference)' has no content id in the submission")
-        }
-        for (reference, contentID) in request.files where MediaLocatorContentID.hex(contentID) == nil {
-            problems.append("'\(reference)': '\(contentID)' is not a content id")
-        }
-        guard problems.isEmpty else {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
-            return
-        }
-        let missing = missingMedia(files: request.files, paths: request.paths)
-        guard missing.isEmpty else {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: missing, problems: []))
-            return
-        }
-        let loaded = try load(session: session, files: request.files, paths: request.paths)
-        guard loaded.report.isValid else {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: loaded.report.problems.map(\.description)))
-            return
-        }
-        guard session.video != nil else {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]))
-            return
-        }
-        let spec = try JobSpec.compile(loaded, settings: request.settings, contentIDs: request.files,
-                                       layout: request.layout ?? .whole)
-        let id = Self.newJobID()
+    }
+
+    /// A compiled submission becomes a job: its record, its shards in the scheduler, the
+    /// chunks the cache already holds in place.
+    private func create(_ compiled: SubmissionCompiler.Compiled) throws {
+        let (identity, request, spec) = (compiled.identity, compiled.request, compiled.spec)
+        for file in compiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
         if let shortfall = diskShortfall(for: spec.output) {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
             return
         }
+        let id = Self.newJobID()
         let record = JobStore.JobRecord(id: id, state: .queued, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
-                                        settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: owner,
+                                        settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: compiled.owner,
                                         spec: String(decoding: try spec.encoded(), as: UTF8.self), callback: request.callback)
-        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: owner, spec: spec,
+        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: compiled.owner, spec: spec,
                                paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
-                               recipeKeys: try Self.recipeKeys(spec))
+                               recipeKeys: compiled.recipeKeys)
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
         let reused = reuseCachedChunks(of: id)
         let count = spec.tasks.count
@@ -181,7 +138,7 @@ extension Coordinator {
         try store.jobSummary(id).map { [try status(of: $0)] } ?? []
     }
 
-    /// A page of the job list, newest first (docs/protocol.md, "status"): at most
+    /// A page of the job list, newest first (docs/protocol.md, "Client ⇄ coordinator"): at most
     /// `limit` (1 … 1000, default 100) after the request's cursor, and the cursor of the
     /// next page when this one is full.
     func statusPage(_ request: StatusRequest) throws -> StatusReply {

@@ -24,7 +24,7 @@ public final class Coordinator {
         public var strictLooks = false
         /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
         public var curve: CurveServer?
-        /// Finished chunks kept for reuse by later jobs (docs/operations.md, "Reusing chunks").
+        /// Finished chunks kept for reuse by later jobs (docs/rendering.md, "Reusing chunks").
         public var chunkCacheBytes: Int64 = 1 << 30
         /// How long a finished job's result (and unused uploads) are kept (docs/operations.md, "Housekeeping").
         public var keepResultsSeconds = 24 * 3600.0
@@ -50,6 +50,8 @@ public final class Coordinator {
     let options: Options
     let store: JobStore
     let media: MediaStore
+    /// Submissions are compiled on its thread, not on the loop.
+    let compiler: SubmissionCompiler
     let chunkCache: ChunkCache
     private let context: ZMQContext
     private let socket: ZMQSocket
@@ -103,6 +105,9 @@ public final class Coordinator {
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
+        compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
+            stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
+            acceptsCallbacks: options.acceptsCallbacks), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(
@@ -144,6 +149,7 @@ public final class Coordinator {
             try turn(readable: readable)
         }
         socket.close()
+        compiler.shutDown()
         authenticator?.stop()
     }
 
@@ -167,6 +173,7 @@ public final class Coordinator {
                     }
                 }
                 collectAssemblies()
+                collectSubmissions()
                 checkDisk(force: false)
                 sweep()
                 apply(scheduler.handle(.tick, now: Self.now))
@@ -312,7 +319,8 @@ public final class Coordinator {
             let submit = try message.decode(Submit.self)
             // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
             let onBehalf = credentials.map { $0.role == .admin } ?? true
-            try self.submit(submit, from: identity, owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key)
+            compiler.post(SubmissionCompiler.Request(identity: identity, submit: submit,
+                                                     owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key))
         case .upload:
             let upload = try message.decode(Upload.self)
             if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),

@@ -9,13 +9,14 @@ final class MediaStore {
     let directory: URL
     private let store: JobStore
     private var uploads: [String: FileHandle] = [:]
-    /// Directories whose files may be read in place; anything else must be uploaded.
-    let roots: [URL]
+    /// Where a content id's bytes are: uploads here, files in place under the roots.
+    let catalog: MediaCatalog
+    var roots: [URL] { catalog.roots }
 
     init(directory: URL, store: JobStore, roots: [URL]) throws {
         self.directory = directory
         self.store = store
-        self.roots = roots.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+        catalog = MediaCatalog(directory: directory, roots: roots)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -23,23 +24,31 @@ final class MediaStore {
         MediaLocatorContentID.hex(contentID)
     }
 
-    /// A readable local file whose bytes have content id `contentID`, if there is one.
+    /// A readable local file whose bytes have content id `contentID`, if there is one; a
+    /// file in place hashed now is remembered by path, size and time.
     func file(for contentID: String, candidate: String?) -> URL? {
-        guard let hex = Self.hex(contentID) else { return nil }
-        let stored = directory.appendingPathComponent(hex)
-        if FileManager.default.fileExists(atPath: stored.path) {
-            // Last used now: housekeeping removes uploads by this time.
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: stored.path)
-            return stored
+        catalog.file(for: contentID, candidate: candidate, known: known) { path, stat in
+            remember(contentID: contentID, path: path, stat: stat)
         }
-        // Regular files only: a FIFO would block the event loop.
-        guard let candidate, Self.isInside(candidate, roots), let stat = FileStat.of(candidate) else { return nil }
-        if let known = try? store.knownMedia(path: candidate, size: stat.size, mtime: stat.mtime), known == contentID {
-            return URL(fileURLWithPath: candidate)
+    }
+
+    /// The content id remembered for a file in place of this size and time.
+    func known(_ path: String, _ stat: FileStat) -> String? {
+        do {
+            return try store.knownMedia(path: path, size: stat.size, mtime: stat.mtime)
+        } catch {
+            return nil   // not remembered: the file is hashed again, which gives the same answer
         }
-        guard let actual = try? ContentID.of(file: candidate), actual == contentID else { return nil }
-        try? store.rememberMedia(contentID: contentID, path: candidate, size: stat.size, mtime: stat.mtime)
-        return URL(fileURLWithPath: candidate)
+    }
+
+    /// Remembers a verified file in place, so it is not hashed again. A failed write only
+    /// costs that hash.
+    func remember(contentID: String, path: String, stat: FileStat) {
+        do {
+            try store.rememberMedia(contentID: contentID, path: path, size: stat.size, mtime: stat.mtime)
+        } catch {
+            return
+        }
     }
 
     /// Removes uploads last used before `cutoff` (seconds since 1970) whose content ids are
@@ -65,9 +74,7 @@ final class MediaStore {
 
     /// The stat of `path` when the coordinator has verified that it holds `contentID`.
     func verifiedStat(of path: String, contentID: String) -> FileStat? {
-        guard Self.isInside(path, roots), let stat = FileStat.of(path),
-              let known = try? store.knownMedia(path: path, size: stat.size, mtime: stat.mtime), known == contentID else { return nil }
-        return stat
+        catalog.verifiedStat(of: path, contentID: contentID, known: known)
     }
 
     /// Appends an uploaded block; returns the bytes received and whether the file is complete and verified.

@@ -1,4 +1,4 @@
-/// Where a job is (docs/protocol.md, "status"): the one definition the scheduler, the
+/// Where a job is (docs/protocol.md, "Client ⇄ coordinator"): the one definition the scheduler, the
 /// store, statuses on the wire and the CLI share. Its raw values are the JSON and the
 /// store's text.
 public enum JobPhase: String, Codable, Sendable, CaseIterable {

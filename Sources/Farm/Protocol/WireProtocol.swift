@@ -132,7 +132,7 @@ public struct Heartbeat: Codable, Sendable {
 }
 
 /// One attempt at one task of a job: the task's compiled spec and where the coordinator
-/// reads its files (docs/protocol.md, "shard").
+/// reads its files (docs/protocol.md, "Worker ⇄ coordinator").
 public struct ShardAssignment: Codable, Sendable {
     public var jobID: String
     public var shard: Int

@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// The ZAP handler (RFC 27) that makes CURVE authenticate: without one libzmq encrypts but
-/// lets any client key in (NOTES: libzmq). It answers on `inproc://zeromq.zap.01` in the
+/// lets any client key in (docs/architecture.md, "C handles"). It answers on `inproc://zeromq.zap.01` in the
 /// coordinator's context from its own thread, and admits only the allow-listed keys.
 final class ZAPAuthenticator: Sendable {
     static let domain = "reelfarm"

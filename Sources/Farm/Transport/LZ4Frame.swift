@@ -1,7 +1,7 @@
 import CLZ4
 import Foundation
 
-/// The LZ4 frame format with content checksums (NOTES: liblz4): a corrupted chunk fails
+/// The LZ4 frame format with content checksums (docs/architecture.md, "C handles"): a corrupted chunk fails
 /// to decompress instead of turning into garbage.
 public enum LZ4Frame {
     public struct Failure: Error, CustomStringConvertible {

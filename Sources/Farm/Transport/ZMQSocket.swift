@@ -3,7 +3,7 @@ import Foundation
 
 /// One libzmq socket, used from one thread only. Every socket gets a bounded linger,
 /// a receive size limit and, for ROUTER, `ZMQ_ROUTER_MANDATORY` with a send timeout, so
-/// that nothing is dropped silently and nothing blocks forever (NOTES: libzmq).
+/// that nothing is dropped silently and nothing blocks forever (docs/architecture.md, "C handles").
 public final class ZMQSocket {
     public enum Kind {
         case router, dealer, pair, rep

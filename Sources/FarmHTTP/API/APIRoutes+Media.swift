@@ -70,7 +70,7 @@ extension APIRoutes {
             return try json(UploadState(contentID: contentID, received: received, present: false), status: .accepted, headers: headers)
         }
         defer { try? FileManager.default.removeItem(at: partial) }
-        let digest = try ContentID.of(file: partial.path)
+        let digest = try await blocking { try ContentID.of(file: partial.path) }
         guard digest == contentID else {
             throw HTTPError(.unprocessableContent, message: "the \(received) bytes uploaded hash to \(digest), not \(contentID)")
         }

@@ -34,11 +34,7 @@ public struct FarmGateway: Sendable {
         await turns.take()
         defer { turns.give() }
         let gateway = self
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try body(try gateway.client()) })
-            }
-        }
+        return try await blocking { try body(try gateway.client()) }
     }
 }
 

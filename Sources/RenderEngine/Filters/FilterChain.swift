@@ -26,7 +26,7 @@ public struct FilterChain: Sendable {
     final class Identity: Sendable {}
 
     /// The chain of `filters` as `registry` defines them, with files from `assets`, for a
-    /// picture `pixelScale` times the render size (stills; docs/filters.md, "Stills").
+    /// picture `pixelScale` times the render size (stills; docs/rendering.md, "Thumbnails and frames").
     public init(filters: [SessionFilter], registry: FilterRegistry, assets: [String: FilterAssetFile],
                 pixelScale: Double = 1) throws {
         var stages: [FilterStage] = []

@@ -59,7 +59,7 @@ public protocol PixelOperation: Sendable {
     /// Runs over one row in place, clamping its results to [0, 1].
     func apply(_ row: PixelRow)
     /// True when the result depends on where the pixel is, not only on its colour: the
-    /// engine then cannot remember results by colour (docs/filters.md, "Engine").
+    /// engine then cannot remember results by colour (docs/filters.md, "How the engine runs a chain").
     var dependsOnPosition: Bool { get }
 }
 
@@ -90,7 +90,7 @@ public protocol PictureOperation: Sendable {
     func apply(_ source: PlanarPicture, into destination: inout PlanarPicture)
     /// The same operation on a picture `scale` times the render size (a thumbnail is
     /// smaller): lengths given in render-size pixels (blur sigma, Sobel step) scale with
-    /// it, so the picture looks like the rendered frame scaled (docs/filters.md, "Stills").
+    /// it, so the picture looks like the rendered frame scaled (docs/rendering.md, "Thumbnails and frames").
     func scaled(by scale: Float) -> any PictureOperation
 }
 

@@ -2,7 +2,6 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// Where a job is in its life (docs/operations.md, "Jobs"). The store keeps the raw value.
 /// A running attempt: who holds it and since when.
 struct RunningAttempt: Equatable {
     var worker: PeerID

@@ -417,7 +417,7 @@ extension Scheduler {
             if let shard { return (job.id, shard) }
         }
         // Nothing queued: back up the slowest running shard near the end of a job — one
-        // running well past what this job's shards take (docs/operations.md, "Backups").
+        // running well past what this job's shards take (docs/operations.md, "Scaling").
         for job in candidates where !job.hasQueued && job.accepts(worker.encoders) {
             let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
             let slow = job.running.filter { _, attempts in

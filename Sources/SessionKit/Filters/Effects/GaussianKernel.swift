@@ -1,5 +1,5 @@
 /// A separable Gaussian blur of standard deviation `sigma` pixels, edges clamped
-/// (docs/filters.md, "gaussianBlur"): weights `exp(−k²/2σ²)` for |k| ≤ ⌈3σ⌉, normalised
+/// (docs/filters.md, "Visual effects"): weights `exp(−k²/2σ²)` for |k| ≤ ⌈3σ⌉, normalised
 /// to sum 1. The vertical pass runs over whole rows and the horizontal one over a padded
 /// copy of each row, taps paired by symmetry, so both inner loops vectorise.
 struct GaussianKernel: Sendable {

@@ -1,0 +1,199 @@
+import Foundation
+import RenderEngine
+import SessionKit
+import Synchronization
+
+/// Submissions compiled off the coordinator's loop (docs/architecture.md, "Threads"):
+/// decoding the session, hashing the farm's looks and unverified files in place, probing
+/// the media and compiling the job spec take from milliseconds to seconds, so they run on
+/// this thread, one submission at a time, while the loop goes on serving. What it
+/// produces comes back through an inbox, as assemblies do, and the loop creates the job.
+/// The thread has its own connection to the job store, for reading remembered hashes.
+final class SubmissionCompiler: Sendable {
+    /// What compiling needs of the coordinator's options.
+    struct Context: Sendable {
+        var stateDirectory: URL
+        var catalog: MediaCatalog
+        var looks: URL?
+        var strictLooks: Bool
+        var acceptsCallbacks: Bool
+    }
+
+    struct Request: Sendable {
+        var identity: Data
+        var submit: Submit
+        var owner: String?
+    }
+
+    /// A job ready to be created.
+    struct Compiled: Sendable {
+        var identity: Data
+        var owner: String?
+        /// The submission with the farm's looks in its files.
+        var request: Submit
+        var spec: JobSpec
+        var recipeKeys: [String]
+        /// Files in place hashed now: the loop remembers them.
+        var verified: [(contentID: String, path: String, stat: FileStat)]
+    }
+
+    enum Outcome: Sendable {
+        /// Not a job: the answer is problems or missing media.
+        case answer(Data, Submitted)
+        case compiled(Compiled)
+        /// The compile failed (an unreadable file, a codec's refusal).
+        case failed(Data, FarmError)
+    }
+
+    private let requests = Inbox<Request>()
+    private let results = Inbox<Outcome>()
+    private let wake = DispatchSemaphore(value: 0)
+    private let stop = StopSignal()
+    /// Submissions posted and not yet taken back (for the loop's `status` of its queue).
+    private let pending = Atomic<Int>(0)
+
+    /// Opens the thread's store connection (a failure fails the coordinator's start).
+    init(context: Context, storePath: String) throws {
+        let opened = Mutex<Result<Void, any Error>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let (requests, results, wake, stop) = (requests, results, wake, stop)
+        let thread = Thread {
+            let store: JobStore
+            do {
+                store = try JobStore(path: storePath)
+                opened.withLock { $0 = .success(()) }
+                ready.signal()
+            } catch {
+                opened.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
+            let known = { (path: String, stat: FileStat) -> String? in
+                do { return try store.knownMedia(path: path, size: stat.size, mtime: stat.mtime) } catch { return nil }
+            }
+            while !stop.isRaised {
+                _ = wake.wait(timeout: .now() + .milliseconds(200))
+                for request in requests.take() where !stop.isRaised {
+                    results.post(Self.compile(request, context: context, known: known))
+                }
+            }
+        }
+        thread.name = "submissions"
+        thread.stackSize = 8 << 20
+        thread.start()
+        ready.wait()
+        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
+    }
+
+    func post(_ request: Request) {
+        pending.add(1, ordering: .relaxed)
+        requests.post(request)
+        wake.signal()
+    }
+
+    /// Compiled submissions, in the order they finished.
+    func take() -> [Outcome] {
+        let taken = results.take()
+        pending.subtract(taken.count, ordering: .relaxed)
+        return taken
+    }
+
+    /// Submissions waiting or compiling.
+    var backlog: Int { pending.load(ordering: .relaxed) }
+
+    func shutDown() {
+        stop.raise()
+        wake.signal()
+    }
+
+    // MARK: Compiling (no state of the loop is read here)
+
+    static func compile(_ request: Request, context: Context, known: (String, FileStat) -> String?) -> Outcome {
+        let identity = request.identity
+        func answer(problems: [String] = [], missing: [String] = []) -> Outcome {
+            .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
+        }
+        do {
+            let session: Session
+            let submit: Submit
+            do {
+                session = try SessionDocument.decode(Data(request.submit.session.utf8))
+                submit = try withFarmLooks(request.submit, session: session, context: context)
+            } catch {
+                return answer(problems: ["\(error)"])
+            }
+            let problems = self.problems(of: submit, session: session, context: context)
+            guard problems.isEmpty else { return answer(problems: problems) }
+            var verified: [(contentID: String, path: String, stat: FileStat)] = []
+            let (loaded, missing) = load(session: session, files: submit.files, paths: submit.paths, context: context, known: known) {
+                verified.append(($0, $1, $2))
+            }
+            guard missing.isEmpty else { return answer(missing: missing) }
+            guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
+            guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
+            let spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: submit.files, layout: submit.layout ?? .whole)
+            let keys = try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
+            return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, spec: spec, recipeKeys: keys,
+                                      verified: verified))
+        } catch {
+            return .failed(identity, FarmError.from(error, fallback: .invalidInput))
+        }
+    }
+
+    /// What is wrong with a submission before any file is read.
+    static func problems(of request: Submit, session: Session, context: Context) -> [String] {
+        let references = Set(LoadedSession.mediaReferences(of: session) + LoadedSession.filterFiles(of: session))
+        var problems: [String] = []
+        // The same rules as the command line's: a peer's settings are input like any other.
+        do { try request.settings.validate() } catch { problems.append("settings: \(error)") }
+        if let callback = request.callback {
+            let url = URL(string: callback)
+            if !context.acceptsCallbacks {
+                problems.append("callback: this coordinator delivers no webhooks (it was started without --webhook-secret)")
+            } else if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
+                problems.append("callback: '\(callback)' is not an http or https URL")
+            }
+        }
+        for reference in references.sorted() where request.files[reference] == nil {
+            problems.append("'\(reference)' has no content id in the submission")
+        }
+        for (reference, contentID) in request.files.sorted(by: { $0.key < $1.key }) where ContentID(contentID) == nil {
+            problems.append("'\(reference)': '\(contentID)' is not a content id")
+        }
+        return problems
+    }
+
+    /// With `--looks`, the farm's looks replace the submission's: every job on this farm
+    /// renders a look name with the farm's image (docs/filters.md, "Named looks").
+    static func withFarmLooks(_ request: Submit, session: Session, context: Context) throws -> Submit {
+        guard let looks = context.looks else { return request }
+        var request = request
+        let locator = MediaLocator(sessionFile: context.stateDirectory.appendingPathComponent("session.json"), looksDirectory: looks)
+        for (reference, file) in LoadedSession.lookFiles(of: session, in: locator) {
+            request.files[reference] = try ContentID.of(file: file.path)
+            request.paths[reference] = file.path
+        }
+        return request
+    }
+
+    /// The session with its references resolved to files the coordinator can read, and
+    /// the content ids it cannot find (sorted).
+    static func load(session: Session, files: [String: String], paths: [String: String], context: Context,
+                     known: (String, FileStat) -> String?, verified: (String, String, FileStat) -> Void)
+        -> (LoadedSession, missing: [String]) {
+        var resolved: [String: URL] = [:]
+        var unavailable: [String: String] = [:]
+        for (reference, contentID) in files {
+            if let url = context.catalog.file(for: contentID, candidate: paths[reference], known: known,
+                                              verified: { verified(contentID, $0, $1) }) {
+                resolved[reference] = url
+            } else {
+                unavailable[reference] = "\(contentID) is not on the coordinator"
+            }
+        }
+        let url = context.stateDirectory.appendingPathComponent("session.json")
+        let missing = Set(unavailable.keys.compactMap { files[$0] }).sorted()
+        return (LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable, strictLooks: context.strictLooks),
+                missing)
+    }
+}
