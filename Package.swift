@@ -93,6 +93,10 @@ let package = Package(
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "ReelTestSupport"]),
         .testTarget(name: "RenderEngineTests", dependencies: ["RenderEngine", "SessionKit", "ReelTestSupport"]),
         .testTarget(name: "FarmTests", dependencies: ["Farm", "ReelTestSupport"]),
+        // The HTTP side in process: routes, error mapping, byte ranges (no sockets, no processes).
+        .testTarget(name: "FarmHTTPTests", dependencies: ["FarmHTTP", "Farm", "ReelTestSupport",
+                                                          .product(name: "Hummingbird", package: "hummingbird"),
+                                                          .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit"]),
     ]
 )

@@ -36,9 +36,9 @@ struct ContentRange: Equatable {
     static func parse(_ header: String) throws -> ContentRange {
         guard header.hasPrefix("bytes ") else { throw Invalid() }
         let spec = header.dropFirst("bytes ".count)
-        let halves = spec.split(separator: "/", maxSplits: 1)
+        let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard halves.count == 2, let total = Int(halves[1]) else { throw Invalid() }
-        let ends = halves[0].split(separator: "-", maxSplits: 1)
+        let ends = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard ends.count == 2, let first = Int(ends[0]), let last = Int(ends[1]),
               first >= 0, last >= first, last < total else { throw Invalid() }
         return ContentRange(first: first, last: last, total: total)

@@ -1,0 +1,180 @@
+import ArgumentParser
+import Farm
+import FarmHTTP
+import ServiceLifecycle
+import Foundation
+import RenderEngine
+import SessionKit
+
+struct CoordinatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "coordinator",
+        abstract: "Run a coordinator: job store, scheduler and assembler for a farm of workers.")
+
+    @Option(help: "ZeroMQ endpoint to bind, e.g. tcp://0.0.0.0:7700.")
+    var bind: String = "tcp://127.0.0.1:7700"
+
+    @Option(name: .customLong("state-dir"), help: "Directory for the job store, chunks, media and results.")
+    var stateDir: String
+
+    @Option(name: .customLong("media-root"), help: "Directory whose files clients may submit by path (repeatable).")
+    var mediaRoots: [String] = []
+
+    @Option(name: .customLong("curve-key"), help: "The coordinator's key file from `reel keygen`: encrypt and authenticate with CURVE.")
+    var curveKey: String?
+
+    @Option(name: .customLong("authorized-keys"), help: "File of the public keys allowed to connect, one per line with its role (worker, client or admin), with --curve-key.")
+    var authorizedKeys: String?
+
+    @Flag(help: "Allow binding a non-loopback address without CURVE keys.")
+    var insecure = false
+
+    @Option(name: .customLong("looks"), help: ArgumentHelp(
+        "The farm's looks directory: its looks and custom filters replace those a client sends.", valueName: "dir"))
+    var looks: String?
+
+    @Flag(name: .customLong("strict-looks"), help: "Refuse jobs that use ReelFarm's stand-in images for the SDK's named looks.")
+    var strictLooks = false
+
+    @Option(name: .customLong("chunk-cache-size"), help: ArgumentHelp(
+        "MiB of finished chunks kept for reuse: a session submitted again after an edit re-renders only the shards the edit changed (0: off).",
+        valueName: "MiB"))
+    var chunkCacheSize: Int = 1024
+
+    @Option(name: .customLong("keep-results"), help: ArgumentHelp(
+        "How long a finished job's result, and an upload no job reads, are kept: 90s, 30m, 24h or 7d.", valueName: "duration"))
+    var keepResults: String = "24h"
+
+    @Option(name: .customLong("keep-jobs"), help: ArgumentHelp(
+        "How long an ended job's status and history are kept (at least --keep-results): 90s, 30m, 24h or 7d.", valueName: "duration"))
+    var keepJobs: String = "30d"
+
+    @Option(name: .customLong("min-free-space"), help: ArgumentHelp(
+        "MiB kept free in the state directory: below it no shards are handed out, and a job is accepted only if its budget fits above it.",
+        valueName: "MiB"))
+    var minFreeSpace: Int = 64
+
+    @OptionGroup var operations: OperationsOptions
+
+    @Option(help: ArgumentHelp("Serve the HTTP API (docs/api.md) at http://ADDR/v1, e.g. 127.0.0.1:8080.", valueName: "ADDR"))
+    var http: String?
+
+    @Option(name: .customLong("api-tokens"), help: ArgumentHelp(
+        "File of the API's bearer tokens, one per line with its role (client or admin); needed to serve it beyond loopback.",
+        valueName: "file"))
+    var apiTokens: String?
+
+    @Option(name: .customLong("webhook-secret"), help: ArgumentHelp(
+        "File holding the secret that signs webhooks (HMAC-SHA256); with it, jobs may name a callback URL.", valueName: "file"))
+    var webhookSecret: String?
+
+    func validate() throws {
+        if let http {
+            guard let address = HTTPAddress(http) else {
+                throw ValidationError("--http '\(http)' is not HOST:PORT (e.g. 127.0.0.1:8080 or :8080)")
+            }
+            if !address.isLoopback && apiTokens == nil && !insecure {
+                throw ValidationError("--http \(http) is not a loopback address: give --api-tokens, or --insecure on a network you trust")
+            }
+            guard Self.gatewayEndpoint(bind) != nil else {
+                throw ValidationError("--http needs a --bind with a port number (the API connects to it), not \(bind)")
+            }
+        } else if apiTokens != nil {
+            throw ValidationError("--api-tokens goes with --http")
+        }
+        guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
+        guard Self.seconds(keepResults) != nil else {
+            throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
+        }
+        guard let jobs = Self.seconds(keepJobs) else {
+            throw ValidationError("--keep-jobs '\(keepJobs)' is not a duration such as 90s, 30m, 24h or 7d")
+        }
+        if let results = Self.seconds(keepResults), jobs < results {
+            throw ValidationError("--keep-jobs \(keepJobs) is shorter than --keep-results \(keepResults): a result would outlive its job")
+        }
+        guard chunkCacheSize >= 0 else { throw ValidationError("--chunk-cache-size \(chunkCacheSize) is negative") }
+        let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
+        if (curveKey == nil) != (authorizedKeys == nil) {
+            throw ValidationError("--curve-key and --authorized-keys go together")
+        }
+        if !loopback && !insecure && curveKey == nil {
+            throw ValidationError("--bind \(bind) is not a loopback address: give --curve-key and --authorized-keys, or --insecure on a network you trust (see docs/operations.md)")
+        }
+    }
+
+    func run() async throws {
+        var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
+        options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        options.looks = looks.map { URL(fileURLWithPath: $0) }
+        options.strictLooks = strictLooks
+        options.minimumFreeBytes = Int64(minFreeSpace) << 20
+        options.chunkCacheBytes = Int64(chunkCacheSize) << 20
+        options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
+        options.keepJobsSeconds = Self.seconds(keepJobs) ?? 30 * 86_400
+        if let curveKey, let authorizedKeys {
+            do {
+                options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),
+                                            authorized: try CurveKeyPair.authorizedKeys(path: authorizedKeys))
+            } catch {
+                printError("error: \(error)")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+        }
+        let logger = operations.logger("reel.coordinator")
+        var extra: [any Service] = []
+        if let http, let address = HTTPAddress(http), let endpoint = Self.gatewayEndpoint(bind) {
+            let tokens: APITokens?
+            do {
+                tokens = try apiTokens.map { try APITokens.load(path: $0) }
+            } catch {
+                printError("error: \(error)")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+            // Under CURVE the API is one more client: an admin key that lives as long as the process.
+            var gatewayCurve: CurveClient?
+            if var curve = options.curve {
+                let keys = try CurveKeyPair.generate()
+                curve.authorized[keys.publicKey] = .admin
+                options.curve = curve
+                gatewayCurve = CurveClient(keys: keys, serverKey: curve.keys.publicKey)
+            }
+            extra.append(APIServer.service(at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
+                                           uploads: options.stateDirectory.appendingPathComponent("api-uploads"), logger: logger))
+        }
+        if let webhookSecret {
+            let secret = (try? Data(contentsOf: URL(fileURLWithPath: webhookSecret))) ?? Data()
+            let trimmed = Data(String(decoding: secret, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+            guard trimmed.count >= 16 else {
+                printError("error: --webhook-secret \(webhookSecret): needs a readable file of at least 16 characters")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+            options.acceptsCallbacks = true
+            extra.append(LoopService.webhooks(WebhookDeliverer(
+                storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, secret: trimmed,
+                coordinatorPulse: options.pulse, logger: logger), logger: logger))
+        }
+        // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
+        try await farmCall {
+            try await operations.run(LoopService.coordinator(options: options, logger: logger), alongside: extra, pulse: options.pulse,
+                                     gracePeriod: nil, logger: logger)
+        }
+    }
+}
+
+extension CoordinatorCommand {
+    /// Where the HTTP API reaches this coordinator: its TCP port on loopback, or its ipc path.
+    static func gatewayEndpoint(_ bind: String) -> String? {
+        if bind.hasPrefix("ipc://") { return bind }
+        guard bind.hasPrefix("tcp://"), let colon = bind.lastIndex(of: ":"), let port = Int(bind[bind.index(after: colon)...]),
+              port > 0 else { return nil }
+        let host = bind[bind.index(bind.startIndex, offsetBy: 6)..<colon]
+        return host == "0.0.0.0" || host == "*" ? "tcp://127.0.0.1:\(port)" : bind
+    }
+
+    /// `90s`, `30m`, `24h`, `7d` (or a number of seconds) in seconds; `nil` if not one.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let (number, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        return value * unit
+    }
+}

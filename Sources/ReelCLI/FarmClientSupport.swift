@@ -1,0 +1,72 @@
+import ArgumentParser
+import Farm
+import Foundation
+import RenderEngine
+import SessionKit
+
+/// `--coordinator URL`, else `REEL_COORDINATOR`, else the local default.
+struct CoordinatorOption: ParsableArguments {
+    @Option(help: "Coordinator endpoint (default: $REEL_COORDINATOR or tcp://127.0.0.1:7700).")
+    var coordinator: String?
+
+    @OptionGroup var keys: CurveClientOptions
+
+    var endpoint: String {
+        coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
+    }
+
+    func client() throws -> FarmClient {
+        let curve = try keys.curve()
+        do {
+            return try FarmClient(endpoint: endpoint, curve: curve)
+        } catch {
+            printError("error: cannot reach \(endpoint): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+    }
+}
+
+/// Runs a client call; its failure is one line, and exit 2 when the request itself was
+/// wrong (by the farm's error code), 1 otherwise.
+func farmCall<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        throw reported(error)
+    }
+}
+
+func farmCall<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        throw reported(error)
+    }
+}
+
+private func reported(_ error: any Error) -> Reported {
+    if let reported = error as? Reported { return reported }
+    printError("error: \(error)")
+    switch (error as? FarmError)?.code {
+    case .invalidInput, .noSuchJob, .notOwner, .alreadyEnded, .notEnded, .resultGone: return Reported(code: ExitStatus.invalidInput)
+    default: return Reported(code: ExitStatus.failure)
+    }
+}
+
+/// Follows a job to its end; one that did not finish is one error line and exit 1.
+func followToDone(_ client: FarmClient, _ job: String, showProgress: Bool) throws {
+    let printer = ProgressPrinter()
+    let final = try farmCall { try client.watch(job) { if showProgress { printer.update($0) } } }
+    if showProgress { printer.finish() }
+    guard final.state == .done else {
+        printError("error: job \(job) \(final.state.rawValue): \(final.error ?? "")")
+        throw Reported(code: ExitStatus.failure)
+    }
+}
+
+
+struct AnyEncodable: Encodable {
+    let encode: (Encoder) throws -> Void
+    init<T: Encodable>(_ value: T) { encode = value.encode }
+    func encode(to encoder: Encoder) throws { try encode(encoder) }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Farm
+import Foundation
+import RenderEngine
+import SessionKit
+
+struct SubmitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "submit",
+        abstract: "Submit a session to a coordinator; prints the job id.")
+
+    @OptionGroup var session: SessionOptions
+    @OptionGroup var farm: CoordinatorOption
+
+    @Option(help: "Higher runs first; equal priorities share the workers.")
+    var priority: Int = 0
+
+    @Flag(help: "Wait for the job, showing progress, and write -o when it is done.")
+    var wait = false
+
+    @Option(name: .shortAndLong, help: "Where to write the result (with --wait): a file, or with --segments a directory.")
+    var output: String?
+
+    @Flag(help: "Write one MP4 per segment (the SDK's export(segment:)); fetch them into a directory.")
+    var segments = false
+
+    @Option var crf: Int = 20
+    @Option var preset: String = "veryfast"
+    @Option(name: .customLong("keyframe-interval")) var keyframeInterval: Double = 2
+    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate in kb/s, 32 … 512 (default 160).") var audioBitrate: Int?
+    @Flag(name: .customLong("no-audio"), help: "Write a video-only file.") var noAudio = false
+    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).") var codec: EncoderSettings.VideoCodec = .h264
+
+    var settings: EncoderSettings {
+        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval,
+                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil,
+                        codec: codec == .h264 ? nil : codec)
+    }
+
+    func validate() throws {
+        if output != nil && !wait { throw ValidationError("-o needs --wait (or use reel fetch JOB -o OUT)") }
+        do { try settings.validate() }
+        catch { throw ValidationError("\(error)") }
+    }
+
+    func run() throws {
+        let loaded = try session.loadValid()
+        let client = try farm.client()
+        let result = try farmCall {
+            try client.submit(loaded, settings: settings, priority: priority, layout: segments ? .segments : .whole)
+        }
+        guard case .submitted(let jobID, let reused, let shards) = result else {
+            if case .invalid(let problems) = result { for p in problems { printError("error: \(p)") } }
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        if reused > 0 { printError("reused \(reused) of \(shards) shards from the coordinator's chunk cache") }
+        print(jobID)
+        guard wait else { return }
+        try followToDone(client, jobID, showProgress: true)
+        if let output { try farmCall { try client.fetch(jobID, to: output) } }
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Farm
+import FarmHTTP
+import ServiceLifecycle
+import Foundation
+import RenderEngine
+import SessionKit
+
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "worker",
+        abstract: "Run a worker: render shards for a coordinator.")
+
+    @Option(help: "Coordinator endpoint to connect to.")
+    var connect: String
+
+    @Option(help: "Shards rendered at once (default: the number of cores).")
+    var slots: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("drain-seconds"), help: "On SIGTERM/SIGINT: how long running shards may finish before they are handed back.")
+    var drainSeconds: Double = 30
+
+    @Option(name: .customLong("parent-pid"), help: .hidden)
+    var parentPID: Int32?
+
+    @Option(name: .customLong("cache-dir"), help: "Media cache directory.")
+    var cacheDir: String = FileManager.default.temporaryDirectory.appendingPathComponent("reel-worker-cache").path
+
+    @Option(name: .customLong("cache-size"), help: "Media cache limit in MiB.")
+    var cacheSize: Int = 10240
+
+    @Option(name: .customLong("thumbnail-cache-size"), help: "Thumbnail and frame cache limit in MiB (in CACHE-DIR/stills).")
+    var thumbnailCacheSize: Int = 1024
+
+    @Option(name: .customLong("media-root"), help: "Directory this worker may read media from in place (repeatable).")
+    var mediaRoots: [String] = []
+
+    @OptionGroup var keys: CurveClientOptions
+
+    @Flag(help: "Log nothing.")
+    var quiet = false
+
+    @OptionGroup var operations: OperationsOptions
+
+    @Flag(help: .hidden) var testCorruptChunks = false
+    @Flag(help: .hidden) var testFailAlways = false
+    @Option(help: .hidden) var testRenderLog: String?
+    @Option(help: .hidden) var testShardDelay: Int = 0
+
+    func run() async throws {
+        var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
+        options.cacheLimit = Int64(max(1, cacheSize)) << 20
+        options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
+        options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        options.corruptChunks = testCorruptChunks
+        options.failAlways = testFailAlways
+        options.renderLog = testRenderLog
+        options.shardDelayMillis = max(0, testShardDelay)
+        options.parentPID = parentPID
+        options.drainSeconds = max(0, drainSeconds)
+        options.curve = try keys.curve()
+        let logger = operations.logger("reel.worker", quiet: quiet)
+        // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0. Past the
+        // drain (and a margin to hand back), or on SIGQUIT, it leaves at once.
+        try await farmCall {
+            try await operations.run(LoopService.worker(options: options, logger: logger), pulse: options.pulse,
+                                     gracePeriod: .seconds(options.drainSeconds + 5), logger: logger)
+        }
+    }
+}
