@@ -1,0 +1,192 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+// The messages between a client and the coordinator (docs/protocol.md, "Client ⇄ coordinator").
+
+public struct Submit: Codable, Sendable {
+    public var session: String
+    public var files: [String: String]
+    /// Paths the submitting client can read: used when the coordinator can read them too.
+    public var paths: [String: String]
+    public var settings: EncoderSettings
+    public var priority: Int
+    /// `segments`: one file per segment (absent = `whole`).
+    public var layout: Plan.Layout? = nil
+    /// Whom the job is for, when an admin submits on someone's behalf (the HTTP API's
+    /// token holders); ignored from any other key.
+    public var owner: String? = nil
+    /// A URL told when the job ends (docs/api.md, "Webhooks").
+    public var callback: String? = nil
+
+    public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
+                layout: Plan.Layout? = nil, owner: String? = nil, callback: String? = nil) {
+        self.callback = callback
+        self.session = session
+        self.files = files
+        self.paths = paths
+        self.settings = settings
+        self.priority = priority
+        self.layout = layout
+        self.owner = owner
+    }
+}
+
+public struct Submitted: Codable, Sendable {
+    public var jobID: String?
+    /// Content ids the coordinator does not have: upload them and submit again.
+    public var missing: [String]
+    /// Validation problems (`path: message`); the job was not created.
+    public var problems: [String]
+    /// Shards whose chunks came from the coordinator's chunk cache, of all the job's.
+    public var reused: Int? = nil
+    public var shards: Int? = nil
+}
+
+public struct Upload: Codable, Sendable {
+    public var contentID: String
+    public var offset: Int
+    public var total: Int
+}
+
+public struct Uploaded: Codable, Sendable {
+    public var contentID: String
+    public var received: Int
+    public var complete: Bool
+}
+
+/// One job's status (`jobID`), or a page of the job list, newest first.
+public struct StatusRequest: Codable, Sendable {
+    public var jobID: String?
+    /// Only this owner's jobs (the HTTP API asks so for a client token).
+    public var owner: String? = nil
+    /// Jobs in the page: 1 … 1000 (default 100).
+    public var limit: Int? = nil
+    /// The `next` cursor of the previous page.
+    public var after: String? = nil
+
+    public init(jobID: String? = nil, owner: String? = nil, limit: Int? = nil, after: String? = nil) {
+        self.jobID = jobID
+        self.owner = owner
+        self.limit = limit
+        self.after = after
+    }
+}
+
+public struct JobStatus: Codable, Sendable, Equatable {
+    public var jobID: String
+    public var state: JobPhase
+    public var priority: Int
+    public var framesDone: Int64
+    public var totalFrames: Int64
+    public var shards: [String: Int]
+    public var error: String?
+    public var created: Double
+    public var finished: Double?
+    /// Shards rendered per worker id.
+    public var workers: [String: Int]
+    /// Seconds the coordinator spent joining chunks and muxing (once assembled; not kept
+    /// across coordinator restarts).
+    public var assemblySeconds: Double?
+    /// Highest resident memory a worker reported while rendering this job's shards (kB).
+    public var workerPeakRSSKB: Int?
+    /// Why the coordinator is not handing out this job's shards right now (a full disk, a
+    /// store that cannot write), while it is so.
+    public var paused: String?
+    /// Media bytes sent to workers for this job (since the coordinator started).
+    public var mediaBytesSent: Int64? = nil
+    /// Who submitted it: a client's CURVE key, `token:NAME` for the HTTP API, or `nil`.
+    public var owner: String? = nil
+    /// Its webhook's delivery, once the job has ended with a callback.
+    public var webhook: WebhookStatus? = nil
+    /// While it renders: frames of its finished shards per second over the last 10 s, and
+    /// the seconds left at that rate (absent until the rate is known).
+    public var framesPerSecond: Double? = nil
+    public var etaSeconds: Double? = nil
+
+    public var isFinal: Bool { state.isFinal }
+}
+
+public struct StatusReply: Codable, Sendable {
+    public var jobs: [JobStatus]
+    /// Bytes under the coordinator's state directory (measured at most every 10 s).
+    public var stateBytes: Int64? = nil
+    /// A full page of the list: the cursor of the next (`StatusRequest.after`).
+    public var next: String? = nil
+}
+
+public struct JobRequest: Codable, Sendable {
+    public var jobID: String
+}
+
+public struct FetchRequest: Codable, Sendable {
+    public var jobID: String
+    public var offset: Int
+    public var length: Int
+    /// `output` or `sidecar` of a whole job; `files` (the payload is the JSON list of a
+    /// per-segment job's file names, empty for a whole job); `file:NAME` for one of them.
+    public var part: String
+}
+
+public struct ResultBlock: Codable, Sendable {
+    public var offset: Int
+    public var total: Int
+}
+
+public struct WorkerStatus: Codable, Sendable {
+    public var workerID: String
+    public var host: String
+    public var slots: Int
+    public var busy: Int
+    public var shardsDone: Int
+    public var lastHeartbeat: Double
+    public var alive: Bool
+    /// Media bytes the coordinator sent it (since the coordinator started).
+    public var mediaBytesSent: Int64? = nil
+    /// Resident memory it last reported (kB).
+    public var residentKB: Int? = nil
+    /// Frames of the shards it finished, per second over the last 10 s.
+    public var framesPerSecond: Double? = nil
+}
+
+/// A new priority for an unfinished job (higher first; −1000…1000).
+public struct SetPriority: Codable, Sendable {
+    public var jobID: String
+    public var priority: Int
+}
+
+/// Whether the coordinator holds a media file (`HEAD /v1/media/{contentID}`).
+public struct MediaQuery: Codable, Sendable {
+    public var contentID: String
+}
+
+public struct MediaState: Codable, Sendable {
+    public var contentID: String
+    public var present: Bool
+}
+
+/// One shard of a job as the dashboard's shard map shows it (docs/api.md).
+public struct ShardInfo: Codable, Sendable, Equatable {
+    public var index: Int
+    public var kind: ShardTask.Kind
+    public var segment: Int
+    /// Output frames `[outputStartFrame, outputStartFrame + frames)`.
+    public var outputStartFrame: Int64
+    public var frames: Int64
+    public var state: ShardState
+    /// Who rendered it (`reused` for the chunk cache), or who holds it now.
+    public var worker: String?
+    public var attempts: Int
+    /// Seconds of its last attempt (so far, while it runs).
+    public var seconds: Double?
+    /// The last failed attempt's message.
+    public var lastError: String?
+}
+
+public struct ShardsReply: Codable, Sendable {
+    public var shards: [ShardInfo]
+}
+
+public struct WorkersReply: Codable, Sendable {
+    public var workers: [WorkerStatus]
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+// Thumbnails and frames: client → coordinator → worker and back (docs/protocol.md, "Client ⇄ coordinator").
+
+/// Thumbnails or frames of a submitted job's segments: its stored session and media
+/// (`GET /v1/jobs/{id}/segments/{i}/thumbnail`). Answered with `stillsReply`.
+public struct JobStillsRequest: Codable, Sendable {
+    public var jobID: String
+    public var stills: [StillRequest]
+
+    public init(jobID: String, stills: [StillRequest]) {
+        self.jobID = jobID
+        self.stills = stills
+    }
+}
+
+/// Thumbnails or frames of a one-segment still session (`Session.stillSession`).
+public struct StillsRequest: Codable, Sendable {
+    /// The client's id, echoed in the reply; the coordinator uses its own towards workers.
+    public var requestID: String
+    public var session: String
+    public var files: [String: String]
+    public var paths: [String: String]
+    public var stills: [StillRequest]
+}
+
+/// One payload frame per picture, in request order, unless `invalid`, `error` or `missing`.
+public struct StillsReply: Codable, Sendable {
+    public var requestID: String
+    public var worker: String
+    public var results: [StillResult]
+    /// The request cannot be served (bad time, size…): invalid input.
+    public var invalid: String?
+    /// Serving failed on the worker.
+    public var error: String?
+    /// Content ids the coordinator lacks: upload them and ask again.
+    public var missing: [String]
+}
+
+public struct InvalidateRequest: Codable, Sendable {
+    public var contentIDs: [String]
+}
+
+public struct Invalidated: Codable, Sendable {
+    /// Pictures removed (from the local side: the coordinator counts the workers told).
+    public var removed: Int
+}
