@@ -7,19 +7,10 @@ extension Coordinator {
     /// space is back (docs/operations.md, "Disks").
     func checkDisk(force: Bool) {
         let now = Self.now
-        guard force || now - lastDiskCheck >= 1 else { return }
-        lastDiskCheck = now
-        guard let free = DiskSpace.available(at: options.stateDirectory) else { return }
-        let directory = options.stateDirectory.path
-        if force { log("state directory \(directory): \(free) bytes free") }
-        let pausedForDisk = scheduler.pauses[.diskFull] != nil
-        if free < options.minimumFreeBytes {
-            if !pausedForDisk {
-                apply(scheduler.handle(.pause(.diskFull, detail: "the disk of \(directory) has \(free) bytes free, "
-                    + "below the \(options.minimumFreeBytes) kept free"), now: now))
-            }
-        } else if pausedForDisk {
-            apply(scheduler.handle(.resume(.diskFull), now: now))
+        guard diskGuard.due(now: now, force: force), let free = DiskSpace.available(at: options.stateDirectory) else { return }
+        if force { log("state directory \(options.stateDirectory.path): \(free) bytes free") }
+        if let event = diskGuard.event(free: free, pausedForDisk: scheduler.pauses[.diskFull] != nil) {
+            apply(scheduler.handle(event, now: now))
         }
     }
 

@@ -21,8 +21,7 @@ extension Coordinator {
                 CoordinatorMetrics.shardsDone.increment()
                 if let job = scheduler.jobs[key.jobID], job.tasks.indices.contains(key.shard) {
                     CoordinatorMetrics.framesRendered.increment(by: job.tasks[key.shard].frameCount)
-                    framesRendered += job.tasks[key.shard].frameCount
-                    workerActivity[worker, default: .init()].frames += job.tasks[key.shard].frameCount
+                    activity.rendered(job.tasks[key.shard].frameCount, by: worker)
                 }
             }
         case .endAttempt(_, .failed, _, _):
@@ -34,8 +33,8 @@ extension Coordinator {
 
     /// Once a second: jobs, shards, workers and slots as they are now.
     func sampleGauges(now: Double) {
-        guard now - metricsSampledAt >= 1 else { return }
-        metricsSampledAt = now
+        let connected = Set(workers.values.map(\.workerID))
+        guard activity.sample(now: now, framesDone: scheduler.jobs.mapValues(\.framesDone), connected: connected) else { return }
         var phases: [JobPhase: Int] = [:]
         var shards: [ShardState: Int] = [:]
         for job in scheduler.jobs.values {
@@ -43,11 +42,7 @@ extension Coordinator {
             for (state, count) in job.counts { shards[state, default: 0] += count }
             CoordinatorMetrics.jobFrames(job.id).record(job.tasks.reduce(0) { $0 + $1.frameCount })
             CoordinatorMetrics.jobFramesDone(job.id).record(job.framesDone)
-            var entry = jobRates[job.id] ?? (FrameRate(), 0)
-            entry.framesPerSecond = entry.rate.add(total: job.framesDone, at: now)
-            jobRates[job.id] = entry
         }
-        jobRates = jobRates.filter { scheduler.jobs[$0.key] != nil }
         for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(phases[phase] ?? 0) }
         for state in [ShardState.queued, .running, .done] { CoordinatorMetrics.shards(state.rawValue).record(shards[state] ?? 0) }
         let busy = workers.values.reduce(0) { $0 + $1.running.count }
@@ -56,20 +51,6 @@ extension Coordinator {
         CoordinatorMetrics.slots("busy").record(busy)
         CoordinatorMetrics.slots("free").record(max(0, total - busy))
         CoordinatorMetrics.dispatchPaused.record(scheduler.paused == nil ? 0 : 1)
-        CoordinatorMetrics.framesPerSecond.record(frameRate.add(total: framesRendered, at: now))
-        let connected = Set(workers.values.map(\.workerID))
-        workerActivity = workerActivity.filter { connected.contains($0.key) }
-        for id in workerActivity.keys { workerActivity[id]?.sample(at: now) }
+        CoordinatorMetrics.framesPerSecond.record(activity.framesPerSecond)
     }
-}
-
-/// What a connected worker has been doing, for `reel workers` and the dashboard.
-struct WorkerActivity {
-    var residentKB: Int?
-    /// Frames of the shards it finished since it joined.
-    var frames: Int64 = 0
-    private var rate = FrameRate()
-    private(set) var framesPerSecond = 0.0
-
-    mutating func sample(at now: Double) { framesPerSecond = rate.add(total: frames, at: now) }
 }

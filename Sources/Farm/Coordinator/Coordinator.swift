@@ -61,7 +61,7 @@ public final class Coordinator {
     var workers: [PeerID: WorkerState] { scheduler.workers }
     var pendingStills: [String: PendingStills] = [:]
     /// Clients watching a job's progress.
-    var watchers: [String: Set<PeerID>] = [:]
+    var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
     private let finishedAssemblies = Inbox<(String, String?, Double)>()
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
@@ -69,7 +69,6 @@ public final class Coordinator {
     var finishedPeakRSS: [String: Int] = [:]
     /// Media bytes sent to workers since this process started.
     var mediaBytesSent = (byWorker: [String: Int64](), byJob: [String: Int64]())
-    private var lastWatchUpdate: [String: Double] = [:]
     private var logLimiter = LogLimiter()
     private var budget = PeerBudget()
     /// The payload of the chunk message being handled, for a `storeChunk` effect.
@@ -81,16 +80,10 @@ public final class Coordinator {
     private var storeFailure: Error?
     /// Jobs that ended while their end is not committed yet: status tells the truth anyway.
     var endedUncommitted: [String: (phase: JobPhase, error: String?, finished: Double?)] = [:]
-    var lastDiskCheck = 0.0
+    var diskGuard: DiskGuard
     var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none)
-    /// For the metrics' gauges and frames per second (Coordinator+Metrics.swift).
-    var metricsSampledAt = 0.0
-    var frameRate = FrameRate()
-    var framesRendered: Int64 = 0
-    /// Per worker id: memory it reports, frames it finished and their rate.
-    var workerActivity: [String: WorkerActivity] = [:]
-    /// Per unfinished job: the rate of its frames, sampled once a second.
-    var jobRates: [String: (rate: FrameRate, framesPerSecond: Double)] = [:]
+    /// Frame rates of the farm, its jobs and workers, and the workers' memory.
+    var activity = FarmActivity()
     /// Where the coordinator is listening (after binding `*` ports).
     public let endpoint: String
     let logger: Logger
@@ -102,6 +95,7 @@ public final class Coordinator {
         for sub in ["chunks", "results", "media"] {
             try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
+        diskGuard = DiskGuard(directory: options.stateDirectory.path, minimumFree: options.minimumFreeBytes)
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
@@ -296,7 +290,7 @@ public final class Coordinator {
                                           encoders: hello.encoders), now: now))
         case .heartbeat:
             let heartbeat = try? message.decode(Heartbeat.self)
-            if let kB = heartbeat?.residentKB, let worker = workers[identity] { workerActivity[worker.workerID, default: .init()].residentKB = kB }
+            if let kB = heartbeat?.residentKB, let worker = workers[identity] { activity.reported(residentKB: kB, by: worker.workerID) }
             apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true), now: now))
         case .chunk:
             let ready = try message.decode(ChunkReady.self)
@@ -340,7 +334,7 @@ public final class Coordinator {
         case .watch:
             let request = try message.decode(JobRequest.self)
             guard let status = try statuses(request.jobID).first else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
-            if scheduler.jobs[request.jobID] != nil { watchers[request.jobID, default: []].insert(identity) }
+            if scheduler.jobs[request.jobID] != nil { watchers.add(identity, to: request.jobID) }
             send(to: identity, .progress, status)
         case .cancel:
             let jobID = try message.decode(JobRequest.self).jobID
@@ -411,7 +405,7 @@ public final class Coordinator {
             WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
                          shardsDone: (try? store.shardsDone(byWorker: $0.workerID)) ?? 0, lastHeartbeat: $0.lastSeen, alive: true,
                          mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0,
-                         residentKB: workerActivity[$0.workerID]?.residentKB, framesPerSecond: workerActivity[$0.workerID]?.framesPerSecond ?? 0)
+                         residentKB: activity.worker($0.workerID)?.residentKB, framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0)
         }
     }
 
@@ -560,13 +554,14 @@ public final class Coordinator {
     }
 
     func notifyWatchers(_ job: String, force: Bool = false) {
-        defer { if force { watchers[job] = nil; lastWatchUpdate[job] = nil } }
-        guard let watching = watchers[job], !watching.isEmpty else { return }
-        let now = Self.now
-        if !force, let last = lastWatchUpdate[job], now - last < 0.2 { return }
-        lastWatchUpdate[job] = now
-        guard let status = try? statuses(job).first else { return }
-        for watcher in watching { send(to: watcher, .progress, status) }
+        let watching = watchers.due(job, now: Self.now, final: force)
+        guard !watching.isEmpty else { return }
+        do {
+            guard let status = try statuses(job).first else { return }
+            for watcher in watching { send(to: watcher, .progress, status) }
+        } catch {
+            logLimited("watch", "could not tell the followers of job \(job): \(error)")
+        }
     }
 
     // MARK: Assembly
