@@ -61,6 +61,26 @@ struct DocsReferencesTests {
         #expect(broken.isEmpty, "\(broken.joined(separator: "\n"))")
     }
 
+    /// docs/architecture.md names types a maintainer will look for: each exists in the
+    /// sources (or is a module, or a library's name the text says is one).
+    @Test func architectureNamesOnlyTypesThatExist() throws {
+        var declared = Set<String>()
+        let declaration = /\b(?:struct|class|enum|protocol|typealias|actor|extension)\s+(\w+)/
+        let sources = Self.root.appendingPathComponent("Sources")
+        let modules = try FileManager.default.contentsOfDirectory(atPath: sources.path)
+        guard let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else { return }
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for match in text.matches(of: declaration) { declared.insert(String(match.output.1)) }
+        }
+        let libraries: Set = ["AVERROR", "AVIOContext", "AffineTransform", "Int128", "Mutex", "Sendable", "ServiceGroup"]
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+        let named = Set(text.matches(of: /`([A-Z][A-Za-z0-9]+)`/).map { String($0.output.1) })
+        let unknown = named.subtracting(declared).subtracting(modules).subtracting(libraries)
+        #expect(named.count > 40)
+        #expect(unknown.isEmpty, "docs/architecture.md names \(unknown.sorted())")
+    }
+
     @Test func nothingCitesMaterialOutsideTheRepository() throws {
         var outside: [String] = []
         for file in Self.citingFiles() where file.lastPathComponent != "DocsReferencesTests.swift" {
