@@ -349,7 +349,7 @@ public final class Coordinator {
             try mayManage(jobID, credentials)
             try deleteResult(of: jobID)
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
-        case .workers: send(to: identity, .workersReply, WorkersReply(workers: workerStatuses()))
+        case .workers: send(to: identity, .workersReply, WorkersReply(workers: try workerStatuses()))
         case .setPriority:
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials)
@@ -400,10 +400,10 @@ public final class Coordinator {
         }
     }
 
-    func workerStatuses() -> [WorkerStatus] {
-        workers.values.sorted { $0.workerID < $1.workerID }.map {
+    func workerStatuses() throws -> [WorkerStatus] {
+        try workers.values.sorted { $0.workerID < $1.workerID }.map {
             WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
-                         shardsDone: (try? store.shardsDone(byWorker: $0.workerID)) ?? 0, lastHeartbeat: $0.lastSeen, alive: true,
+                         shardsDone: try store.shardsDone(byWorker: $0.workerID), lastHeartbeat: $0.lastSeen, alive: true,
                          mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0,
                          residentKB: activity.worker($0.workerID)?.residentKB, framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0)
         }

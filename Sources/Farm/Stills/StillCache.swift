@@ -33,14 +33,14 @@ public final class StillCache {
 
     /// The key of a picture: the media, everything the plan draws, the filter files' content
     /// and the engine version (a new engine may draw differently).
-    public static func key(mediaID: String, plan: StillPlan, filterFiles: [String: String]) -> String {
-        let filters = plan.filters.map { filter -> String in
+    public static func key(mediaID: String, plan: StillPlan, filterFiles: [String: String]) throws -> String {
+        let filters = try plan.filters.map { filter -> String in
             var copy = filter
             copy.displayName = nil
             if let file = filter.file { copy.file = filterFiles[file] ?? file }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            return String(decoding: (try? encoder.encode(copy)) ?? Data(), as: UTF8.self)
+            return String(decoding: try encoder.encode(copy), as: UTF8.self)
         }
         let o = plan.orientation, r = plan.cropRect
         let parts = [
@@ -112,8 +112,8 @@ public final class StillCache {
         return removed
     }
 
-    public var totalBytes: Int64 { (try? db.query("SELECT COALESCE(SUM(bytes), 0) FROM stills").first?.first?.int) ?? 0 }
-    public var count: Int { Int((try? db.query("SELECT COUNT(*) FROM stills").first?.first?.int) ?? 0) }
+    public func totalBytes() throws -> Int64 { try db.query("SELECT COALESCE(SUM(bytes), 0) FROM stills").first?.first?.int ?? 0 }
+    public func count() throws -> Int { Int(try db.query("SELECT COUNT(*) FROM stills").first?.first?.int ?? 0) }
 
     /// The content id of a local file, hashed once per (path, size, mtime).
     public func contentID(of file: URL) throws -> String {

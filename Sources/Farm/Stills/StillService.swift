@@ -34,7 +34,7 @@ public final class StillService {
         for plan in plans {
             let started = Date()
             guard let media = contentIDs[plan.source] else { throw StillRequestError("'\(plan.source)' has no content id") }
-            let key = StillCache.key(mediaID: media, plan: plan, filterFiles: filterFiles)
+            let key = try StillCache.key(mediaID: media, plan: plan, filterFiles: filterFiles)
             var cached = true
             let url: URL
             if let hit = try cache.lookup(key, png: plan.png) {

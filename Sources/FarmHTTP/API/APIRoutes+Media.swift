@@ -59,8 +59,13 @@ extension APIRoutes {
                 throw HTTPError(.badRequest, message: "the body has \(written) bytes, its Content-Range \(range.count)")
             }
         } catch {
-            // What was not taken whole is taken back: the next part starts where this one did.
-            try? FileHandle(forWritingAtPath: partial.path)?.truncate(atOffset: UInt64(had))
+            // What was not taken whole is taken back: the next part starts where this one
+            // did. If the file cannot be cut back, it goes, and the upload starts again at 0.
+            do {
+                try FileHandle(forWritingTo: partial).truncate(atOffset: UInt64(had))
+            } catch {
+                try? FileManager.default.removeItem(at: partial)   // HEAD then says 0, which is true either way
+            }
             throw error
         }
         let received = had + written
