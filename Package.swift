@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The pixel loops (SessionKit's filters, RenderEngine) are compiled for x86-64-v3 (AVX2,
+// RenderEngine's pixel loops are compiled for x86-64-v3 (AVX2,
 // every x86 server since 2013): twice as fast as the 2003 baseline, and the same bits —
 // integer and IEEE arithmetic do not depend on the instructions (no fused multiply-add is
 // ever formed), so builds for different processors render identical outputs.
@@ -49,8 +49,11 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
 
-        // The filters' per-pixel math lives with their parameters here (docs/filters.md).
-        .target(name: "SessionKit", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + pixelLoops),
+        // The filters' per-pixel math lives with their parameters here (docs/filters.md). The
+        // portable model carries no compiler flags, so other packages can depend on it by
+        // version; built for the baseline processor its loops give the same bits, about 4 %
+        // slower on the heaviest effects (docs/architecture.md, "Decisions").
+        .target(name: "SessionKit"),
         .target(
             name: "RenderEngine",
             dependencies: ["SessionKit", "CFFmpeg", "CHeif", .product(name: "Crypto", package: "swift-crypto")],
