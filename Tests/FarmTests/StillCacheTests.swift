@@ -50,11 +50,11 @@ struct StillCacheTests {
     @Test func rendezvousMovesOnlyTheMediaOfALostWorker() {
         let workers = (0..<5).map { "w\($0)" }
         let media = (0..<200).map { "sha256:\($0)" }
-        let before = Dictionary(uniqueKeysWithValues: media.map { ($0, Coordinator.rendezvous(mediaID: $0, workers: workers)[0]) })
+        let before = Dictionary(uniqueKeysWithValues: media.map { ($0, StillsBroker.rendezvous(mediaID: $0, workers: workers)[0]) })
         #expect(Set(before.values).count == 5)   // spread over every worker
-        let after = Dictionary(uniqueKeysWithValues: media.map { ($0, Coordinator.rendezvous(mediaID: $0, workers: workers.filter { $0 != "w2" })[0]) })
+        let after = Dictionary(uniqueKeysWithValues: media.map { ($0, StillsBroker.rendezvous(mediaID: $0, workers: workers.filter { $0 != "w2" })[0]) })
         for id in media where before[id] != "w2" { #expect(after[id] == before[id]) }
         // Its media go to their second choice.
-        for id in media where before[id] == "w2" { #expect(after[id] == Coordinator.rendezvous(mediaID: id, workers: workers)[1]) }
+        for id in media where before[id] == "w2" { #expect(after[id] == StillsBroker.rendezvous(mediaID: id, workers: workers)[1]) }
     }
 }

@@ -59,7 +59,8 @@ public final class Coordinator {
     /// Every decision about workers, jobs and shards (docs/architecture.md, "The scheduler").
     var scheduler: Scheduler
     var workers: [PeerID: WorkerState] { scheduler.workers }
-    var pendingStills: [String: PendingStills] = [:]
+    /// Thumbnail and frame requests on their way through workers.
+    var stillsBroker = StillsBroker()
     /// Clients watching a job's progress.
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
@@ -439,7 +440,7 @@ public final class Coordinator {
             send(to: identity, .refused, FarmError(.unknownWorker, "unknown worker: say hello (refused \(line))"))
             return false
         }
-        let forStill = pendingStills.values.contains { $0.worker == identity && $0.request.files.values.contains(contentID) }
+        let forStill = stillsBroker.serves(identity, contentID: contentID)
         guard scheduler.job(reading: contentID, peer: identity) != nil || forStill else {
             logLimited("unneeded media", "\(worker.workerID) asked for \(contentID), which no work it holds needs")
             send(to: identity, .mediaBlock, MediaBlock(contentID: contentID, offset: request.offset, total: 0, missing: true),

@@ -1,3 +1,5 @@
+import Farm
+
 /// The dashboard (docs/api.md, "Dashboard"): one page, no external files, no CDN, so it
 /// works offline and ships inside `reel`. It reads only the public API under `/v1` with
 /// the token the user enters (kept in the browser's localStorage):
@@ -7,6 +9,9 @@
 ///   coloured by state, worker and time on hover), and a cancel button;
 /// * `#/workers` — slots, busy, shards done, last heartbeat.
 enum DashboardPage {
+    /// The final states as a JS array, from `JobPhase.isFinal`: finality is defined once.
+    static let finalStates = "[" + JobPhase.allCases.filter(\.isFinal).map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]"
+
     static let html = #"""
 <!doctype html>
 <html lang="en">
@@ -101,7 +106,7 @@ function clock(seconds) {
   return m >= 60 ? Math.floor(m / 60) + ":" + String(m % 60).padStart(2, "0") + ":" + String(s).padStart(2, "0")
                  : m + ":" + String(s).padStart(2, "0");
 }
-const finalStates = new Set(["done", "failed", "cancelled"]);
+const finalStates = new Set(\#(finalStates));
 
 // Follows a job's Server-Sent Events (fetch, so the token goes in a header) until it ends.
 const streams = new Map();
