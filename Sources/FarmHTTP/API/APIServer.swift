@@ -11,6 +11,12 @@ import ServiceLifecycle
 public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
                                uploads: URL, logger: Logger) -> some Service {
+        HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads), at: address, idleSeconds: 60,
+                         announcing: "HTTP API", path: "/v1", logger: logger)
+    }
+
+    /// The API's routes and the dashboard, with the error middleware in front.
+    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL) -> Router<BasicRequestContext> {
         let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway), tokens: tokens, uploads: uploads)
         let router = Router()
         router.add(middleware: FarmErrorMiddleware())
@@ -22,7 +28,7 @@ public enum APIServer {
             headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' blob:"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
         }
-        return HTTPService.make(router, at: address, idleSeconds: 60, announcing: "HTTP API", path: "/v1", logger: logger)
+        return router
     }
 }
 

@@ -1,0 +1,69 @@
+import Farm
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ReelTestSupport
+import Testing
+@testable import FarmHTTP
+
+/// The API's routes in process: Hummingbird's router driven without a socket, against a
+/// real coordinator running on a thread of this process (ZeroMQ over ipc://), no worker.
+/// What a client sees when the farm refuses: the status of the farm's code, and the code.
+@Suite(.serialized) struct APIRoutesTests {
+    @Test func refusalsAnswerWithTheirCodesStatus() async throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        var options = Coordinator.Options(endpoint: "ipc://" + dir.appendingPathComponent("c.ipc").path,
+                                          stateDirectory: dir.appendingPathComponent("state"))
+        options.minimumFreeBytes = 0
+        let stop = options.stop
+        let ended = DispatchSemaphore(value: 0)
+        let endpoint = options.endpoint   // ipc: known before binding; ZeroMQ connects once it is bound
+        Thread { [options] in
+            do { try Coordinator(options: options).run() } catch { Issue.record("the coordinator ended: \(error)") }
+            ended.signal()
+        }.start()
+        defer {
+            stop.raise()
+            _ = ended.wait(timeout: .now() + 10)
+        }
+        let router = APIServer.router(gateway: FarmGateway(endpoint: endpoint, curve: nil), tokens: nil,
+                                      uploads: dir.appendingPathComponent("uploads"))
+        let id = "sha256:" + String(repeating: "ab", count: 32)
+        try await Application(router: router).test(.router) { client in
+            func code(_ response: TestResponse) -> String? {
+                ((try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: [String: String]])?["error"]?["code"]
+            }
+            try await client.execute(uri: "/v1/jobs", method: .get) { response in
+                #expect(response.status == .ok && String(buffer: response.body) == "[]")
+            }
+            for method in [HTTPRequest.Method.get, .delete] {
+                try await client.execute(uri: "/v1/jobs/nosuch", method: method) { response in
+                    #expect(response.status == .notFound, "\(method)")
+                    #expect(code(response) == "noSuchJob", "\(String(buffer: response.body))")
+                }
+            }
+            try await client.execute(uri: "/v1/jobs?limit=2000", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/v1/jobs?after=garbage", method: .get) { response in
+                #expect(response.status == .unprocessableContent && code(response) == "invalidInput", "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/v1/media/sha256%3A" + id.dropFirst(7), method: .head) { response in
+                #expect(response.status == .notFound && response.headers[APIRoutes.uploadOffset] == "0")
+            }
+            try await client.execute(uri: "/v1/media/sha256:ABC", method: .head) { response in
+                #expect(response.status == .badRequest)
+            }
+            let body = ByteBuffer(string: #"{"session": {"video": {"videoSegments": [{"source": "a.mp4"}]}}, "files": {"a.mp4": "\#(id)"}}"#)
+            try await client.execute(uri: "/v1/jobs", method: .post, body: body) { response in
+                #expect(response.status == .conflict, "\(String(buffer: response.body))")
+                #expect(String(buffer: response.body).contains(id))
+            }
+            let bad = ByteBuffer(string: #"{"session": {"video": {"videoSegments": [{"source": "a.mp4"}]}}, "files": {"a.mp4": "sha256:12"}}"#)
+            try await client.execute(uri: "/v1/jobs", method: .post, body: bad) { response in
+                #expect(response.status == .unprocessableContent && String(buffer: response.body).contains("files.a.mp4"))
+            }
+        }
+    }
+}
