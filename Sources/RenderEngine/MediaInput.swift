@@ -8,6 +8,13 @@ public protocol RangeReadable: AnyObject, Sendable {
     var size: Int64 { get }
     /// Reads up to `count` bytes at `offset` into `buffer`; returns the bytes read (0 at the end).
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int
+    /// The render will need nothing past byte `end` (exclusive) but what the demuxer asks
+    /// for: a reader that fetches ahead stops there (docs/operations.md, "Media").
+    func limitReadAhead(to end: Int64)
+}
+
+extension RangeReadable {
+    public func limitReadAhead(to end: Int64) {}
 }
 
 /// Where a demuxer reads a source: a local file, or ranges of a remote one.

@@ -42,7 +42,11 @@ public struct VideoShardRenderer: Sendable {
     /// cancelled shard stops within a frame).
     public func render(_ shard: ShardTask, of segment: SegmentTimeline, source: MediaInput, chain: FilterChain,
                        to chunkPath: String, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
-        let source = try VideoSource(source)
+        let media = source
+        let source = try VideoSource(media)
+        if shard.endFrame > shard.startFrame {
+            source.limitReadAhead(through: segment.sourceTime(ofFrame: shard.endFrame - 1), of: media)
+        }
         let selector = try FrameSelector(source: source, startingAt: segment.sourceTime(ofFrame: shard.startFrame))
         let processor = try FrameProcessor(segment: segment, renderWidth: output.width,
                                            renderHeight: output.height, chain: chain)

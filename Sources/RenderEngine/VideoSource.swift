@@ -50,6 +50,33 @@ final class VideoSource {
         if rewind { try self.rewind() }
     }
 
+    /// The end (exclusive) of the bytes of every sample decoded before a frame past
+    /// `seconds` (on the source clock) can come out — samples up to that time plus the
+    /// decoder's reordering delay and two frames — from the container's index; `nil`
+    /// without an index. Only a hint for read-ahead: the demuxer still reads what it reads.
+    func lastByteNeeded(through seconds: Rational) -> Int64? {
+        let count = avformat_index_get_entries_count(stream)
+        guard count > 0 else { return nil }
+        let rate = stream.pointee.avg_frame_rate
+        let fallback = Rational(1, 30) ?? .zero
+        let frame = rate.num > 0 ? Rational(Int64(rate.den), Int64(rate.num)) ?? fallback : fallback
+        let frames = Int(max(0, stream.pointee.codecpar.pointee.video_delay)) + 2
+        let horizon = seconds + frame * Rational(frames)
+        let limit = (horizon * Rational(Int(timeBase.den)) / Rational(Int(timeBase.num))).floor + 1 + origin
+        var end: Int64 = 0
+        for i in 0..<count {
+            guard let entry = avformat_index_get_entry(stream, i) else { continue }
+            if entry.pointee.timestamp <= limit { end = max(end, entry.pointee.pos + Int64(entry.pointee.size)) }
+        }
+        return end > 0 ? end : nil
+    }
+
+    /// Tells a ranged reader how far the render will read (`lastByteNeeded`).
+    func limitReadAhead(through seconds: Rational, of media: MediaInput) {
+        guard case .ranges(let reader, _) = media, let end = lastByteNeeded(through: seconds) else { return }
+        reader.limitReadAhead(to: end)
+    }
+
     /// The container time (seconds) of the source clock's zero.
     var originSeconds: Rational {
         Rational(reducing: Int128(origin) * Int128(timeBase.num), Int128(timeBase.den)) ?? .zero

@@ -131,6 +131,34 @@ struct RangeFetcherTests {
         #expect(Self.code { try second.get() } == .ioFailed)
     }
 
+    /// A reader told where the render's bytes end fetches nothing ahead past it; reads
+    /// beyond it (the demuxer's own) are still served.
+    @Test func readAheadStopsWhereTheRenderSaidItsBytesEnd() throws {
+        let farm = try FakeCoordinator()
+        let stop = StopSignal()
+        let opening = Outcome { try farm.fetcher.source(Self.contentID, stop: stop) }
+        for request in farm.requests() { try farm.serve(request) }
+        let source = try opening.get()
+        let blockSize = RangeFetcher.blockSize
+        source.limitReadAhead(to: Int64(2 * blockSize - 1))
+        let second = Outcome { () -> Int in
+            var byte: UInt8 = 0
+            return try source.read(at: Int64(blockSize), into: &byte, count: 1)
+        }
+        let asked = farm.requests()
+        #expect(asked.map(\.offset) == [blockSize], "\(asked.map(\.offset))")   // without the limit: blocks 1, 2 and 3
+        for request in asked { try farm.serve(request) }
+        #expect(try second.get() == 1)
+        let beyond = Outcome { () -> Int in
+            var byte: UInt8 = 0
+            return try source.read(at: Int64(3 * blockSize), into: &byte, count: 1)
+        }
+        let late = farm.requests()
+        #expect(late.map(\.offset) == [3 * blockSize])
+        for request in late { try farm.serve(request) }
+        #expect(try beyond.get() == 1)
+    }
+
     private static func code<T>(_ body: () throws -> T) -> FarmErrorCode? {
         do {
             _ = try body()

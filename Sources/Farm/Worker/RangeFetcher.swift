@@ -81,7 +81,7 @@ package final class RangeFetcher: Sendable {
 
     /// Returns once block `index` of `contentID` is in the cache, asking for it (and the
     /// next few) whenever it is neither here nor on its way.
-    func wait(for contentID: String, block index: Int, generation: Int, stop: StopSignal) throws {
+    func wait(for contentID: String, block index: Int, generation: Int, stop: StopSignal, readAheadEnd: Int64 = .max) throws {
         guard let url = blockURL(contentID, index) else { throw EngineError("'\(contentID)' is not a content id") }
         let deadline = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: url.path) {
@@ -92,15 +92,17 @@ package final class RangeFetcher: Sendable {
             guard Date() < deadline else { throw EngineError("block \(index) of \(contentID) did not arrive within 120 s") }
             let arrival = DispatchSemaphore(value: 0)
             state.withLock { $0.waiters[contentID, default: []].append(arrival) }
-            ask(contentID, from: index, generation: generation)
+            ask(contentID, from: index, generation: generation, readAheadEnd: readAheadEnd)
             if FileManager.default.fileExists(atPath: url.path) { break }   // arrived before we listened
             _ = arrival.wait(timeout: .now() + .milliseconds(250))   // the stop flag is checked at least this often
         }
     }
 
-    private func ask(_ contentID: String, from index: Int, generation: Int) {
+    private func ask(_ contentID: String, from index: Int, generation: Int, readAheadEnd: Int64) {
         let size = state.withLock { $0.sizes[contentID] }
-        let last = size.map { Int(($0 - 1) / Int64(Self.blockSize)) } ?? index
+        // Read-ahead stops at the file's end and at what the render said it needs.
+        let end = min(size ?? .max, readAheadEnd)
+        let last = end == .max ? index : Int((max(end, 1) - 1) / Int64(Self.blockSize))
         let wanted = (index...max(index, min(last, index + Self.readAhead))).filter { block in
             guard let url = blockURL(contentID, block) else { return false }
             return !FileManager.default.fileExists(atPath: url.path)
@@ -174,6 +176,10 @@ final class RemoteSource: RangeReadable, Sendable {
     private let stop: StopSignal
     /// Distinct blocks this reader needed (for the worker's log).
     let blocksRead = Mutex(Set<Int>())
+    /// No block past this byte is fetched ahead (`limitReadAhead`).
+    private let readAheadEnd = Atomic<Int64>(.max)
+
+    func limitReadAhead(to end: Int64) { readAheadEnd.store(max(0, end), ordering: .relaxed) }
 
     init(contentID: String, size: Int64, generation: Int, fetcher: RangeFetcher, stop: StopSignal) {
         self.contentID = contentID
@@ -187,7 +193,8 @@ final class RemoteSource: RangeReadable, Sendable {
         guard offset < size, count > 0 else { return 0 }
         let blockSize = Int64(RangeFetcher.blockSize)
         let index = Int(offset / blockSize)
-        try fetcher.wait(for: contentID, block: index, generation: generation, stop: stop)
+        try fetcher.wait(for: contentID, block: index, generation: generation, stop: stop,
+                         readAheadEnd: readAheadEnd.load(ordering: .relaxed))
         blocksRead.withLock { _ = $0.insert(index) }
         guard let url = fetcher.blockURL(contentID, index) else { return 0 }
         let handle = try FileHandle(forReadingFrom: url)
