@@ -48,6 +48,8 @@ let package = Package(
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // glibc's malloc.h (mallopt): the C library itself, no package.
+        .systemLibrary(name: "CMalloc"),
 
         // The filters' per-pixel math lives with their parameters here (docs/filters.md). The
         // portable model carries no compiler flags, so other packages can depend on it by
@@ -56,7 +58,7 @@ let package = Package(
         .target(name: "SessionKit"),
         .target(
             name: "RenderEngine",
-            dependencies: ["SessionKit", "CFFmpeg", "CHeif", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SessionKit", "CFFmpeg", "CHeif", "CMalloc", .product(name: "Crypto", package: "swift-crypto")],
             // Per-pixel loops run 20-50x slower unoptimised; tests render real video in debug builds.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + pixelLoops
         ),

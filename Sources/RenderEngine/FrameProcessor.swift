@@ -259,7 +259,8 @@ final class FrameProcessor {
         let isHDR = f.color_trc == AVCOL_TRC_ARIB_STD_B67 || f.color_trc == AVCOL_TRC_SMPTE2084
         if let orientedRGB {
             try scaleToRGB(source, crop: crop, reading: reading)
-            let picture = try orientAndFilter(into: orientedRGB)
+            // Upright, the scaled picture is the oriented one: the chain runs on it in place.
+            let picture = geometry.orientation == .up ? try filterInPlace(rgb) : try orientAndFilter(into: orientedRGB)
             try output.makeWritable()
             try convertToYUV(picture, width: renderWidth, height: renderHeight, into: output)
             return
@@ -316,6 +317,14 @@ final class FrameProcessor {
                     width: scaledWidth, height: scaledHeight, destination: out, destinationStride: stride, bytesPerPixel: 3)
         chain.apply(rgb: out, width: renderWidth, height: renderHeight, stride: stride, workspace: workspace)
         return destination
+    }
+
+    /// Runs the chain on `picture` (packed RGB24 at the render size) where it is.
+    private func filterInPlace(_ picture: Frame) throws -> Frame {
+        guard let pixels = picture.pointer.pointee.data.0 else { throw EngineError("RGB frame has no data") }
+        chain.apply(rgb: pixels, width: renderWidth, height: renderHeight, stride: Int(picture.pointer.pointee.linesize.0),
+                    workspace: workspace)
+        return picture
     }
 
     /// The processed picture as packed RGB24, oriented (for still images).

@@ -150,6 +150,12 @@ public struct FilterChain: Sendable {
         var (picture, spare) = workspace.take(width: width, height: height)
         defer { workspace.keep(picture, spare) }
         leading.withUnsafeBufferPointer { lead in
+            // A leading distortion reads the packed picture itself (`SampleMap`).
+            if case .picture(let op as any Distortion) = steps.first, let lead = lead.baseAddress {
+                workspace.sampleMap(op, step: 0, of: identity, width: width, height: height)
+                    .apply(packed: rgb, stride: stride, leading: lead, into: &picture)
+                return
+            }
             for y in 0..<height {
                 let row = rgb + y * stride
                 for x in 0..<width {
@@ -159,7 +165,8 @@ public struct FilterChain: Sendable {
                 }
             }
         }
-        for step in steps {
+        let leadingDistortion = if case .picture(_ as any Distortion) = steps.first { true } else { false }
+        for (index, step) in steps.enumerated() where index > 0 || !leadingDistortion {
             switch step {
             case .pixels(let ops):
                 picture.r.withUnsafeMutableBufferPointer { r in
@@ -173,6 +180,9 @@ public struct FilterChain: Sendable {
                         }
                     }
                 }
+            case .picture(let op as any Distortion):
+                workspace.sampleMap(op, step: index, of: identity, width: width, height: height).apply(picture, into: &spare)
+                swap(&picture, &spare)
             case .picture(let op):
                 op.apply(picture, into: &spare)
                 swap(&picture, &spare)
@@ -206,6 +216,8 @@ public final class FilterWorkspace {
     private var memo: ColourMemo?
     private var row: PlanarRGBRow?
     private var scratch: ChainRowScratch?
+    /// The sample maps of one chain's distortions, by step: the same for every frame.
+    private var maps: (owner: FilterChain.Identity, byStep: [Int: SampleMap])?
 
     public init() {}
 
@@ -232,6 +244,17 @@ public final class FilterWorkspace {
         if let scratch, scratch.width == width { return scratch }
         let made = ChainRowScratch(width: width)
         scratch = made
+        return made
+    }
+
+    /// The map of `distortion`, step `step` of `chain`, for a picture `width`×`height`:
+    /// made on the first frame, kept for the next ones.
+    func sampleMap(_ distortion: some Distortion, step: Int, of chain: FilterChain.Identity,
+                   width: Int, height: Int) -> SampleMap {
+        if maps?.owner !== chain { maps = (chain, [:]) }
+        if let kept = maps?.byStep[step], kept.width == width, kept.height == height { return kept }
+        let made = SampleMap(distortion, width: width, height: height)
+        maps?.byStep[step] = made
         return made
     }
 

@@ -30,17 +30,11 @@ struct PlaneReader {
     /// The colour at pixel coordinate (x, y), pixel centres at +½. NaN reads the corner.
     @inline(__always)
     func sample(x: Float, y: Float) -> (Float, Float, Float) {
-        var fx = x - 0.5, fy = y - 0.5
-        fx = fx > 0 ? fx : 0
-        fx = fx < maxX ? fx : maxX
-        fy = fy > 0 ? fy : 0
-        fy = fy < maxY ? fy : maxY
-        let x0 = Int(fx), y0 = Int(fy)
-        let x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0
-        let tx = fx - Float(x0), ty = fy - Float(y0)
-        let i00 = y0 * width + x0, i10 = y0 * width + x1, i01 = y1 * width + x0, i11 = y1 * width + x1
-        return (Self.blend(r, i00, i10, i01, i11, tx, ty), Self.blend(g, i00, i10, i01, i11, tx, ty),
-                Self.blend(b, i00, i10, i01, i11, tx, ty))
+        let tap = BilinearTap(x: x, y: y, width: width, height: height, maxX: maxX, maxY: maxY)
+        let i00 = tap.y0 * width + tap.x0, i10 = tap.y0 * width + tap.x1
+        let i01 = tap.y1 * width + tap.x0, i11 = tap.y1 * width + tap.x1
+        return (Self.blend(r, i00, i10, i01, i11, tap.tx, tap.ty), Self.blend(g, i00, i10, i01, i11, tap.tx, tap.ty),
+                Self.blend(b, i00, i10, i01, i11, tap.tx, tap.ty))
     }
 
     @inline(__always)
@@ -49,5 +43,27 @@ struct PlaneReader {
         let top = p[i00] + (p[i10] - p[i00]) * tx
         let bottom = p[i01] + (p[i11] - p[i01]) * tx
         return top + (bottom - top) * ty
+    }
+}
+
+/// The four pixels a bilinear read at pixel coordinate (x, y) blends and its weights:
+/// clamped to the edge pixels, pixel centres at +½ (docs/filters.md, "Pixel model").
+struct BilinearTap {
+    let x0: Int, y0: Int, x1: Int, y1: Int
+    let tx: Float, ty: Float
+
+    @inline(__always)
+    init(x: Float, y: Float, width: Int, height: Int, maxX: Float, maxY: Float) {
+        var fx = x - 0.5, fy = y - 0.5
+        fx = fx > 0 ? fx : 0
+        fx = fx < maxX ? fx : maxX
+        fy = fy > 0 ? fy : 0
+        fy = fy < maxY ? fy : maxY
+        x0 = Int(fx)
+        y0 = Int(fy)
+        x1 = x0 + 1 < width ? x0 + 1 : x0
+        y1 = y0 + 1 < height ? y0 + 1 : y0
+        tx = fx - Float(x0)
+        ty = fy - Float(y0)
     }
 }

@@ -9,14 +9,13 @@ public enum Bulge {
         formula: "d = distance(c, (u, (v − ½)·aspect + ½)) < 0.25: sample(c + (uv − c)·(1 − a·(0.25 − d)/0.25)²)"
     ) { a, _ in a == 0 ? [] : [.picture(Operation(scale: Float(a)))] }
 
-    public struct Operation: PictureOperation {
+    public struct Operation: Distortion {
         public let scale: Float
-        public var needsOrientedPicture: Bool { true }
         static let radius: Float = 0.25
 
-        public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
-            let aspect = source.aspectRatio, r = Self.radius, scale = scale
-            PlanarPicture.remap(from: source, into: &destination) { u, v in
+        public func sourcePoints(width: Int, height: Int) -> (Float, Float) -> (Float, Float)? {
+            let aspect = aspectRatio(width, height), r = Self.radius, scale = scale
+            return { u, v in
                 let x = u - 0.5, y = (v - 0.5) * aspect
                 let d = (x * x + y * y).squareRoot()
                 guard d < r else { return (u, v) }

@@ -27,15 +27,28 @@ public enum CGAColorspace {
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let amount = amount
-            var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
-            PlanarPicture.render(from: source, into: &destination) { reader, x, y, u, v in
-                let cu = u - glslMod(u, 1.0 / 200), cv = v - glslMod(v, 1.0 / 320)
-                let cga = cell.value(at: cu, cv) {
-                    let (r, g, b) = reader.sample(u: cu, v: cv)
-                    return Self.nearest(r, g, b)
+            // A cell's corner: u alone across, v alone down.
+            let columns = pixelCentres(source.width).map { $0 - glslMod($0, 1.0 / 200) }
+            let rows = pixelCentres(source.height).map { $0 - glslMod($0, 1.0 / 320) }
+            // Each column's palette colour: the same for every row that crosses the same cells.
+            var cga = PlanarPicture(width: source.width, height: 1)
+            PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
+                let cv = rows[y]
+                if y == 0 || rows[y - 1] != cv {
+                    var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
+                    for x in 0..<out.width {
+                        let cu = columns[x]
+                        let (r, g, b) = cell.value(at: cu, cv) {
+                            let (r, g, b) = reader.sample(u: cu, v: cv)
+                            return Self.nearest(r, g, b)
+                        }
+                        (cga.r[x], cga.g[x], cga.b[x]) = (r, g, b)
+                    }
                 }
-                let i = y * reader.width + x
-                return (mix(reader.r[i], cga.0, amount), mix(reader.g[i], cga.1, amount), mix(reader.b[i], cga.2, amount))
+                let (r, g, b) = reader.row(y)
+                for x in 0..<out.width {
+                    out.set(x, (mix(r[x], cga.r[x], amount), mix(g[x], cga.g[x], amount), mix(b[x], cga.b[x], amount)))
+                }
             }
         }
     }

@@ -1,7 +1,7 @@
 /// A separable Gaussian blur of standard deviation `sigma` pixels, edges clamped
 /// (docs/filters.md, "Visual effects"): weights `exp(−k²/2σ²)` for |k| ≤ ⌈3σ⌉, normalised
-/// to sum 1. The vertical pass runs over whole rows and the horizontal one over a padded
-/// copy of each row, taps paired by symmetry, so both inner loops vectorise.
+/// to sum 1. The vertical pass reads whole rows and the horizontal one a padded copy of
+/// each row, taps paired by symmetry, 8 outputs at a time summed in a register.
 struct GaussianKernel: Sendable {
     let sigma: Double
     /// w₀ … w_R.
@@ -19,8 +19,27 @@ struct GaussianKernel: Sendable {
 
     var radius: Int { weights.count - 1 }
 
-    /// Blurs `source` into `destination` (same size), all three planes.
+    /// From this σ on, the blur runs at half resolution (docs/filters.md, "Visual effects").
+    static let halfResolutionSigma = 4.0
+
+    /// Blurs `source` into `destination` (same size), all three planes. A wide blur runs
+    /// on the picture averaged 2×2 with σ′ = √(σ² − 1)/2 and is read back bilinearly: the
+    /// average adds ¼ pixel² of variance and the bilinear read ¾, so the result is the
+    /// Gaussian of σ, within a fraction of a code value, for an eighth of the arithmetic
+    /// (a quarter of the pixels, half the taps).
     func blur(_ source: PlanarPicture, into destination: inout PlanarPicture) {
+        guard sigma < Self.halfResolutionSigma || source.width < 4 || source.height < 4 else {
+            let half = source.halved()
+            var blurred = PlanarPicture(width: half.width, height: half.height)
+            GaussianKernel(sigma: (sigma * sigma - 1).squareRoot() / 2).blurFull(half, into: &blurred)
+            blurred.doubled(into: &destination)
+            return
+        }
+        blurFull(source, into: &destination)
+    }
+
+    /// The kernel itself, at the picture's own resolution.
+    private func blurFull(_ source: PlanarPicture, into destination: inout PlanarPicture) {
         let w = source.width, h = source.height
         var padded = [Float](repeating: 0, count: w + 2 * radius)
         blurPlane(source.r, into: &destination.r, w, h, &padded)
@@ -36,11 +55,11 @@ struct GaussianKernel: Sendable {
         padded.withUnsafeMutableBufferPointer { pad in
             guard let s = src.baseAddress, let d = dst.baseAddress, let p = pad.baseAddress else { return }
             // Vertical: row y of the destination from rows y − R … y + R of the source.
-            for y in 0..<h {
-                let out = d + y * w
-                Self.scale(s + y * w, by: wk[0], into: out, count: w)
-                for k in 1...radius {
-                    Self.accumulate(s + max(y - k, 0) * w, s + min(y + k, h - 1) * w, weight: wk[k], into: out, count: w)
+            var rows = [UnsafePointer<Float>](repeating: s, count: 2 * radius + 1)
+            rows.withUnsafeMutableBufferPointer { rows in
+                for y in 0..<h {
+                    for k in -radius...radius { rows[k + radius] = s + min(max(y + k, 0), h - 1) * w }
+                    Self.convolve(rows: rows.baseAddress.unsafelyUnwrapped + radius, weights: wk, into: d + y * w, count: w)
                 }
             }
             // Horizontal, in place: each row copied with R clamped pixels on either side.
@@ -49,44 +68,131 @@ struct GaussianKernel: Sendable {
                 let first = row[0], last = row[w - 1]
                 for i in 0..<radius { p[i] = first; p[radius + w + i] = last }
                 (p + radius).update(from: row, count: w)
-                let centre = p + radius
-                Self.scale(centre, by: wk[0], into: row, count: w)
-                for k in 1...radius {
-                    Self.accumulate(centre - k, centre + k, weight: wk[k], into: row, count: w)
-                }
+                Self.convolve(row: p + radius, weights: wk, into: row, count: w)
             }
         } } } }
     }
 
-    // The compiler cannot prove the rows apart, so it would not vectorise these loops;
-    // 8 lanes at a time by hand, each lane the scalar loop's own operations (same bits).
+    // Each group of 8 outputs sums all its taps in a register before it is stored, in the
+    // order of the scalar definition (w₀·a₀, then + w_k·(a₋k + a₊k) for k = 1 … R), so the
+    // bits are those of one tap at a time over whole rows; 8 lanes by hand because the
+    // compiler cannot prove the rows apart.
 
-    /// `out = weight · a`.
+    /// Row `out` from the rows `centre[-R] … centre[R]` (vertical pass).
     @inline(__always)
-    static func scale(_ a: UnsafePointer<Float>, by weight: Float, into out: UnsafeMutablePointer<Float>, count: Int) {
-        let lanes = count & ~7
+    static func convolve(rows centre: UnsafePointer<UnsafePointer<Float>>, weights: UnsafeBufferPointer<Float>,
+                         into out: UnsafeMutablePointer<Float>, count: Int) {
+        let radius = weights.count - 1, lanes = count & ~7
         var x = 0
         while x < lanes {
-            let v = UnsafeRawPointer(a + x).loadUnaligned(as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(out + x).storeBytes(of: v * weight, as: SIMD8<Float>.self)
+            var sum = UnsafeRawPointer(centre[0] + x).loadUnaligned(as: SIMD8<Float>.self) * weights[0]
+            for k in stride(from: 1, through: radius, by: 1) {
+                let a = UnsafeRawPointer(centre[-k] + x).loadUnaligned(as: SIMD8<Float>.self)
+                let b = UnsafeRawPointer(centre[k] + x).loadUnaligned(as: SIMD8<Float>.self)
+                sum = sum + (a + b) * weights[k]
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: sum, as: SIMD8<Float>.self)
             x += 8
         }
-        while x < count { out[x] = weight * a[x]; x += 1 }
+        while x < count {
+            var sum = weights[0] * centre[0][x]
+            for k in stride(from: 1, through: radius, by: 1) { sum = sum + weights[k] * (centre[-k][x] + centre[k][x]) }
+            out[x] = sum
+            x += 1
+        }
     }
 
-    /// `out = out + weight · (a + b)`.
+    /// `out[x]` from `row[x − R] … row[x + R]` (horizontal pass; `row` is padded by R on either side).
     @inline(__always)
-    static func accumulate(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, weight: Float,
-                           into out: UnsafeMutablePointer<Float>, count: Int) {
-        let lanes = count & ~7
+    static func convolve(row: UnsafePointer<Float>, weights: UnsafeBufferPointer<Float>,
+                         into out: UnsafeMutablePointer<Float>, count: Int) {
+        let radius = weights.count - 1, lanes = count & ~7
         var x = 0
         while x < lanes {
-            let va = UnsafeRawPointer(a + x).loadUnaligned(as: SIMD8<Float>.self)
-            let vb = UnsafeRawPointer(b + x).loadUnaligned(as: SIMD8<Float>.self)
-            let vo = UnsafeRawPointer(out + x).loadUnaligned(as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(out + x).storeBytes(of: vo + (va + vb) * weight, as: SIMD8<Float>.self)
+            var sum = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<Float>.self) * weights[0]
+            for k in stride(from: 1, through: radius, by: 1) {
+                let a = UnsafeRawPointer(row + x - k).loadUnaligned(as: SIMD8<Float>.self)
+                let b = UnsafeRawPointer(row + x + k).loadUnaligned(as: SIMD8<Float>.self)
+                sum = sum + (a + b) * weights[k]
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: sum, as: SIMD8<Float>.self)
             x += 8
         }
-        while x < count { out[x] = out[x] + weight * (a[x] + b[x]); x += 1 }
+        while x < count {
+            var sum = weights[0] * row[x]
+            for k in stride(from: 1, through: radius, by: 1) { sum = sum + weights[k] * (row[x - k] + row[x + k]) }
+            out[x] = sum
+            x += 1
+        }
+    }
+}
+
+extension PlanarPicture {
+    /// The picture averaged over 2×2 pixels, ⌈W/2⌉×⌈H/2⌉ (an odd last column or row
+    /// averages with itself).
+    func halved() -> PlanarPicture {
+        var half = PlanarPicture(width: (width + 1) / 2, height: (height + 1) / 2)
+        let w = width, h = height, hw = half.width
+        func halve(_ source: [Float], into out: inout [Float]) {
+            source.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { o in
+                for j in 0..<half.height {
+                    let top = s.baseAddress.unsafelyUnwrapped + 2 * j * w
+                    let bottom = s.baseAddress.unsafelyUnwrapped + min(2 * j + 1, h - 1) * w
+                    for i in 0..<hw {
+                        let x0 = 2 * i, x1 = min(2 * i + 1, w - 1)
+                        o[j * hw + i] = ((top[x0] + top[x1]) + (bottom[x0] + bottom[x1])) * 0.25
+                    }
+                }
+            } }
+        }
+        halve(r, into: &half.r)
+        halve(g, into: &half.g)
+        halve(b, into: &half.b)
+        return half
+    }
+
+    /// This half-resolution picture read bilinearly at the centres of `destination`'s
+    /// pixels, clamped to the edge: full-resolution pixel x is at (x + ½)/2 here, so it
+    /// blends half-pixels ⌊x/2⌋ − 1 and ⌊x/2⌋ by ¼ when x is even, ⌊x/2⌋ and ⌊x/2⌋ + 1 by ¾
+    /// when odd — `PlaneReader`'s arithmetic (across, then down), a row at a time.
+    func doubled(into destination: inout PlanarPicture) {
+        let w = destination.width, hw = width
+        // Across: each half-resolution row at full width.
+        var wide = PlanarPicture(width: w, height: height)
+        func across(_ source: [Float], into out: inout [Float]) {
+            source.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { o in
+                for j in 0..<height {
+                    let row = s.baseAddress.unsafelyUnwrapped + j * hw, to = o.baseAddress.unsafelyUnwrapped + j * w
+                    for x in 0..<w {
+                        let (i0, i1, t) = Self.taps(x, halfCount: hw)
+                        to[x] = row[i0] + (row[i1] - row[i0]) * t
+                    }
+                }
+            } }
+        }
+        across(r, into: &wide.r)
+        across(g, into: &wide.g)
+        across(b, into: &wide.b)
+        // Down: rows blended whole.
+        PlanarPicture.renderRows(from: wide, into: &destination) { reader, y, out in
+            let (j0, j1, t) = Self.taps(y, halfCount: height)
+            let top = reader.row(j0), bottom = reader.row(j1)
+            for x in 0..<w {
+                out.set(x, (top.r[x] + (bottom.r[x] - top.r[x]) * t, top.g[x] + (bottom.g[x] - top.g[x]) * t,
+                            top.b[x] + (bottom.b[x] - top.b[x]) * t))
+            }
+        }
+    }
+
+    /// The two half-resolution pixels full-resolution pixel `x` blends, and the weight of
+    /// the second: `PlaneReader`'s read at (x + ½)/2, clamped to 0 … `halfCount` − 1.
+    @inline(__always)
+    static func taps(_ x: Int, halfCount: Int) -> (Int, Int, Float) {
+        let f = (Float(x) + 0.5) * 0.5 - 0.5
+        guard f > 0 else { return (0, 0, 0) }
+        let last = halfCount - 1
+        guard f < Float(last) else { return (last, last, 0) }
+        let i = Int(f)
+        return (i, i + 1, f - Float(i))
     }
 }

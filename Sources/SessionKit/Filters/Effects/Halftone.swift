@@ -16,14 +16,29 @@ public enum Halftone {
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let aspect = source.aspectRatio
             let grid = CellGrid(fractionalWidth: width, aspectRatio: aspect)
-            var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
-            PlanarPicture.render(from: source, into: &destination) { reader, _, _, u, v in
-                let (cu, cv) = grid.centre(u, v)
-                let (r, g, b) = cell.value(at: cu, cv) { reader.sample(u: cu, v: cv) }
-                let du = cu - u, dv = squareV(cv, aspectRatio: aspect) - squareV(v, aspectRatio: aspect)
-                let radius = grid.du * 0.5 * (1 - luminance(r, g, b))
-                let white = 1 - glslStep((du * du + dv * dv).squareRoot(), radius)
-                return (white, white, white)
+            let (columns, rows) = grid.centres(width: source.width, height: source.height)
+            let us = pixelCentres(source.width), vs = pixelCentres(source.height)
+            // Each column's dot radius, from its cell's centre colour: the same for every row
+            // that crosses the same cells.
+            var radii = [Float](repeating: 0, count: source.width)
+            PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
+                let cv = rows[y]
+                if y == 0 || rows[y - 1] != cv {
+                    var cell = CellCache<Float>(0)
+                    for x in radii.indices {
+                        let cu = columns[x]
+                        radii[x] = cell.value(at: cu, cv) {
+                            let (r, g, b) = reader.sample(u: cu, v: cv)
+                            return grid.du * 0.5 * (1 - luminance(r, g, b))
+                        }
+                    }
+                }
+                let dv = squareV(cv, aspectRatio: aspect) - squareV(vs[y], aspectRatio: aspect)
+                for x in 0..<out.width {
+                    let du = columns[x] - us[x]
+                    let white = 1 - glslStep((du * du + dv * dv).squareRoot(), radii[x])
+                    out.set(x, (white, white, white))
+                }
             }
         }
     }

@@ -9,14 +9,13 @@ public enum Pinch {
         formula: "d = distance(c, (u, v·aspect + ½ − ½·aspect)) < 0.5: sample(c + (uv − c)·(1 + a·(0.5 − d)/0.5))"
     ) { a, _ in a == 0 ? [] : [.picture(Operation(scale: Float(a)))] }
 
-    public struct Operation: PictureOperation {
+    public struct Operation: Distortion {
         public let scale: Float
-        public var needsOrientedPicture: Bool { true }
         static let radius: Float = 0.5
 
-        public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
-            let aspect = source.aspectRatio, scale = scale
-            PlanarPicture.remap(from: source, into: &destination) { u, v in
+        public func sourcePoints(width: Int, height: Int) -> (Float, Float) -> (Float, Float)? {
+            let aspect = aspectRatio(width, height), scale = scale
+            return { u, v in
                 let x = u - 0.5, y = squareV(v, aspectRatio: aspect) - 0.5
                 let d = (x * x + y * y).squareRoot()
                 guard d < Self.radius else { return (u, v) }

@@ -15,10 +15,15 @@ public enum Pixellate {
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let grid = CellGrid(fractionalWidth: width, aspectRatio: source.aspectRatio)
+            let (columns, rows) = grid.centres(width: source.width, height: source.height)
             var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
-            PlanarPicture.render(from: source, into: &destination) { reader, _, _, u, v in
-                let (cu, cv) = grid.centre(u, v)
-                return cell.value(at: cu, cv) { reader.sample(u: cu, v: cv) }
+            PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
+                let cv = rows[y]
+                if y > 0, rows[y - 1] == cv { return out.repeatRowAbove() }
+                for x in 0..<out.width {
+                    let cu = columns[x]
+                    out.set(x, cell.value(at: cu, cv) { reader.sample(u: cu, v: cv) })
+                }
             }
         }
     }

@@ -20,12 +20,16 @@ public enum PolkaDot {
             let aspect = source.aspectRatio
             let grid = CellGrid(fractionalWidth: width, aspectRatio: aspect)
             let radius = grid.du * 0.5 * Self.dotScaling
-            PlanarPicture.render(from: source, into: &destination) { reader, x, y, u, v in
-                let (cu, cv) = grid.centre(u, v)
-                let du = cu - u, dv = squareV(cv, aspectRatio: aspect) - squareV(v, aspectRatio: aspect)
-                let inside = glslStep((du * du + dv * dv).squareRoot(), radius)
-                let i = y * reader.width + x
-                return (reader.r[i] * inside, reader.g[i] * inside, reader.b[i] * inside)
+            let (columns, rows) = grid.centres(width: source.width, height: source.height)
+            let us = pixelCentres(source.width), vs = pixelCentres(source.height)
+            PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
+                let dv = squareV(rows[y], aspectRatio: aspect) - squareV(vs[y], aspectRatio: aspect)
+                let (r, g, b) = reader.row(y)
+                for x in 0..<out.width {
+                    let du = columns[x] - us[x]
+                    let inside = glslStep((du * du + dv * dv).squareRoot(), radius)
+                    out.set(x, (r[x] * inside, g[x] * inside, b[x] * inside))
+                }
             }
         }
     }

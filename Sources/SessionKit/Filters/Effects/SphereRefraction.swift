@@ -11,26 +11,25 @@ public enum SphereRefraction {
         formula: "d ≤ a: R = refract((0,0,−1), normalize(p − c, a·√(1 − (d/a)²)), 0.71); sample((R.xy + 1)/2); else black"
     ) { a, _ in [.picture(Operation(radius: Float(a)))] }
 
-    public struct Operation: PictureOperation {
+    public struct Operation: Distortion {
         public let radius: Float
-        public var needsOrientedPicture: Bool { true }
         static let eta: Float = 0.71
 
-        public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
-            let aspect = source.aspectRatio, r = radius, eta = Self.eta
-            PlanarPicture.render(from: source, into: &destination) { reader, _, _, u, v in
+        public func sourcePoints(width: Int, height: Int) -> (Float, Float) -> (Float, Float)? {
+            let aspect = aspectRatio(width, height), r = radius, eta = Self.eta
+            return { u, v in
                 let x = u - 0.5, y = squareV(v, aspectRatio: aspect) - 0.5
                 let d = (x * x + y * y).squareRoot()
-                guard r > 0, d <= r else { return (0, 0, 0) }
+                guard r > 0, d <= r else { return nil }
                 let q = d / r
                 let depth = r * (1 - q * q).squareRoot()
                 let length = (x * x + y * y + depth * depth).squareRoot()
                 let (nx, ny, nz) = (x / length, y / length, depth / length)
                 // refract(I, N, η) with I = (0, 0, −1): N·I = −nz.
                 let k = 1 - eta * eta * (1 - nz * nz)
-                guard k >= 0 else { return reader.sample(u: 0.5, v: 0.5) }
+                guard k >= 0 else { return (0.5, 0.5) }
                 let along = -eta * nz + k.squareRoot()
-                return reader.sample(u: (-along * nx + 1) * 0.5, v: (-along * ny + 1) * 0.5)
+                return ((-along * nx + 1) * 0.5, (-along * ny + 1) * 0.5)
             }
         }
     }

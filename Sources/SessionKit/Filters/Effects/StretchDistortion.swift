@@ -10,9 +10,8 @@ public enum StretchDistortion {
         formula: "c = (a, a); p = 2uv − 2c; p′ = sign(p)·(½|p| + ½·smoothstep(0.25, 0.5, |p|)·|p|); sample((p′ + 2c − 1)/2 + ½)"
     ) { a, _ in [.picture(Operation(centre: Float(a)))] }
 
-    public struct Operation: PictureOperation {
+    public struct Operation: Distortion {
         public let centre: Float
-        public var needsOrientedPicture: Bool { true }
 
         @inline(__always)
         static func stretch(_ p: Float) -> Float {
@@ -21,9 +20,9 @@ public enum StretchDistortion {
             return p < 0 ? -s : s
         }
 
-        public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
+        public func sourcePoints(width: Int, height: Int) -> (Float, Float) -> (Float, Float)? {
             let c = 2 * centre - 1
-            PlanarPicture.remap(from: source, into: &destination) { u, v in
+            return { u, v in
                 let x = Self.stretch(2 * u - 1 - c) + c, y = Self.stretch(2 * v - 1 - c) + c
                 return (x / 2 + 0.5, y / 2 + 0.5)
             }

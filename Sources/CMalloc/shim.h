@@ -1,0 +1,2 @@
+// glibc's allocator tuning (mallopt), for RenderEngine's PictureMemory.
+#include <malloc.h>
