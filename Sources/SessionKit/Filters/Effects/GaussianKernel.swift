@@ -20,19 +20,22 @@ struct GaussianKernel: Sendable {
     var radius: Int { weights.count - 1 }
 
     /// From this σ on, the blur runs at half resolution (docs/filters.md, "Visual effects").
-    static let halfResolutionSigma = 4.0
+    static let halfResolutionSigma = 6.0
 
     /// Blurs `source` into `destination` (same size), all three planes. A wide blur runs
     /// on the picture averaged 2×2 with σ′ = √(σ² − 1)/2 and is read back bilinearly: the
     /// average adds ¼ pixel² of variance and the bilinear read ¾, so the result is the
     /// Gaussian of σ, within a fraction of a code value, for an eighth of the arithmetic
-    /// (a quarter of the pixels, half the taps).
+    /// (a quarter of the pixels, half the taps). The half picture carries a margin of the
+    /// edge pixels repeated as wide as its kernel, so the edges are clamped as the full
+    /// kernel clamps them (each edge pixel alone, not averaged with its neighbour).
     func blur(_ source: PlanarPicture, into destination: inout PlanarPicture) {
         guard sigma < Self.halfResolutionSigma || source.width < 4 || source.height < 4 else {
-            let half = source.halved()
+            let kernel = GaussianKernel(sigma: (sigma * sigma - 1).squareRoot() / 2)
+            let half = source.halved(margin: kernel.radius)
             var blurred = PlanarPicture(width: half.width, height: half.height)
-            GaussianKernel(sigma: (sigma * sigma - 1).squareRoot() / 2).blurFull(half, into: &blurred)
-            blurred.doubled(into: &destination)
+            kernel.blurFull(half, into: &blurred)
+            blurred.doubled(margin: kernel.radius, into: &destination)
             return
         }
         blurFull(source, into: &destination)
@@ -128,18 +131,20 @@ struct GaussianKernel: Sendable {
 }
 
 extension PlanarPicture {
-    /// The picture averaged over 2×2 pixels, ⌈W/2⌉×⌈H/2⌉ (an odd last column or row
+    /// The picture averaged over 2×2 pixels, ⌈W/2⌉×⌈H/2⌉ and `margin` more on every side:
+    /// half-pixel i averages pixels 2(i − margin) and 2(i − margin) + 1, clamped to the
+    /// picture (so the margin repeats the edge pixels, and an odd last column or row
     /// averages with itself).
-    func halved() -> PlanarPicture {
-        var half = PlanarPicture(width: (width + 1) / 2, height: (height + 1) / 2)
-        let w = width, h = height, hw = half.width
+    func halved(margin: Int) -> PlanarPicture {
+        let w = width, h = height, hw = (width + 1) / 2 + 2 * margin, hh = (height + 1) / 2 + 2 * margin
+        var half = PlanarPicture(width: hw, height: hh)
+        let columns = (0..<hw).map { i in (min(max(2 * (i - margin), 0), w - 1), min(max(2 * (i - margin) + 1, 0), w - 1)) }
         func halve(_ source: [Float], into out: inout [Float]) {
             source.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { o in
-                for j in 0..<half.height {
-                    let top = s.baseAddress.unsafelyUnwrapped + 2 * j * w
-                    let bottom = s.baseAddress.unsafelyUnwrapped + min(2 * j + 1, h - 1) * w
-                    for i in 0..<hw {
-                        let x0 = 2 * i, x1 = min(2 * i + 1, w - 1)
+                for j in 0..<hh {
+                    let top = s.baseAddress.unsafelyUnwrapped + min(max(2 * (j - margin), 0), h - 1) * w
+                    let bottom = s.baseAddress.unsafelyUnwrapped + min(max(2 * (j - margin) + 1, 0), h - 1) * w
+                    for (i, (x0, x1)) in columns.enumerated() {
                         o[j * hw + i] = ((top[x0] + top[x1]) + (bottom[x0] + bottom[x1])) * 0.25
                     }
                 }
@@ -151,32 +156,35 @@ extension PlanarPicture {
         return half
     }
 
-    /// This half-resolution picture read bilinearly at the centres of `destination`'s
-    /// pixels, clamped to the edge: full-resolution pixel x is at (x + ½)/2 here, so it
-    /// blends half-pixels ⌊x/2⌋ − 1 and ⌊x/2⌋ by ¼ when x is even, ⌊x/2⌋ and ⌊x/2⌋ + 1 by ¾
-    /// when odd — `PlaneReader`'s arithmetic (across, then down), a row at a time.
-    func doubled(into destination: inout PlanarPicture) {
-        let w = destination.width, hw = width
-        // Across: each half-resolution row at full width.
-        var wide = PlanarPicture(width: w, height: height)
+    /// This half-resolution picture (with `margin` half-pixels on every side) read
+    /// bilinearly at the centres of `destination`'s pixels: full-resolution pixel x is at
+    /// (x + ½)/2 + margin here: the two half-pixels around it weighted ¾ and ¼ —
+    /// `PlaneReader`'s arithmetic (across, then down), a row at a time.
+    func doubled(margin: Int, into destination: inout PlanarPicture) {
+        let w = destination.width, h = destination.height, hw = width
+        let columns = (0..<w).map { Self.taps($0, margin: margin, halfCount: hw) }
+        // Across: the half-resolution rows the picture reads, at full width.
+        let first = Self.taps(0, margin: margin, halfCount: height).0
+        let rows = first...Self.taps(h - 1, margin: margin, halfCount: height).1
+        var wide = PlanarPicture(width: w, height: rows.count)
         func across(_ source: [Float], into out: inout [Float]) {
-            source.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { o in
-                for j in 0..<height {
-                    let row = s.baseAddress.unsafelyUnwrapped + j * hw, to = o.baseAddress.unsafelyUnwrapped + j * w
+            source.withUnsafeBufferPointer { s in out.withUnsafeMutableBufferPointer { o in columns.withUnsafeBufferPointer { columns in
+                for j in rows {
+                    let row = s.baseAddress.unsafelyUnwrapped + j * hw, to = o.baseAddress.unsafelyUnwrapped + (j - first) * w
                     for x in 0..<w {
-                        let (i0, i1, t) = Self.taps(x, halfCount: hw)
+                        let (i0, i1, t) = columns[x]
                         to[x] = row[i0] + (row[i1] - row[i0]) * t
                     }
                 }
-            } }
+            } } }
         }
         across(r, into: &wide.r)
         across(g, into: &wide.g)
         across(b, into: &wide.b)
         // Down: rows blended whole.
         PlanarPicture.renderRows(from: wide, into: &destination) { reader, y, out in
-            let (j0, j1, t) = Self.taps(y, halfCount: height)
-            let top = reader.row(j0), bottom = reader.row(j1)
+            let (j0, j1, t) = Self.taps(y, margin: margin, halfCount: height)
+            let top = reader.row(j0 - first), bottom = reader.row(j1 - first)
             for x in 0..<w {
                 out.set(x, (top.r[x] + (bottom.r[x] - top.r[x]) * t, top.g[x] + (bottom.g[x] - top.g[x]) * t,
                             top.b[x] + (bottom.b[x] - top.b[x]) * t))
@@ -185,10 +193,10 @@ extension PlanarPicture {
     }
 
     /// The two half-resolution pixels full-resolution pixel `x` blends, and the weight of
-    /// the second: `PlaneReader`'s read at (x + ½)/2, clamped to 0 … `halfCount` − 1.
+    /// the second: `PlaneReader`'s read at (x + ½)/2 + margin, clamped to 0 … `halfCount` − 1.
     @inline(__always)
-    static func taps(_ x: Int, halfCount: Int) -> (Int, Int, Float) {
-        let f = (Float(x) + 0.5) * 0.5 - 0.5
+    static func taps(_ x: Int, margin: Int, halfCount: Int) -> (Int, Int, Float) {
+        let f = (Float(x) + 0.5) * 0.5 - 0.5 + Float(margin)
         guard f > 0 else { return (0, 0, 0) }
         let last = halfCount - 1
         guard f < Float(last) else { return (last, last, 0) }

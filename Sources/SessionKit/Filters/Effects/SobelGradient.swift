@@ -9,8 +9,12 @@ enum SobelGradient {
     /// One magnitude per pixel of `picture`, row-major.
     static func magnitudes(of picture: PlanarPicture, step: Float) -> [Float] {
         let w = picture.width, h = picture.height
-        var luma = [Float](repeating: 0, count: w * h)
-        for i in 0..<(w * h) { luma[i] = luminance(picture.r[i], picture.g[i], picture.b[i]) }
+        let luma = [Float](unsafeUninitializedCapacity: w * h) { luma, count in
+            picture.r.withUnsafeBufferPointer { r in picture.g.withUnsafeBufferPointer { g in picture.b.withUnsafeBufferPointer { b in
+                for i in 0..<(w * h) { luma[i] = luminance(r[i], g[i], b[i]) }
+            } } }
+            count = w * h
+        }
         return step == 1 ? unitStep(luma, w, h) : scaledStep(luma, w, h, step)
     }
 
@@ -21,29 +25,34 @@ enum SobelGradient {
         return (hh * hh + vv * vv).squareRoot()
     }
 
-    /// Neighbours one pixel away: three padded rows, so the inner loop has no branch.
+    /// Neighbours one pixel away: the picture's luminance padded by one clamped pixel on
+    /// every side, so the inner loop has no branch and reads three rows in place.
     private static func unitStep(_ luma: [Float], _ w: Int, _ h: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: w * h)
-        var rows = [[Float]](repeating: [Float](repeating: 0, count: w + 2), count: 3)
-        func pad(_ y: Int, into row: inout [Float]) {
-            let base = min(max(y, 0), h - 1) * w
-            row[0] = luma[base]
-            for x in 0..<w { row[x + 1] = luma[base + x] }
-            row[w + 1] = luma[base + w - 1]
-        }
-        out.withUnsafeMutableBufferPointer { out in
-            for y in 0..<h {
-                pad(y - 1, into: &rows[0])
-                pad(y, into: &rows[1])
-                pad(y + 1, into: &rows[2])
-                rows[0].withUnsafeBufferPointer { top in rows[1].withUnsafeBufferPointer { mid in rows[2].withUnsafeBufferPointer { bottom in
-                    for x in 0..<w {
-                        out[y * w + x] = magnitude(tl: top[x], t: top[x + 1], tr: top[x + 2], l: mid[x], r: mid[x + 2],
-                                                   bl: bottom[x], b: bottom[x + 1], br: bottom[x + 2])
-                    }
-                } } }
+        let pw = w + 2
+        var padded = [Float](repeating: 0, count: pw * (h + 2))
+        padded.withUnsafeMutableBufferPointer { p in
+            luma.withUnsafeBufferPointer { l in
+                for py in 0..<(h + 2) {
+                    let from = l.baseAddress.unsafelyUnwrapped + min(max(py - 1, 0), h - 1) * w
+                    let to = p.baseAddress.unsafelyUnwrapped + py * pw
+                    to[0] = from[0]
+                    (to + 1).update(from: from, count: w)
+                    to[w + 1] = from[w - 1]
+                }
             }
         }
+        var out = [Float](repeating: 0, count: w * h)
+        out.withUnsafeMutableBufferPointer { out in padded.withUnsafeBufferPointer { p in
+            let base = p.baseAddress.unsafelyUnwrapped
+            for y in 0..<h {
+                let top = base + y * pw, mid = top + pw, bottom = mid + pw
+                let row = out.baseAddress.unsafelyUnwrapped + y * w
+                for x in 0..<w {
+                    row[x] = magnitude(tl: top[x], t: top[x + 1], tr: top[x + 2], l: mid[x], r: mid[x + 2],
+                                       bl: bottom[x], b: bottom[x + 1], br: bottom[x + 2])
+                }
+            }
+        } }
         return out
     }
 
@@ -71,11 +80,14 @@ enum SobelGradient {
     static func renderGrey(_ source: PlanarPicture, into destination: inout PlanarPicture, step: Float,
                            _ tone: (Float) -> Float) {
         let m = magnitudes(of: source, step: step)
-        for i in m.indices {
-            let v = clampUnit(tone(m[i]))
-            destination.r[i] = v
-            destination.g[i] = v
-            destination.b[i] = v
+        PlanarPicture.renderRows(from: source, into: &destination) { _, y, out in
+            m.withUnsafeBufferPointer { m in
+                let edges = m.baseAddress.unsafelyUnwrapped + y * out.width
+                for x in 0..<out.width {
+                    let v = tone(edges[x])
+                    out.set(x, (v, v, v))
+                }
+            }
         }
     }
 }
