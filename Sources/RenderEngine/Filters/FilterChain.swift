@@ -156,12 +156,14 @@ public struct FilterChain: Sendable {
                     .apply(packed: rgb, stride: stride, leading: lead, into: &picture)
                 return
             }
-            for y in 0..<height {
-                let row = rgb + y * stride
-                for x in 0..<width {
-                    picture.r[y * width + x] = lead[Int(row[3 * x])]
-                    picture.g[y * width + x] = lead[Int(row[3 * x + 1])]
-                    picture.b[y * width + x] = lead[Int(row[3 * x + 2])]
+            picture.withPlanes { r, g, b in
+                for y in 0..<height {
+                    let row = rgb + y * stride, r = r + y * width, g = g + y * width, b = b + y * width
+                    for x in 0..<width {
+                        r[x] = lead[Int(row[3 * x])]
+                        g[x] = lead[Int(row[3 * x + 1])]
+                        b[x] = lead[Int(row[3 * x + 2])]
+                    }
                 }
             }
         }
@@ -169,15 +171,11 @@ public struct FilterChain: Sendable {
         for (index, step) in steps.enumerated() where index > 0 || !leadingDistortion {
             switch step {
             case .pixels(let ops):
-                picture.r.withUnsafeMutableBufferPointer { r in
-                    picture.g.withUnsafeMutableBufferPointer { g in
-                        picture.b.withUnsafeMutableBufferPointer { b in
-                            for y in 0..<height {
-                                let pixels = PixelRow(r: r.baseAddress! + y * width, g: g.baseAddress! + y * width,
-                                                      b: b.baseAddress! + y * width, count: width, y: y, width: width, height: height)
-                                for op in ops { op.apply(pixels) }
-                            }
-                        }
+                picture.withPlanes { r, g, b in
+                    for y in 0..<height {
+                        let pixels = PixelRow(r: r + y * width, g: g + y * width, b: b + y * width,
+                                              count: width, y: y, width: width, height: height)
+                        for op in ops { op.apply(pixels) }
                     }
                 }
             case .picture(let op as any Distortion):
@@ -188,14 +186,26 @@ public struct FilterChain: Sendable {
                 swap(&picture, &spare)
             }
         }
-        for y in 0..<height {
-            let row = rgb + y * stride
-            for x in 0..<width {
-                row[3 * x] = quantize(picture.r[y * width + x])
-                row[3 * x + 1] = quantize(picture.g[y * width + x])
-                row[3 * x + 2] = quantize(picture.b[y * width + x])
+        picture.withPlanes { r, g, b in
+            for y in 0..<height {
+                let row = rgb + y * stride, r = r + y * width, g = g + y * width, b = b + y * width
+                for x in 0..<width {
+                    row[3 * x] = quantize(r[x])
+                    row[3 * x + 1] = quantize(g[x])
+                    row[3 * x + 2] = quantize(b[x])
+                }
             }
         }
+    }
+}
+
+extension PlanarPicture {
+    /// The three planes' storage, for loops that index them without bounds checks.
+    mutating func withPlanes<T>(_ body: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) -> T) -> T {
+        r.withUnsafeMutableBufferPointer { r in g.withUnsafeMutableBufferPointer { g in b.withUnsafeMutableBufferPointer { b in
+            // A picture has at least one pixel, so its planes have storage.
+            body(r.baseAddress.unsafelyUnwrapped, g.baseAddress.unsafelyUnwrapped, b.baseAddress.unsafelyUnwrapped)
+        } } }
     }
 }
 
