@@ -27,9 +27,9 @@ public struct AudioTrackRenderer: Sendable {
         self.init(segments: timeline.segments, frameDuration: timeline.frameDuration)
     }
 
-    /// `sources` maps a segment index to its media file (segments without audio are silent).
+    /// `sources` maps a segment index to its media (segments without audio are silent).
     /// `check` is called between blocks and may throw to stop (a cancelled or handed-back task).
-    public func render(sources: [Int: String], to path: String, check: () throws -> Void = {}) throws {
+    public func render(sources: [Int: MediaInput], to path: String, check: () throws -> Void = {}) throws {
         LibavCPU.pinBaseline()
         let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate, bitRate: bitRate)
         for segment in segments {
@@ -37,8 +37,8 @@ public struct AudioTrackRenderer: Sendable {
             let count = outputSample(ofFrame: segment.outputStartFrame + segment.frameCount) - first
             var placed = 0
             let fader = Fader(total: count)
-            if segment.hasAudio, let path = sources[segment.index] {
-                try SegmentAudio(path: path, segment: segment, sampleRate: Self.sampleRate).read { left, right in
+            if segment.hasAudio, let input = sources[segment.index] {
+                try SegmentAudio(input: input, segment: segment, sampleRate: Self.sampleRate).read { left, right in
                     try check()
                     let take = min(left.count, count - placed)
                     guard take > 0 else { return false }
@@ -77,16 +77,26 @@ struct Fader {
 
 /// The decoded, trimmed, resampled and stretched audio of one segment.
 struct SegmentAudio {
-    let path: String
+    let input: MediaInput
     let segment: SegmentTimeline
     let sampleRate: Int
 
+    var path: String { input.name }
+
+    /// Seconds either side of the trim whose samples the read may touch: the seek lands on
+    /// a packet before the trim start, and the resampler and tempo filters look ahead.
+    static let sampleMargin = Rational(1)
+
     /// Calls `body` with blocks of planar stereo samples until it returns false or the audio ends.
     func read(_ body: ([Float], [Float]) throws -> Bool) throws {
-        let origin = try VideoSource(path: path).originSeconds
-        let input = try InputContainer(path: path)
+        let origin = try segment.sourceOrigin ?? VideoSource(self.input).originSeconds
+        let input = try InputContainer(self.input)
         guard let stream = input.bestStream(AVMEDIA_TYPE_AUDIO) else { return }
         for other in input.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        if case .ranges(let reader, _) = self.input {
+            let start = segment.trimStart + origin - Self.sampleMargin
+            reader.expectReads(Self.sampleRanges(of: stream, from: start, to: start + segment.trimDuration + Self.sampleMargin * Rational(2)))
+        }
         let decoder = try Decoder(stream: stream, path: path)
         let tb = stream.pointee.time_base
         // Source-clock seconds → stream timestamps.
@@ -153,6 +163,20 @@ struct SegmentAudio {
         }
         try graph.push(nil)
         try drainGraph()
+    }
+
+    /// The bytes of the stream's samples between two times (seconds on the container's
+    /// clock), from the container's index.
+    static func sampleRanges(of stream: UnsafeMutablePointer<AVStream>, from start: Rational, to end: Rational) -> [Range<Int64>] {
+        let tb = stream.pointee.time_base
+        guard tb.num > 0, tb.den > 0 else { return [] }
+        func ticks(_ seconds: Rational) -> Int64 { (seconds * Rational(Int(tb.den)) / Rational(Int(tb.num))).floor }
+        let low = ticks(start), high = ticks(end)
+        return (0..<avformat_index_get_entries_count(stream)).compactMap { i in
+            guard let entry = avformat_index_get_entry(stream, i), entry.pointee.size > 0,
+                  entry.pointee.timestamp >= low, entry.pointee.timestamp <= high else { return nil }
+            return entry.pointee.pos..<(entry.pointee.pos + Int64(entry.pointee.size))
+        }
     }
 
     private func decimal(_ r: Rational) -> String { String(format: "%.9f", r.doubleValue) }

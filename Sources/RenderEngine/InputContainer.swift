@@ -32,11 +32,27 @@ final class InputContainer {
             throw EngineError("\(path): not readable as media (\(reason))")
         }
         context = opened
+        // A sparse reader (the audio task's) skips probing packets when the header already
+        // told every stream's parameters (MP4's sample descriptions do): probing would read
+        // the first video frames, which it never needs.
+        if case .ranges(let source, _) = input, source.readsSparsely, Self.headerDescribesEveryStream(opened) { return }
         let info = avformat_find_stream_info(opened, nil)
         if info < 0 {
             var owned: UnsafeMutablePointer<AVFormatContext>? = opened
             avformat_close_input(&owned)
             throw EngineError("\(path): no stream information (\(AVError(code: info, function: "avformat_find_stream_info").message))")
+        }
+    }
+
+    /// Every audio stream has its rate and channels and every video stream its size.
+    private static func headerDescribesEveryStream(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        (0..<Int(context.pointee.nb_streams)).allSatisfy { i in
+            guard let p = context.pointee.streams[i]?.pointee.codecpar?.pointee else { return false }
+            switch p.codec_type {
+            case AVMEDIA_TYPE_AUDIO: return p.sample_rate > 0 && p.ch_layout.nb_channels > 0
+            case AVMEDIA_TYPE_VIDEO: return p.width > 0 && p.height > 0
+            default: return true
+            }
         }
     }
 

@@ -11,10 +11,18 @@ public protocol RangeReadable: AnyObject, Sendable {
     /// The render will need nothing past byte `end` (exclusive) but what the demuxer asks
     /// for: a reader that fetches ahead stops there (docs/operations.md, "Media").
     func limitReadAhead(to end: Int64)
+    /// The render will read these byte ranges (from the container's index) besides what
+    /// the demuxer reads to open the file: a reader that fetches ahead fetches these.
+    func expectReads(_ ranges: [Range<Int64>])
+    /// The render reads small pieces far apart (the audio task's samples): the demuxer
+    /// then seeks to each instead of reading through the gaps, as a buffered reader does.
+    var readsSparsely: Bool { get }
 }
 
 extension RangeReadable {
     public func limitReadAhead(to end: Int64) {}
+    public func expectReads(_ ranges: [Range<Int64>]) {}
+    public var readsSparsely: Bool { false }
 }
 
 /// Where a demuxer reads a source: a local file, or ranges of a remote one.
@@ -55,6 +63,9 @@ final class RangeIOContext {
             state.release()
             throw EngineError("cannot allocate an I/O context")
         }
+        // Direct: every seek goes to `seek` and large reads straight to the reader, so a
+        // sparse reader is never asked for the bytes between two samples.
+        if source.readsSparsely { io.pointee.direct = 1 }
         context = io
         self.state = state
     }

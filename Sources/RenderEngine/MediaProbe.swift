@@ -39,7 +39,8 @@ public enum MediaProbe {
             colorMatrix: name(av_color_space_name(p.color_space), unless: p.color_space == AVCOL_SPC_UNSPECIFIED),
             colorRange: name(av_color_range_name(p.color_range), unless: p.color_range == AVCOL_RANGE_UNSPECIFIED),
             chromaLocation: name(av_chroma_location_name(p.chroma_location), unless: p.chroma_location == AVCHROMA_LOC_UNSPECIFIED),
-            exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(path: path) : nil)
+            exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(path: path) : nil,
+            videoOrigin: still ? nil : try VideoSource(path: path, rewind: false).originSeconds)
     }
 
     /// A JPEG's EXIF `Orientation`, read from the file's header segments (no decode).

@@ -4,8 +4,7 @@ import SessionKit
 /// Renders one shard spec into a chunk: the one path of a farm worker and of a local
 /// render (docs/rendering.md).
 public enum ShardRenderer {
-    /// `media`: each media reference the task reads → its input (the audio track reads
-    /// files only); `assets`: the loaded filter files. `progress` is called with 1 after each
+    /// `media`: each media reference the task reads → its input; `assets`: the loaded filter files. `progress` is called with 1 after each
     /// video frame, with 0 between blocks of audio, and may throw to stop. Returns what the
     /// render did (nothing counted for audio).
     public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
@@ -14,12 +13,10 @@ public enum ShardRenderer {
         LibavLog.quiet()
         switch spec.task.kind {
         case .audio, .segmentAudio:
-            var files: [Int: String] = [:]
+            var files: [Int: MediaInput] = [:]
             for segment in spec.timeline where segment.hasAudio {
-                guard case .file(let file)? = media[segment.source] else {
-                    throw EngineError("'\(segment.source)' is not a local file; the audio track reads whole files")
-                }
-                files[segment.index] = file
+                guard let input = media[segment.source] else { throw EngineError("no input for '\(segment.source)'") }
+                files[segment.index] = input
             }
             try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration,
                                    bitRate: spec.settings.effectiveAudioBitRate).render(sources: files, to: path) { try progress(0) }

@@ -43,7 +43,7 @@ public struct VideoShardRenderer: Sendable {
     public func render(_ shard: ShardTask, of segment: SegmentTimeline, source: MediaInput, chain: FilterChain,
                        to chunkPath: String, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let media = source
-        let source = try VideoSource(media)
+        let source = try VideoSource(media, knownOrigin: segment.sourceOrigin)
         if shard.endFrame > shard.startFrame {
             source.limitReadAhead(through: segment.sourceTime(ofFrame: shard.endFrame - 1), of: media)
         }

@@ -22,17 +22,22 @@ final class VideoSource {
         if HEIFImage.isHEIF(path: path) { return try HEIFImage(path: path).decode() }
         let source = try VideoSource(path: path, rewind: false)
         let frame = try Frame()
-        try avCheck(av_frame_ref(frame.pointer, source.first.pointer), "av_frame_ref")
+        guard let first = source.first else { throw EngineError("\(path): no decodable video frame") }
+        try avCheck(av_frame_ref(frame.pointer, first.pointer), "av_frame_ref")
         return frame
     }
 
-    private let first: Frame
+    /// The first frame, when the source decoded it to find its origin.
+    private var first: Frame?
 
     convenience init(path: String, rewind: Bool = true) throws {
         try self.init(.file(path), rewind: rewind)
     }
 
-    init(_ media: MediaInput, rewind: Bool = true) throws {
+    /// `knownOrigin`: the source clock's zero from the probe (`MediaInfo.videoOrigin`); an
+    /// indexed file then starts without decoding its first frame (nor reading its first
+    /// keyframe, which a shard far into a long clip does not need).
+    init(_ media: MediaInput, rewind: Bool = true, knownOrigin: Rational? = nil) throws {
         let path = media.name
         self.path = path
         input = try InputContainer(media)
@@ -44,9 +49,14 @@ final class VideoSource {
         for other in input.streams where other != s { other.pointee.discard = AVDISCARD_ALL }
         decoder = try Decoder(stream: s, path: path)
         packet = try Packet()
-        first = try Frame()
-        guard try next(into: first) else { throw EngineError("\(path): no decodable video frame") }
-        origin = Self.timestamp(of: first)
+        if let knownOrigin, !input.rewindsByByte {
+            origin = (knownOrigin * Rational(Int(timeBase.den)) / Rational(Int(timeBase.num))).floor
+            return
+        }
+        let decoded = try Frame()
+        guard try next(into: decoded) else { throw EngineError("\(path): no decodable video frame") }
+        first = decoded
+        origin = Self.timestamp(of: decoded)
         if rewind { try self.rewind() }
     }
 

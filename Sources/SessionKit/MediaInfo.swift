@@ -21,11 +21,16 @@ public struct MediaInfo: Hashable, Sendable, Codable {
     public var chromaLocation: String?
     /// A photo's EXIF `Orientation` tag (1…8); `nil` when it has none.
     public var exif: Int?
+    /// Where the source's clock starts: the container time (seconds) of the first video
+    /// frame the decoder gives. Known from the probe, a reader need not decode it again
+    /// (nor fetch the first keyframe) to place its frames and samples; `nil` when unknown.
+    public var videoOrigin: Rational?
 
     public init(duration: Rational, frameDuration: Rational?, codedWidth: Int, codedHeight: Int,
                 sampleAspect: Rational = .one, displayTransform: SessionTransform? = nil, hasAudio: Bool = false,
                 isStillImage: Bool = false, codec: String = "h264", colorPrimaries: String? = nil,
-                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil, chromaLocation: String? = nil, exif: Int? = nil) {
+                colorTransfer: String? = nil, colorMatrix: String? = nil, colorRange: String? = nil, chromaLocation: String? = nil, exif: Int? = nil,
+                videoOrigin: Rational? = nil) {
         self.duration = duration
         self.frameDuration = frameDuration
         self.codedWidth = codedWidth
@@ -41,6 +46,7 @@ public struct MediaInfo: Hashable, Sendable, Codable {
         self.colorRange = colorRange
         self.chromaLocation = chromaLocation
         self.exif = exif
+        self.videoOrigin = videoOrigin
     }
 
     /// The coded picture with its sample aspect applied (docs/geometry.md).

@@ -63,7 +63,7 @@ public struct Timeline: Hashable, Sendable {
                 index: index, source: segment.source, frameCount: count, outputStartFrame: start,
                 trimStart: trimStart, trimDuration: trimDuration, speed: totalSpeed, frameDuration: frameDuration,
                 orientation: orientation, naturalSize: info.naturalSize, actualSize: actual, cropRect: crop,
-                filters: filters, hasAudio: info.hasAudio, location: segment.location))
+                filters: filters, hasAudio: info.hasAudio, location: segment.location, sourceOrigin: info.videoOrigin))
             start += count
         }
         segments = built
@@ -141,6 +141,9 @@ public struct SegmentTimeline: Hashable, Sendable, Codable {
     public let filters: [SessionFilter]
     public let hasAudio: Bool
     public let location: Location?
+    /// The container time of the source clock's zero (`MediaInfo.videoOrigin`), when the
+    /// probe knew it.
+    public let sourceOrigin: Rational?
 
     /// `t = trimStart + k × v_s / F`, seconds on the source clock.
     public func sourceTime(ofFrame k: Int64) -> Rational {
@@ -155,7 +158,7 @@ public struct SegmentTimeline: Hashable, Sendable, Codable {
         SegmentTimeline(index: index, source: source, frameCount: frameCount, outputStartFrame: 0, trimStart: trimStart,
                         trimDuration: trimDuration, speed: speed, frameDuration: frameDuration, orientation: orientation,
                         naturalSize: naturalSize, actualSize: actualSize, cropRect: cropRect, filters: filters,
-                        hasAudio: hasAudio, location: location)
+                        hasAudio: hasAudio, location: location, sourceOrigin: sourceOrigin)
     }
 }
 

@@ -167,4 +167,36 @@ struct RangeFetcherTests {
             return (error as? FarmError)?.code
         }
     }
+
+    /// The audio track's reader fetches the ranges it was told it will read (its
+    /// samples) exactly, those ahead with the one it waits for, and nothing between them.
+    @Test func aSparseReaderFetchesItsRangesExactly() throws {
+        let farm = try FakeCoordinator()
+        let stop = StopSignal()
+        let opening = Outcome { try farm.fetcher.source(Self.contentID, stop: stop, readAhead: .expectedOnly) }
+        let first = farm.requests()
+        #expect(first.map(\.offset) == [0], "opening asks for the first block alone: \(first.map(\.offset))")
+        for request in first { try farm.serve(request) }
+        let source = try opening.get()
+        #expect(source.readsSparsely)
+        let block = RangeFetcher.blockSize
+        // Three samples: two that touch (one range), one far on.
+        source.expectReads([Int64(block + 10)..<Int64(block + 400), Int64(block + 400)..<Int64(block + 700),
+                            Int64(3 * block + 5)..<Int64(3 * block + 90)])
+        let reading = Self.read(source, at: Int64(block + 390))
+        let asked = farm.requests()
+        #expect(asked.map { [$0.offset, $0.length] } == [[block + 10, 690], [3 * block + 5, 85]], "\(asked.map { [$0.offset, $0.length] })")
+        for request in asked { try farm.serve(request) }
+        #expect(try reading.get() == Array(Self.content[block + 390..<block + 406]))
+        // The far range came with it: read without asking again.
+        let later = Self.read(source, at: Int64(3 * block + 80))
+        #expect(try later.get() == Array(Self.content[3 * block + 80..<3 * block + 90]), "a read stops at its range's end")
+        #expect(farm.fetcher.takeRequests().isEmpty)
+    }
+
+    @Test func expectedRangesAreSortedJoinedAndClipped() {
+        let size: Int64 = 10_000
+        #expect(RemoteSource.merged([500..<600, 0..<100, 100..<200, 150..<180, 9_990..<20_000, 700..<700], within: size)
+                == [0..<200, 500..<600, 9_990..<10_000])
+    }
 }

@@ -20,8 +20,11 @@ import Testing
         // Both workers took part.
         #expect((status["workers"] as? [String: Int])?.count == 2)
         #expect(FileManager.default.fileExists(atPath: farm.path("out.reel.json")))
-        // The default workers have no media roots: they fetched the media from the coordinator.
-        #expect(farm.log("worker-a.log").contains("fetching sha256:") || farm.log("worker-b.log").contains("fetching sha256:"))
+        // The default workers have no media roots: they read the media from the coordinator,
+        // by ranges (docs/operations.md, "Media"), video and audio alike.
+        let logs = farm.log("worker-a.log") + farm.log("worker-b.log")
+        #expect(logs.contains(/shard 0 read \d+ of \d+ blocks of sha256:/), "the audio task read its media by ranges")
+        #expect(!logs.contains("fetching sha256:"), "no worker fetched a whole file")
     }
 
     @Test func killingAWorkerMidJobLosesNothing() throws {

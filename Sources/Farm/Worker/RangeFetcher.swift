@@ -7,14 +7,19 @@ import Synchronization
 /// next few (read-ahead, all in flight at once); the loop sends the requests, writes each
 /// block that arrives into the media cache (`<hex>.b<index>`) and wakes the waiters.
 package final class RangeFetcher: Sendable {
-    /// 512 KiB: small enough that a shard of a long clip reads little beyond its GOPs.
-    package static let blockSize = 512 << 10
-    /// Blocks requested ahead of the one a reader waits for.
-    static let readAhead = 3
+    /// 64 KiB: a shard of a long clip reads little beyond its GOPs, and the audio task
+    /// little beyond its samples, which lie between the video's.
+    package static let blockSize = 64 << 10
+    /// Blocks requested ahead of the one a reader waits for (1 MiB).
+    static let readAhead = 16
 
     private struct State {
-        /// Requests for the loop to send: (content id, block index).
-        var outbox: [(String, Int)] = []
+        /// Requests for the loop to send.
+        var outbox: [MediaRequest] = []
+        /// Exact ranges asked for and not yet here, with the generation that asked.
+        var pendingExact: [ExactRange: Int] = [:]
+        /// Exact ranges that arrived, until their reader takes them.
+        var arrivedExact: [ExactRange: Data] = [:]
         /// Blocks asked for and not yet here, with the reader generation that asked.
         var pending: [String: Int] = [:]
         /// Total sizes learned from the coordinator's replies.
@@ -44,10 +49,17 @@ package final class RangeFetcher: Sendable {
     }
 
     func blockURL(_ contentID: String, _ index: Int) -> URL? {
-        MediaLocatorContentID.hex(contentID).map { directory.appendingPathComponent("\($0).b\(index)") }
+        // "b64k": blocks of this size (a cache of another block size is never misread).
+        MediaLocatorContentID.hex(contentID).map { directory.appendingPathComponent("\($0).b64k\(index)") }
     }
 
     private static func key(_ contentID: String, _ index: Int) -> String { "\(contentID)#\(index)" }
+
+    /// A byte range of a content id asked for exactly (not as blocks).
+    struct ExactRange: Hashable {
+        let contentID: String
+        let range: Range<Int64>
+    }
 
     // MARK: Render threads
 
@@ -57,21 +69,22 @@ package final class RangeFetcher: Sendable {
     }
 
     /// A reader of `contentID` by ranges; learns the size from the first block.
-    func source(_ contentID: String, stop: StopSignal) throws -> RemoteSource {
+    func source(_ contentID: String, stop: StopSignal, readAhead: MediaReadAhead = .contiguous) throws -> RemoteSource {
         let generation = state.withLock { s in
             s.generations[contentID, default: 0] += 1
             return s.generations[contentID, default: 0]
         }
-        try wait(for: contentID, block: 0, generation: generation, stop: stop)
+        // Nothing ahead until the size is known.
+        try wait(for: contentID, block: 0, ahead: [], generation: generation, stop: stop)
         var size = state.withLock({ $0.sizes[contentID] }) ?? storedSize(contentID)
         if size == nil, let first = blockURL(contentID, 0) {
             // Block 0 outlived the size it came with (evicted apart): fetch it again to learn it.
             unlink(first.path)
-            try wait(for: contentID, block: 0, generation: generation, stop: stop)
+            try wait(for: contentID, block: 0, ahead: [], generation: generation, stop: stop)
             size = state.withLock { $0.sizes[contentID] }
         }
         guard let size else { throw EngineError("the coordinator did not say the size of \(contentID)") }
-        return RemoteSource(contentID: contentID, size: size, generation: generation, fetcher: self, stop: stop)
+        return RemoteSource(contentID: contentID, size: size, generation: generation, fetcher: self, stop: stop, readAhead: readAhead)
     }
 
     private func storedSize(_ contentID: String) -> Int64? {
@@ -79,44 +92,77 @@ package final class RangeFetcher: Sendable {
         return Int64(text)
     }
 
+    /// Throws what ends a reader's wait: its shard stopped, the coordinator refused the
+    /// media or could not give it since the reader opened, or 120 s passed.
+    private func checkStillWaiting(_ contentID: String, generation: Int, stop: StopSignal, deadline: Date, for what: String) throws {
+        if stop.isRaised { throw RenderCancelled() }
+        let refused = state.withLock { ($0.missing[contentID] ?? 0) >= generation }
+        if refused { throw FarmError(.missingMedia, "the coordinator does not have \(contentID)") }
+        if let failure = state.withLock({ $0.failed[contentID] }), failure.generation >= generation { throw failure.error }
+        guard Date() < deadline else { throw EngineError("\(what) of \(contentID) did not arrive within 120 s") }
+    }
+
     /// Returns once block `index` of `contentID` is in the cache, asking for it (and the
-    /// next few) whenever it is neither here nor on its way.
-    func wait(for contentID: String, block index: Int, generation: Int, stop: StopSignal, readAheadEnd: Int64 = .max) throws {
+    /// blocks `ahead`, those of them inside the file) whenever it is neither here nor on its way.
+    func wait(for contentID: String, block index: Int, ahead: [Int], generation: Int, stop: StopSignal) throws {
         guard let url = blockURL(contentID, index) else { throw EngineError("'\(contentID)' is not a content id") }
         let deadline = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: url.path) {
-            if stop.isRaised { throw RenderCancelled() }
-            let refused = state.withLock { ($0.missing[contentID] ?? 0) >= generation }
-            if refused { throw FarmError(.missingMedia, "the coordinator does not have \(contentID)") }
-            if let failure = state.withLock({ $0.failed[contentID] }), failure.generation >= generation { throw failure.error }
-            guard Date() < deadline else { throw EngineError("block \(index) of \(contentID) did not arrive within 120 s") }
+            try checkStillWaiting(contentID, generation: generation, stop: stop, deadline: deadline, for: "block \(index)")
             let arrival = DispatchSemaphore(value: 0)
             state.withLock { $0.waiters[contentID, default: []].append(arrival) }
-            ask(contentID, from: index, generation: generation, readAheadEnd: readAheadEnd)
+            ask(contentID, [index] + ahead, generation: generation)
             if FileManager.default.fileExists(atPath: url.path) { break }   // arrived before we listened
             _ = arrival.wait(timeout: .now() + .milliseconds(250))   // the stop flag is checked at least this often
         }
     }
 
-    private func ask(_ contentID: String, from index: Int, generation: Int, readAheadEnd: Int64) {
+    private func ask(_ contentID: String, _ blocks: [Int], generation: Int) {
         let size = state.withLock { $0.sizes[contentID] }
-        // Read-ahead stops at the file's end and at what the render said it needs.
-        let end = min(size ?? .max, readAheadEnd)
-        let last = end == .max ? index : Int((max(end, 1) - 1) / Int64(Self.blockSize))
-        let wanted = (index...max(index, min(last, index + Self.readAhead))).filter { block in
-            guard let url = blockURL(contentID, block) else { return false }
+        // Before the size is known, only the block itself (the first one tells the size).
+        let count = size.map { Int(($0 + Int64(Self.blockSize) - 1) / Int64(Self.blockSize)) } ?? (blocks.first ?? 0) + 1
+        let wanted = blocks.filter { block in
+            guard block >= 0, block < max(count, 1), let url = blockURL(contentID, block) else { return false }
             return !FileManager.default.fileExists(atPath: url.path)
         }
         let added = state.withLock { s -> Bool in
             var added = false
             for block in wanted where s.pending[Self.key(contentID, block)] == nil {
                 s.pending[Self.key(contentID, block)] = generation
-                s.outbox.append((contentID, block))
+                s.outbox.append(MediaRequest(contentID: contentID, offset: block * Self.blockSize, length: Self.blockSize))
                 added = true
             }
             return added
         }
         if added { wakeup.signal() }
+    }
+
+    /// The bytes of `range` of `contentID` exactly (at most `WireProtocol.blockSize`),
+    /// asking for it and the ranges `ahead` whenever it is neither here nor on its way.
+    /// Kept by the caller: the fetcher lets go of it.
+    func exact(_ contentID: String, _ range: Range<Int64>, ahead: [Range<Int64>], generation: Int, stop: StopSignal) throws -> Data {
+        let key = ExactRange(contentID: contentID, range: range)
+        let deadline = Date().addingTimeInterval(120)
+        while true {
+            if let data = state.withLock({ $0.arrivedExact.removeValue(forKey: key) }) { return data }
+            try checkStillWaiting(contentID, generation: generation, stop: stop, deadline: deadline, for: "bytes \(range)")
+            let arrival = DispatchSemaphore(value: 0)
+            let asked = state.withLock { s -> Bool in
+                s.waiters[contentID, default: []].append(arrival)
+                var asked = false
+                for wanted in [range] + ahead {
+                    let key = ExactRange(contentID: contentID, range: wanted)
+                    guard s.pendingExact[key] == nil, s.arrivedExact[key] == nil else { continue }
+                    s.pendingExact[key] = generation
+                    s.outbox.append(MediaRequest(contentID: contentID, offset: Int(wanted.lowerBound), length: wanted.count))
+                    asked = true
+                }
+                return asked
+            }
+            if asked { wakeup.signal() }
+            if state.withLock({ $0.arrivedExact[key] != nil }) { continue }   // arrived before we listened
+            _ = arrival.wait(timeout: .now() + .milliseconds(250))   // the stop flag is checked at least this often
+        }
     }
 
     // MARK: The event loop
@@ -125,7 +171,7 @@ package final class RangeFetcher: Sendable {
     package func takeRequests() -> [MediaRequest] {
         state.withLock { s in
             defer { s.outbox.removeAll() }
-            return s.outbox.map { MediaRequest(contentID: $0.0, offset: $0.1 * Self.blockSize, length: Self.blockSize) }
+            return s.outbox
         }
     }
 
@@ -133,18 +179,30 @@ package final class RangeFetcher: Sendable {
     /// belongs to a whole-file fetch). Writes it into the cache, then wakes the readers; a
     /// block the cache cannot take fails the readers that asked for it, not the worker.
     package func deliver(_ block: MediaBlock, data: Data) -> Bool {
+        // An exact range and a block can match one reply (a range of one aligned block):
+        // both take it.
+        let exact = deliverExact(block, data: data)
+        return deliverBlock(block, data: data) || exact
+    }
+
+    /// Takes a block a reader asked for.
+    private func deliverBlock(_ block: MediaBlock, data: Data) -> Bool {
         let index = block.offset / Self.blockSize
         let key = Self.key(block.contentID, index)
         let (generation, newSize) = state.withLock { s -> (Int?, Bool) in
             // A block of the size asked (a whole-file fetch of the same media asks for more).
             let expected = block.missing ? 0 : min(Self.blockSize, max(0, block.total - block.offset))
             guard block.offset % Self.blockSize == 0, block.missing || data.count == expected,
-                  let generation = s.pending.removeValue(forKey: key) else { return (nil, false) }
+                  let generation = s.pending[key] else { return (nil, false) }
+            // A block stays pending until its file is written: a reader that looks between
+            // the two must not ask for it again.
             if let error = block.error {
+                s.pending[key] = nil
                 s.failed[block.contentID] = (max(s.failed[block.contentID]?.generation ?? 0, generation), error)
                 return (generation, false)
             }
             if block.missing {
+                s.pending[key] = nil
                 s.missing[block.contentID] = max(s.missing[block.contentID] ?? 0, generation)
                 return (generation, false)
             }
@@ -152,7 +210,13 @@ package final class RangeFetcher: Sendable {
             return (generation, !known)
         }
         guard let generation else { return false }
-        defer { for waiter in state.withLock({ $0.waiters.removeValue(forKey: block.contentID) ?? [] }) { waiter.signal() } }
+        defer {
+            let waiters = state.withLock { s in
+                s.pending[key] = nil
+                return s.waiters.removeValue(forKey: block.contentID) ?? []
+            }
+            for waiter in waiters { waiter.signal() }
+        }
         do {
             if newSize, let url = sizeURL(block.contentID) {
                 try TemporaryOutput.write(to: url.path) { try Data(String(block.total).utf8).write(to: URL(fileURLWithPath: $0)) }
@@ -167,6 +231,40 @@ package final class RangeFetcher: Sendable {
     }
 }
 
+extension RangeFetcher {
+    /// Takes an exact range a reader asked for (a reply of its length at its offset).
+    private func deliverExact(_ block: MediaBlock, data: Data) -> Bool {
+        let range = Int64(block.offset)..<Int64(block.offset + data.count)
+        let waiters = state.withLock { s -> [DispatchSemaphore]? in
+            // A missing or failed answer carries no bytes: matched by its offset alone.
+            let key = block.missing || block.error != nil
+                ? s.pendingExact.keys.first { $0.contentID == block.contentID && $0.range.lowerBound == Int64(block.offset) }
+                : ExactRange(contentID: block.contentID, range: range)
+            guard let key, let generation = s.pendingExact.removeValue(forKey: key) else { return nil }
+            if let error = block.error {
+                s.failed[block.contentID] = (max(s.failed[block.contentID]?.generation ?? 0, generation), error)
+            } else if block.missing {
+                s.missing[block.contentID] = max(s.missing[block.contentID] ?? 0, generation)
+            } else {
+                s.arrivedExact[key] = data
+            }
+            return s.waiters.removeValue(forKey: block.contentID) ?? []
+        }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.signal() }
+        return true
+    }
+}
+
+/// What a reader of remote media fetches ahead of the block it waits for.
+package enum MediaReadAhead: Sendable {
+    /// The next blocks of the file (a video shard decodes its GOPs in order).
+    case contiguous
+    /// Nothing ahead, and the ranges the render said it will read fetched exactly (the
+    /// audio task: its samples lie between the video's, which it does not read).
+    case expectedOnly
+}
+
 /// A remote media file read through the fetcher's block cache.
 final class RemoteSource: RangeReadable, Sendable {
     let contentID: String
@@ -178,23 +276,94 @@ final class RemoteSource: RangeReadable, Sendable {
     let blocksRead = Mutex(Set<Int>())
     /// No block past this byte is fetched ahead (`limitReadAhead`).
     private let readAheadEnd = Atomic<Int64>(.max)
+    /// The ranges the render said it will read (`expectReads`), merged, in order, and
+    /// the bytes of those already fetched, by index.
+    private let expected = Mutex<(ranges: [Range<Int64>], held: [Int: Data])>(([], [:]))
+    let readAhead: MediaReadAhead
 
     func limitReadAhead(to end: Int64) { readAheadEnd.store(max(0, end), ordering: .relaxed) }
 
-    init(contentID: String, size: Int64, generation: Int, fetcher: RangeFetcher, stop: StopSignal) {
+    var readsSparsely: Bool { readAhead == .expectedOnly }
+
+    /// A reader that reads sparsely fetches the ranges exactly, not the blocks that hold them.
+    func expectReads(_ ranges: [Range<Int64>]) {
+        guard readAhead == .expectedOnly else { return }
+        expected.withLock { $0 = (Self.merged(ranges, within: size), [:]) }
+    }
+
+    /// Sorted, touching ranges joined, none longer than a coordinator's reply.
+    static func merged(_ ranges: [Range<Int64>], within size: Int64) -> [Range<Int64>] {
+        var merged: [Range<Int64>] = []
+        let clipped = ranges.map { max(0, $0.lowerBound)..<max(max(0, $0.lowerBound), min(size, $0.upperBound)) }
+        for range in clipped.filter({ !$0.isEmpty }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            guard let last = merged.last, range.lowerBound <= last.upperBound else {
+                merged.append(range)
+                continue
+            }
+            if range.upperBound <= last.upperBound { continue }   // inside the last one
+            if range.upperBound - last.lowerBound <= Int64(WireProtocol.blockSize) {
+                merged[merged.count - 1] = last.lowerBound..<range.upperBound
+            } else {
+                merged.append(last.upperBound..<range.upperBound)
+            }
+        }
+        return merged
+    }
+
+    /// Bytes at `offset` from an expected range, if one holds it: at most to its end.
+    private func readExpected(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int? {
+        let (ranges, held) = expected.withLock { ($0.ranges, $0.held) }
+        // The last range starting at or before `offset`.
+        var low = 0, high = ranges.count
+        while low < high {
+            let mid = (low + high) / 2
+            if ranges[mid].lowerBound <= offset { low = mid + 1 } else { high = mid }
+        }
+        let index = low - 1
+        guard index >= 0, ranges[index].contains(offset) else { return nil }
+        let range = ranges[index]
+        let data: Data
+        if let kept = held[index] {
+            data = kept
+        } else {
+            let ahead = Array(ranges[(index + 1)...].prefix(RangeFetcher.readAhead))
+            data = try fetcher.exact(contentID, range, ahead: ahead, generation: generation, stop: stop)
+            expected.withLock { $0.held[index] = data }
+        }
+        let start = Int(offset - range.lowerBound), n = min(count, data.count - start)
+        guard n > 0 else { return 0 }
+        data.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress.unsafelyUnwrapped + start, byteCount: n) }
+        return n
+    }
+
+    init(contentID: String, size: Int64, generation: Int, fetcher: RangeFetcher, stop: StopSignal, readAhead: MediaReadAhead = .contiguous) {
         self.contentID = contentID
         self.size = size
         self.generation = generation
         self.fetcher = fetcher
         self.stop = stop
+        self.readAhead = readAhead
+    }
+
+    /// The blocks to ask for with block `index`.
+    private func ahead(of index: Int) -> [Int] {
+        let endBlock = readAheadEnd.load(ordering: .relaxed)
+        let last = endBlock == .max ? Int.max : Int((max(endBlock, 1) - 1) / Int64(RangeFetcher.blockSize))
+        switch readAhead {
+        case .contiguous:
+            guard last > index else { return [] }
+            return Array((index + 1)...min(last, index + RangeFetcher.readAhead))
+        case .expectedOnly:
+            return []   // its expected ranges are fetched exactly (`readExpected`)
+        }
     }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
         guard offset < size, count > 0 else { return 0 }
+        if readsSparsely, let n = try readExpected(at: offset, into: buffer, count: count) { return n }
         let blockSize = Int64(RangeFetcher.blockSize)
         let index = Int(offset / blockSize)
-        try fetcher.wait(for: contentID, block: index, generation: generation, stop: stop,
-                         readAheadEnd: readAheadEnd.load(ordering: .relaxed))
+        try fetcher.wait(for: contentID, block: index, ahead: ahead(of: index), generation: generation, stop: stop)
         blocksRead.withLock { _ = $0.insert(index) }
         guard let url = fetcher.blockURL(contentID, index) else { return 0 }
         let handle = try FileHandle(forReadingFrom: url)
@@ -212,19 +381,21 @@ package final class RemoteSources: Sendable {
     private let remote: [String: String]
     private let fetcher: RangeFetcher
     private let stop: StopSignal
+    private let readAhead: MediaReadAhead
     private let opened = Mutex([String: RemoteSource]())
 
-    package init(_ remote: [String: String], fetcher: RangeFetcher, stop: StopSignal) {
+    package init(_ remote: [String: String], fetcher: RangeFetcher, stop: StopSignal, readAhead: MediaReadAhead = .contiguous) {
         self.remote = remote
         self.fetcher = fetcher
         self.stop = stop
+        self.readAhead = readAhead
     }
 
     /// Readers for the render (each learns its file's size from its first block).
     package func open() throws -> [String: any RangeReadable] {
         var readers: [String: any RangeReadable] = [:]
         for (reference, contentID) in remote {
-            let source = try fetcher.source(contentID, stop: stop)
+            let source = try fetcher.source(contentID, stop: stop, readAhead: readAhead)
             readers[reference] = source
             opened.withLock { $0[reference] = source }
         }

@@ -290,7 +290,7 @@ public final class Worker {
                     hits += 1
                 } else if let url = cache.inPlace(path, contentID: contentID, trusted: trusted) {
                     files[reference] = url
-                } else if case .shard(let a) = assignment, a.spec.task.kind == .video, a.spec.media.contains(reference) {
+                } else if case .shard(let a) = assignment, a.spec.media.contains(reference) {   // video and audio read by ranges
                     remote[reference] = contentID
                 } else {
                     missing = contentID
@@ -395,7 +395,9 @@ public final class Worker {
         let ids = LogIDs(job: assignment.jobID, shard: assignment.shard, attempt: assignment.attempt)
         logger.log(.debug, "rendering shard \(assignment.shard) of job \(assignment.jobID) (attempt \(assignment.attempt))", ids)
         let thread = Thread {
-            let sources = RemoteSources(remote, fetcher: ranges, stop: stop)
+            // Audio reads its samples, which lie between the video's: only they are fetched ahead.
+            let readAhead: MediaReadAhead = assignment.spec.task.kind == .video ? .contiguous : .expectedOnly
+            let sources = RemoteSources(remote, fetcher: ranges, stop: stop, readAhead: readAhead)
             results.post((key, Self.render(assignment, files: files, sources: sources, chunk: chunk, options: options, stop: stop)))
             if let line = sources.summary(shard: assignment.shard) { logger.log(.info, line, ids) }
             wakeup.signal()
