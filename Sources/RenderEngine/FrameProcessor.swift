@@ -31,7 +31,8 @@ final class FrameProcessor {
     private var directChroma: ChromaUpsampler?
     private let rgb: Frame
     private let unoriented: Frame
-    /// The oriented RGB picture, for chains that move pixels.
+    /// The oriented RGB picture, for chains that move pixels in a turned or mirrored
+    /// segment (upright, the scaled picture is the oriented one).
     private let orientedRGB: Frame?
     private let workspace = FilterWorkspace()
     /// The one-pass path's rows (`processByRows`).
@@ -57,7 +58,7 @@ final class FrameProcessor {
         yuv420p16 = YCbCrResampler(format: AV_PIX_FMT_YUV420P16LE, width: scaledWidth, height: scaledHeight)
         yuv444p = YCbCrResampler(format: AV_PIX_FMT_YUV444P, width: scaledWidth, height: scaledHeight)
         unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
-        orientedRGB = chain.needsOrientedPicture
+        orientedRGB = chain.needsOrientedPicture && geometry.orientation != .up
             ? try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight) : nil
     }
 
@@ -257,10 +258,9 @@ final class FrameProcessor {
         let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
         let reading = Self.reading(f)
         let isHDR = f.color_trc == AVCOL_TRC_ARIB_STD_B67 || f.color_trc == AVCOL_TRC_SMPTE2084
-        if let orientedRGB {
+        if chain.needsOrientedPicture {
             try scaleToRGB(source, crop: crop, reading: reading)
-            // Upright, the scaled picture is the oriented one: the chain runs on it in place.
-            let picture = geometry.orientation == .up ? try filterInPlace(rgb) : try orientAndFilter(into: orientedRGB)
+            let picture = try orientedRGB.map { try orientAndFilter(into: $0) } ?? filterInPlace(rgb)
             try output.makeWritable()
             try convertToYUV(picture, width: renderWidth, height: renderHeight, into: output)
             return
@@ -315,8 +315,7 @@ final class FrameProcessor {
         let stride = Int(destination.pointer.pointee.linesize.0)
         orientPlane(geometry.orientation, source: pixels, sourceStride: Int(rgb.pointer.pointee.linesize.0),
                     width: scaledWidth, height: scaledHeight, destination: out, destinationStride: stride, bytesPerPixel: 3)
-        chain.apply(rgb: out, width: renderWidth, height: renderHeight, stride: stride, workspace: workspace)
-        return destination
+        return try filterInPlace(destination)
     }
 
     /// Runs the chain on `picture` (packed RGB24 at the render size) where it is.

@@ -149,9 +149,10 @@ public struct FilterChain: Sendable {
                                workspace: FilterWorkspace) {
         var (picture, spare) = workspace.take(width: width, height: height)
         defer { workspace.keep(picture, spare) }
+        // A leading distortion reads the packed picture itself (`SampleMap`).
+        let leadingDistortion: (any Distortion)? = if case .picture(let op as any Distortion) = steps.first { op } else { nil }
         leading.withUnsafeBufferPointer { lead in
-            // A leading distortion reads the packed picture itself (`SampleMap`).
-            if case .picture(let op as any Distortion) = steps.first, let lead = lead.baseAddress {
+            if let op = leadingDistortion, let lead = lead.baseAddress {
                 workspace.sampleMap(op, step: 0, of: identity, width: width, height: height)
                     .apply(packed: rgb, stride: stride, leading: lead, into: &picture)
                 return
@@ -167,8 +168,7 @@ public struct FilterChain: Sendable {
                 }
             }
         }
-        let leadingDistortion = if case .picture(_ as any Distortion) = steps.first { true } else { false }
-        for (index, step) in steps.enumerated() where index > 0 || !leadingDistortion {
+        for (index, step) in steps.enumerated() where index > 0 || leadingDistortion == nil {
             switch step {
             case .pixels(let ops):
                 picture.withPlanes { r, g, b in

@@ -42,10 +42,10 @@ public struct SampleMap: Sendable {
         var corner = [UInt32](repeating: Self.black, count: count), steps = [UInt8](repeating: 0, count: count)
         var tx = [Float](repeating: 0, count: count), ty = [Float](repeating: 0, count: count)
         let fw = Float(width), fh = Float(height), maxX = Float(width - 1), maxY = Float(height - 1)
+        let us = pixelCentres(width), vs = pixelCentres(height)
         for y in 0..<height {
-            let v = (Float(y) + 0.5) / fh
             for x in 0..<width {
-                guard let (su, sv) = point((Float(x) + 0.5) / fw, v) else { continue }
+                guard let (su, sv) = point(us[x], vs[y]) else { continue }
                 let tap = BilinearTap(x: su * fw, y: sv * fh, width: width, height: height, maxX: maxX, maxY: maxY)
                 let i = y * width + x
                 corner[i] = UInt32(tap.y0) << 16 | UInt32(tap.x0)
