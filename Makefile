@@ -3,9 +3,9 @@
 #   make test   builds and runs the test suite
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
-	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev ffmpeg
-# Only the tests need these: a browser for the dashboard test.
-TEST_PACKAGES := chromium chromium-driver
+	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev libcurl4-openssl-dev ffmpeg
+# Only the tests need these: a browser for the dashboard test, an origin for media by URL.
+TEST_PACKAGES := chromium chromium-driver nginx-light
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 REEL := .build/debug/reel
 DEMO := .build/demo

@@ -48,6 +48,8 @@ let package = Package(
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // Media by URL: HTTP ranges from origins (docs/operations.md, "Sources by URL").
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc's malloc.h (mallopt): the C library itself, no package.
         .systemLibrary(name: "CMalloc"),
 
@@ -58,7 +60,7 @@ let package = Package(
         .target(name: "SessionKit"),
         .target(
             name: "RenderEngine",
-            dependencies: ["SessionKit", "CFFmpeg", "CHeif", "CMalloc", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SessionKit", "CFFmpeg", "CHeif", "CCurl", "CMalloc", .product(name: "Crypto", package: "swift-crypto")],
             // Per-pixel loops run 20-50x slower unoptimised; tests render real video in debug builds.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + pixelLoops
         ),

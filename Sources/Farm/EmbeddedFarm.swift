@@ -41,6 +41,8 @@ public struct EmbeddedFarm: Sendable {
         let roots = Array(Set(loaded.files.values.map { $0.deletingLastPathComponent() }))
         var options = Coordinator.Options(endpoint: endpoint, stateDirectory: state.appendingPathComponent("state"))
         options.mediaRoots = roots
+        let origins = loaded.originClient ?? OriginClient(policy: URLPolicy())
+        options.origins = origins
         let stop = options.stop
         let coordinatorOptions = options
         let finished = DispatchSemaphore(value: 0)
@@ -78,6 +80,8 @@ public struct EmbeddedFarm: Sendable {
                                  "--cache-dir", state.appendingPathComponent("cache-\(index)").path,
                                  "--parent-pid", String(getpid())]
                 + roots.flatMap { ["--media-root", $0.path] }
+                + origins.policy.allowedHosts.flatMap { ["--allow-url-host", $0] }
+                + ["--url-timeout", String(origins.limits.stallTimeout)]
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()

@@ -53,6 +53,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         valueName: "MiB"))
     var minFreeSpace: Int = 64
 
+    @OptionGroup var urls: URLOptions
+
     @OptionGroup var operations: OperationsOptions
 
     @Option(help: ArgumentHelp("Serve the HTTP API (docs/api.md) at http://ADDR/v1, e.g. 127.0.0.1:8080.", valueName: "ADDR"))
@@ -106,6 +108,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.looks = looks.map { URL(fileURLWithPath: $0) }
         options.strictLooks = strictLooks
+        options.origins = urls.client
         options.minimumFreeBytes = Int64(minFreeSpace) << 20
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
         options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400

@@ -15,11 +15,13 @@ struct SessionOptions: ParsableArguments {
 
     @OptionGroup var looks: LooksOptions
 
+    @OptionGroup var urls: URLOptions
+
     /// Loads the session; an unreadable document is reported here (exit 2).
     func load() throws -> LoadedSession {
         do {
             return try LoadedSession.load(path: session, mediaRoots: mediaRoots, looks: looks.directory,
-                                          strictLooks: looks.strict)
+                                          strictLooks: looks.strict, urls: urls.client)
         } catch let error as SessionDocumentError {
             printError("\(session): \(error)")
             throw Reported(code: ExitStatus.invalidInput)

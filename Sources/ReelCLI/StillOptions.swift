@@ -31,7 +31,7 @@ struct StillOptions: ParsableArguments {
         let loaded: LoadedSession
         do {
             loaded = try LoadedSession.load(path: session.session, mediaRoots: session.mediaRoots, looks: session.looks.directory,
-                                            strictLooks: session.looks.strict) { document in
+                                            strictLooks: session.looks.strict, urls: session.urls.client) { document in
                 let count = document.video?.videoSegments.count ?? 0
                 guard let still = document.stillSession(segment: segment, filters: filters) else {
                     throw StillRequestError(document.video == nil

@@ -36,6 +36,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var keys: CurveClientOptions
 
+    @OptionGroup var urls: URLOptions
+
     @Flag(help: "Log nothing.")
     var quiet = false
 
@@ -58,6 +60,7 @@ struct WorkerCommand: AsyncParsableCommand {
         options.parentPID = parentPID
         options.drainSeconds = max(0, drainSeconds)
         options.curve = try keys.curve()
+        options.origins = urls.client
         let logger = operations.logger("reel.worker", quiet: quiet)
         // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0. Past the
         // drain (and a margin to hand back), or on SIGQUIT, it leaves at once.

@@ -28,6 +28,7 @@ final class InputContainer {
         let code = avformat_open_input(&ctx, io == nil ? path : "", nil, nil)   // frees ctx on failure
         guard code >= 0, let opened = ctx else {
             if let cancelled = io?.readerError as? RenderCancelled { throw cancelled }
+            if let origin = io?.readerError as? OriginError { throw origin }   // its kind decides retry or not
             let reason = io?.readerError.map { "\($0)" } ?? AVError(code: code, function: "avformat_open_input").message
             throw EngineError("\(path): not readable as media (\(reason))")
         }

@@ -53,9 +53,10 @@ public struct JobSpec: Sendable, Codable {
         let probes = loaded.probes
         var files: [String: SpecFile] = [:]
         for (reference, contentID) in contentIDs {
-            let size = loaded.files[reference].flatMap { FileSize.of($0.path) } ?? 0
+            let origin = loaded.origins[reference]
+            let size = origin?.size ?? loaded.files[reference].flatMap { FileSize.of($0.path) } ?? 0
             files[reference] = SpecFile(contentID: contentID, size: size, duration: probes[reference]?.duration,
-                                        hdr: probes[reference]?.hdrTransfer)
+                                        hdr: probes[reference]?.hdrTransfer, origin: origin)
         }
         for segment in timeline.segments where files[segment.source] == nil {
             throw EngineError("'\(segment.source)' has no content id")
@@ -103,9 +104,10 @@ public struct JobSpec: Sendable, Codable {
                 for (asset, _) in definition.assets(of: filter, custom: own) { references.insert(asset.reference) }
             }
         }
+        let own = files.filter { references.contains($0.key) }
+        let origins = own.compactMapValues(\.origin)
         return ShardSpec(engine: EngineVersion.engine, task: task, output: output, settings: settings, segments: segments,
-                         customFilters: custom,
-                         files: files.filter { references.contains($0.key) }.mapValues(\.contentID))
+                         customFilters: custom, files: own.mapValues(\.contentID), origins: origins.isEmpty ? nil : origins)
     }
 
     /// Whether task `index` reads the file `contentID` (asked for every block a worker
@@ -153,18 +155,21 @@ public struct RenderFormat: Codable, Sendable, Hashable {
 }
 
 /// A file of a job: its content id, size, and for media the duration the probe found and
-/// the HDR transfer it is converted from.
+/// the HDR transfer it is converted from; for a URL, the object pinned.
 public struct SpecFile: Codable, Sendable, Hashable {
     public var contentID: String
     public var size: Int64
     public var duration: Rational?
     public var hdr: HDRTransfer?
+    /// A URL's object as pinned: workers read it from the origin, not the coordinator.
+    public var origin: OriginObject?
 
-    public init(contentID: String, size: Int64, duration: Rational? = nil, hdr: HDRTransfer? = nil) {
+    public init(contentID: String, size: Int64, duration: Rational? = nil, hdr: HDRTransfer? = nil, origin: OriginObject? = nil) {
         self.contentID = contentID
         self.size = size
         self.duration = duration
         self.hdr = hdr
+        self.origin = origin
     }
 }
 

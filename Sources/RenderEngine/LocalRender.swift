@@ -52,9 +52,15 @@ public struct LocalRender: Sendable {
         let started = Date()
         var contentIDs: [String: String] = [:]
         for (reference, url) in loaded.files { contentIDs[reference] = try ContentID.of(file: url.path) }
+        for (reference, object) in loaded.origins { contentIDs[reference] = object.contentID }
         let spec = try JobSpec.compile(loaded, settings: settings, contentIDs: contentIDs, layout: layout,
                                        shardKeyframeIntervals: shardKeyframeIntervals)
-        let media = loaded.files.mapValues { MediaInput.file($0.path) }
+        let files = loaded.files.mapValues { MediaInput.file($0.path) }
+        let origins = loaded.originClient
+        // A URL's reader follows one demuxer (its read-ahead is the task's): one per task.
+        let media = { @Sendable (task: ShardSpec) -> [String: MediaInput] in
+            files.merging(origins.map { task.originInputs(client: $0) } ?? [:]) { $1 }
+        }
         let assets = loaded.assets
         let workDirectory = try makeWorkDirectory(near: output)
         defer { try? FileManager.default.removeItem(at: workDirectory) }
@@ -69,7 +75,8 @@ public struct LocalRender: Sendable {
                 defer { group.leave() }
                 while let index = board.take() {
                     do {
-                        let processed = try ShardRenderer.render(spec.shard(index), media: media, assets: assets,
+                        let task = spec.shard(index)
+                        let processed = try ShardRenderer.render(task, media: media(task), assets: assets,
                                                                  to: chunkPath(index)) { board.add(frames: $0) }
                         board.finish(processed)
                     } catch {

@@ -6,9 +6,16 @@ import SessionKit
 /// nominal frame rate, coded size and sample aspect, display matrix, audio, colour tags.
 public enum MediaProbe {
     public static func probe(path: String) throws -> MediaInfo {
-        LibavLog.quiet()
         if HEIFImage.isHEIF(path: path) { return try HEIFImage(path: path).mediaInfo() }
-        let input = try InputContainer(path: path)
+        return try probe(.file(path))
+    }
+
+    /// Probes a file or a source read by ranges (a URL's origin): only the header, the
+    /// index and the first frame are read.
+    public static func probe(_ media: MediaInput) throws -> MediaInfo {
+        LibavLog.quiet()
+        let path = media.name
+        let input = try InputContainer(media)
         guard let stream = input.bestStream(AVMEDIA_TYPE_VIDEO), let par = stream.pointee.codecpar else {
             throw EngineError("\(path): no video stream")
         }
@@ -39,16 +46,24 @@ public enum MediaProbe {
             colorMatrix: name(av_color_space_name(p.color_space), unless: p.color_space == AVCOL_SPC_UNSPECIFIED),
             colorRange: name(av_color_range_name(p.color_range), unless: p.color_range == AVCOL_RANGE_UNSPECIFIED),
             chromaLocation: name(av_chroma_location_name(p.chroma_location), unless: p.chroma_location == AVCHROMA_LOC_UNSPECIFIED),
-            exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(path: path) : nil,
-            videoOrigin: still ? nil : try VideoSource(path: path, rewind: false).originSeconds)
+            exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(media) : nil,
+            videoOrigin: still ? nil : try VideoSource(media, rewind: false).originSeconds)
     }
 
     /// A JPEG's EXIF `Orientation`, read from the file's header segments (no decode).
-    private static func exifOrientation(path: String) throws -> Int? {
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }   // read-only handle: nothing to lose on close
-        let header = try file.read(upToCount: JPEGExif.headerLimit) ?? Data()
-        return JPEGExif.orientation(in: [UInt8](header))
+    private static func exifOrientation(_ media: MediaInput) throws -> Int? {
+        var header = [UInt8](repeating: 0, count: JPEGExif.headerLimit)
+        let count: Int
+        switch media {
+        case .file(let path):
+            guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? file.close() }   // read-only handle: nothing to lose on close
+            header = [UInt8](try file.read(upToCount: JPEGExif.headerLimit) ?? Data())
+            count = header.count
+        case .ranges(let reader, _):
+            count = try header.withUnsafeMutableBytes { try reader.read(at: 0, into: $0.baseAddress.unsafelyUnwrapped, count: $0.count) }
+        }
+        return JPEGExif.orientation(in: Array(header.prefix(count)))
     }
 
     /// A codec tag as its four characters (`avc1`, `hvc1`), printable ones only.

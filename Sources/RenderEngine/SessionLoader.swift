@@ -11,6 +11,10 @@ public struct LoadedSession: Sendable {
     public let media: [String: MediaStatus]
     /// Where each reference that names a file resolved to.
     public let files: [String: URL]
+    /// Each reference that names a URL, pinned when it was first read (docs/session-format.md,
+    /// "Sources by URL"), and the client that reads them.
+    public let origins: [String: OriginObject]
+    public let originClient: OriginClient?
     public let report: ValidationReport
     /// The built-in filter types plus the custom ones the session's looks define.
     public let registry: FilterRegistry
@@ -23,8 +27,10 @@ public struct LoadedSession: Sendable {
     /// problems with a readable session are in `report`.
     /// `looks` is the looks directory (docs/filters.md); `strictLooks` makes a stand-in look an error.
     /// `select` may narrow the decoded session first (a still needs one segment's media only).
+    /// `urls` reads the references that are URLs (the default refuses internal addresses).
     public static func load(path: String, mediaRoots: [String] = [], looks: URL? = LooksDirectory.shipped,
-                            strictLooks: Bool = false, select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
+                            strictLooks: Bool = false, urls: OriginClient = OriginClient(policy: URLPolicy()),
+                            select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let data: Data
         do {
@@ -37,6 +43,7 @@ public struct LoadedSession: Sendable {
                                    looksDirectory: looks)
         var files: [String: URL] = [:]
         var unavailable: [String: String] = [:]
+        var origins: [String: OriginObject] = [:]
         func resolve(_ reference: String) {
             switch locator.resolve(reference) {
             case .failure(let error):
@@ -46,19 +53,39 @@ public struct LoadedSession: Sendable {
                     + "give a file path to render locally"
             case .success(.file(let file)):
                 files[reference] = file
+            case .success(.url(let address)):
+                switch pin(address, client: urls) {
+                case .success(let object): origins[reference] = object
+                case .failure(let error): unavailable[reference] = error.description
+                }
             }
         }
-        for reference in Set(mediaReferences(of: session) + filterFiles(of: session)) { resolve(reference) }
+        let media = Set(mediaReferences(of: session))
+        for reference in media { resolve(reference) }
+        for reference in Set(filterFiles(of: session)).subtracting(media) {
+            if MediaURL.isURL(reference) {
+                unavailable[reference] = "filter files by URL are not read yet: give a file path (docs/session-format.md, \"Sources by URL\")"
+            } else {
+                resolve(reference)
+            }
+        }
         for (reference, file) in customFilterFiles(of: session, in: locator) { files[reference] = file }
-        return make(url: url, session: session, files: files, unavailable: unavailable, locator: locator,
-                    strictLooks: strictLooks)
+        return make(url: url, session: session, files: files, unavailable: unavailable, origins: origins, originClient: urls,
+                     locator: locator, strictLooks: strictLooks)
+    }
+
+    /// Reads the first bytes of a URL and pins its version (size, ETag, Last-Modified).
+    public static func pin(_ url: MediaURL, client: OriginClient) -> Result<OriginObject, OriginError> {
+        Result { try client.open(url).0 }.mapError { $0 as? OriginError ?? OriginError(.unreachable, "\(url.redacted): \($0)") }
     }
 
     /// Probes and validates a session whose references are already resolved to local
     /// files (the coordinator's media store, a worker's cache).
     /// `probes`: what a coordinator already learned about media this process will not
     /// read (a farm worker renders one segment; the others are known by their probes).
+    /// `origins`: references that are URLs, pinned, read with `originClient`.
     public static func make(url: URL, session: Session, files: [String: URL], unavailable: [String: String] = [:],
+                            origins: [String: OriginObject] = [:], originClient: OriginClient? = nil,
                             probes: [String: MediaInfo] = [:], locator: MediaLocator? = nil,
                             strictLooks: Bool = false) -> LoadedSession {
         var media: [String: MediaStatus] = [:]
@@ -68,6 +95,13 @@ public struct LoadedSession: Sendable {
                 media[reference] = .available(probe)
             } else if let reason = unavailable[reference] {
                 media[reference] = .unavailable(reason)
+            } else if let object = origins[reference], let originClient {
+                let source = OriginSource(object, label: object.url.redacted, client: originClient)
+                do {
+                    media[reference] = .available(try MediaProbe.probe(.ranges(source, name: object.url.redacted)))
+                } catch {
+                    media[reference] = .unavailable("\(error)")
+                }
             } else if let file = files[reference] {
                 if let known = probed[file.path] {
                     media[reference] = known
@@ -80,7 +114,7 @@ public struct LoadedSession: Sendable {
                 }
                 probed[file.path] = media[reference]
             } else {
-                media[reference] = .unavailable("'\(reference)' was not provided")
+                media[reference] = .unavailable("'\(MediaURL.redact(reference))' was not provided")
             }
         }
         var filters = FilterFiles(files: files, unavailable: unavailable, strictLooks: strictLooks)
@@ -89,7 +123,7 @@ public struct LoadedSession: Sendable {
         filters.load(session, registry: registry, into: &report)
         return LoadedSession(url: url, session: session,
                              locator: locator ?? MediaLocator(sessionFile: url, mediaRoots: []),
-                             media: media, files: files, report: report, registry: registry, assets: filters.assets,
+                             media: media, files: files, origins: origins, originClient: originClient, report: report, registry: registry, assets: filters.assets,
                              customFilters: filters.custom)
     }
 

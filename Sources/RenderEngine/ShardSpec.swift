@@ -16,9 +16,13 @@ public struct ShardSpec: Sendable, Codable, Hashable {
     public var customFilters: [CustomFilterFile]
     /// Reference → content id of each file the task reads.
     public var files: [String: String]
+    /// Reference → pinned object of each file read from its origin by URL (docs/operations.md,
+    /// "Sources by URL"); `nil` when there is none.
+    public var origins: [String: OriginObject]?
 
     public init(engine: String, task: ShardTask, output: RenderFormat, settings: EncoderSettings,
-                segments: [SegmentTimeline], customFilters: [CustomFilterFile], files: [String: String]) {
+                segments: [SegmentTimeline], customFilters: [CustomFilterFile], files: [String: String],
+                origins: [String: OriginObject]? = nil) {
         self.engine = engine
         self.task = task
         self.output = output
@@ -26,6 +30,24 @@ public struct ShardSpec: Sendable, Codable, Hashable {
         self.segments = segments
         self.customFilters = customFilters
         self.files = files
+        self.origins = origins
+    }
+
+    /// Where the session names `reference` (the first segment reading it), for messages.
+    public func jsonPath(of reference: String) -> String {
+        let index = segments.first { $0.source == reference }?.index
+        return index.map { "video.videoSegments[\($0)].source" } ?? "'\(MediaURL.redact(reference))'"
+    }
+
+    /// A reader of each file the task reads from its origin; `nil` when there are none.
+    public func originInputs(client: OriginClient) -> [String: MediaInput] {
+        var inputs: [String: MediaInput] = [:]
+        for (reference, object) in origins ?? [:] where media.contains(reference) {
+            let source = OriginSource(object, label: jsonPath(of: reference), client: client,
+                                      readsSparsely: task.kind != .video)
+            inputs[reference] = .ranges(source, name: object.url.redacted)
+        }
+        return inputs
     }
 
     /// The segment a video shard or a segment's audio renders.

@@ -24,6 +24,8 @@ public struct MediaLocator: Sendable {
     public enum Reference: Hashable, Sendable {
         case file(URL)
         case contentID(String)
+        /// Read from an origin by HTTP ranges (docs/session-format.md, "Sources by URL").
+        case url(MediaURL)
     }
 
     /// The hex digits of a content id (`ContentID`), else `nil`.
@@ -40,6 +42,7 @@ public struct MediaLocator: Sendable {
             return .success(.contentID(id))
         }
         guard !reference.isEmpty else { return .failure(.init("media reference is empty")) }
+        if MediaURL.isURL(reference) { return MediaURL.parse(reference).map { .url($0) } }
         guard !reference.contains("\0") else { return .failure(.init("media reference contains a NUL byte")) }
         if reference.hasPrefix(Self.lookPrefix) { return resolveLook(String(reference.dropFirst(Self.lookPrefix.count))) }
         let url = reference.hasPrefix("/")

@@ -157,7 +157,7 @@ public struct SessionValidator: Sendable {
         case .unavailable(let reason)?:
             report.problem(path, reason)
         case nil:
-            report.problem(path, "'\(source)' was not resolved")
+            report.problem(path, "'\(MediaURL.redact(source))' was not resolved")
         }
         return nil
     }

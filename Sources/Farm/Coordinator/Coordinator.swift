@@ -22,6 +22,8 @@ public final class Coordinator {
         public var looks: URL?
         /// Refuse ReelFarm's stand-in images for the SDK's named looks.
         public var strictLooks = false
+        /// Reads sources named by URL, to validate and plan (docs/operations.md, "Sources by URL").
+        public var origins = OriginClient(policy: URLPolicy())
         /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
         public var curve: CurveServer?
         /// Finished chunks kept for reuse by later jobs (docs/rendering.md, "Reusing chunks").
@@ -102,7 +104,7 @@ public final class Coordinator {
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
-            acceptsCallbacks: options.acceptsCallbacks), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+            acceptsCallbacks: options.acceptsCallbacks, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(

@@ -17,6 +17,8 @@ final class SubmissionCompiler: Sendable {
         var looks: URL?
         var strictLooks: Bool
         var acceptsCallbacks: Bool
+        /// Reads sources named by URL: their index, to validate and plan.
+        var origins: OriginClient
     }
 
     struct Request: Sendable {
@@ -131,7 +133,8 @@ final class SubmissionCompiler: Sendable {
             guard missing.isEmpty else { return answer(missing: missing) }
             guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
             guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
-            let spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: submit.files, layout: submit.layout ?? .whole)
+            let contentIDs = submit.files.merging(loaded.origins.mapValues(\.contentID)) { $1 }
+            let spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: contentIDs, layout: submit.layout ?? .whole)
             let keys = try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, spec: spec, recipeKeys: keys,
                                       verified: verified))
@@ -154,7 +157,7 @@ final class SubmissionCompiler: Sendable {
                 problems.append("callback: '\(callback)' is not an http or https URL")
             }
         }
-        for reference in references.sorted() where request.files[reference] == nil {
+        for reference in references.sorted() where request.files[reference] == nil && !MediaURL.isURL(reference) {
             problems.append("'\(reference)' has no content id in the submission")
         }
         for (reference, contentID) in request.files.sorted(by: { $0.key < $1.key }) where ContentID(contentID) == nil {
@@ -191,9 +194,21 @@ final class SubmissionCompiler: Sendable {
                 unavailable[reference] = "\(contentID) is not on the coordinator"
             }
         }
+        // Sources by URL: pinned and probed here, read by the workers from their origins.
+        var origins: [String: OriginObject] = [:]
+        for reference in Set(LoadedSession.mediaReferences(of: session)) where files[reference] == nil && MediaURL.isURL(reference) {
+            switch MediaURL.parse(reference).mapError({ OriginError(.refused, $0.description) }).flatMap({ LoadedSession.pin($0, client: context.origins) }) {
+            case .success(let object): origins[reference] = object
+            case .failure(let error): unavailable[reference] = error.description
+            }
+        }
+        for reference in Set(LoadedSession.filterFiles(of: session)) where MediaURL.isURL(reference) && origins[reference] == nil {
+            unavailable[reference] = "filter files by URL are not read yet: give a file (docs/session-format.md, \"Sources by URL\")"
+        }
         let url = context.stateDirectory.appendingPathComponent("session.json")
-        let missing = Set(unavailable.keys.compactMap { files[$0] }).sorted()
-        return (LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable, strictLooks: context.strictLooks),
+        let missing = Set(unavailable.keys.filter { !MediaURL.isURL($0) }.compactMap { files[$0] }).sorted()
+        return (LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable, origins: origins,
+                                   originClient: context.origins, strictLooks: context.strictLooks),
                 missing)
     }
 }

@@ -30,6 +30,12 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
     case missingMedia
     /// A disk has too little room for the work.
     case storageFull
+    /// A source read by URL changed during the job (its size, ETag or Last-Modified): the
+    /// job fails rather than mix two versions.
+    case mediaChanged
+    /// A source's origin refused it (403, 404, 410), answered something that is not media,
+    /// or the farm's URL policy refuses its host: no retry helps.
+    case originRefused
     /// A file could not be read or written.
     case ioFailed
     /// A render stopped because its shard was cancelled (or a backup copy won elsewhere).
@@ -44,6 +50,9 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
     case handshakeFailed
     /// Anything else: a fault of the farm, not of the request.
     case `internal`
+
+    /// A shard failure no other attempt can mend: the job fails at once, with the reason.
+    public var failsTheJob: Bool { self == .mediaChanged || self == .originRefused }
 
     /// A code this build does not know (a newer peer's) reads as `internal`, so one new
     /// code never makes a whole message undecodable.

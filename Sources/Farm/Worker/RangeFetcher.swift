@@ -293,21 +293,7 @@ final class RemoteSource: RangeReadable, Sendable {
 
     /// Sorted, touching ranges joined, none longer than a coordinator's reply.
     static func merged(_ ranges: [Range<Int64>], within size: Int64) -> [Range<Int64>] {
-        var merged: [Range<Int64>] = []
-        let clipped = ranges.map { max(0, $0.lowerBound)..<max(max(0, $0.lowerBound), min(size, $0.upperBound)) }
-        for range in clipped.filter({ !$0.isEmpty }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            guard let last = merged.last, range.lowerBound <= last.upperBound else {
-                merged.append(range)
-                continue
-            }
-            if range.upperBound <= last.upperBound { continue }   // inside the last one
-            if range.upperBound - last.lowerBound <= Int64(WireProtocol.blockSize) {
-                merged[merged.count - 1] = last.lowerBound..<range.upperBound
-            } else {
-                merged.append(last.upperBound..<range.upperBound)
-            }
-        }
-        return merged
+        ByteRanges.merged(ranges, within: size, longest: Int64(WireProtocol.blockSize))
     }
 
     /// Bytes at `offset` from an expected range, if one holds it: at most to its end.

@@ -30,6 +30,8 @@ public final class Worker {
         public var curve: CurveClient?
         /// Directories whose files may be read in place (a shared filesystem).
         public var mediaRoots: [URL] = []
+        /// Reads media named by URL straight from their origins (docs/operations.md, "Sources by URL").
+        public var origins = OriginClient(policy: URLPolicy())
         /// Raised by SIGTERM/SIGINT: take no more work, finish or hand back running shards
         /// within `drainSeconds`, then leave (docs/operations.md, "Shutting down").
         public var drain = StopSignal()
@@ -290,6 +292,8 @@ public final class Worker {
                     hits += 1
                 } else if let url = cache.inPlace(path, contentID: contentID, trusted: trusted) {
                     files[reference] = url
+                } else if case .shard(let a) = assignment, a.spec.origins?[reference] != nil {
+                    continue   // read from its origin by the render
                 } else if case .shard(let a) = assignment, a.spec.media.contains(reference) {   // video and audio read by ranges
                     remote[reference] = contentID
                 } else {
@@ -421,6 +425,7 @@ public final class Worker {
             if options.shardDelayMillis > 0 { try pause(milliseconds: options.shardDelayMillis, unless: stop) }
             var media: [String: MediaInput] = [:]
             for (reference, reader) in try sources.open() { media[reference] = .ranges(reader, name: reference) }
+            media.merge(a.spec.originInputs(client: options.origins)) { $1 }
             for (reference, url) in files where a.spec.media.contains(reference) { media[reference] = .file(url.path) }
             let stats = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk) { _ in
                 if stop.isRaised { throw RenderCancelled() }
@@ -440,6 +445,7 @@ public final class Worker {
             let code: FarmErrorCode = switch error {
             case is RenderCancelled: .cancelled
             case let farm as FarmError: farm.code
+            case let origin as OriginError: origin.kind == .changed ? .mediaChanged : origin.isPermanent ? .originRefused : .ioFailed
             default: .renderFailed
             }
             return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: code, reason: "\(error)"))

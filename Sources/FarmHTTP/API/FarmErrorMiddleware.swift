@@ -22,12 +22,12 @@ struct FarmErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func status(of code: FarmErrorCode) -> HTTPResponse.Status {
         switch code {
-        case .invalidInput: .unprocessableContent
+        case .invalidInput, .originRefused: .unprocessableContent
         case .unauthorized: .unauthorized
         case .forbidden, .notOwner: .forbidden
         case .noSuchJob: .notFound
         case .resultGone: .gone
-        case .alreadyEnded, .notEnded, .missingMedia, .cancelled, .handedBack: .conflict
+        case .alreadyEnded, .notEnded, .missingMedia, .mediaChanged, .cancelled, .handedBack: .conflict
         case .storageFull: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
         case .noAnswer: .gatewayTimeout
         case .malformed, .versionMismatch, .engineMismatch, .handshakeFailed, .unknownWorker, .renderFailed: .badGateway

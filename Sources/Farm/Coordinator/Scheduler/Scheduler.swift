@@ -298,6 +298,11 @@ struct Scheduler {
         job.failures[key.shard, default: []].append(message)
         emit(.log(.warning, "shard \(key.shard) of job \(job.id) failed on \(workerID): \(reason)", LogIDs(key, worker: workerID)))
         guard job.state[key.shard] != .done else { return }
+        if code.failsTheJob {
+            jobs[job.id] = job
+            finish(job, .failed, error: "shard \(key.shard): \(reason)")
+            return
+        }
         let failures = job.failures[key.shard] ?? []
         if (job.failedOn[key.shard]?.count ?? 0) >= limits.maxFailuresPerShard || failures.count >= limits.maxFailuresPerShard + 2 {
             jobs[job.id] = job

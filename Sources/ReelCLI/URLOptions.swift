@@ -1,0 +1,28 @@
+import ArgumentParser
+import RenderEngine
+
+/// Which origins media by URL may be read from, and how long one may stay silent
+/// (docs/operations.md, "Sources by URL").
+struct URLOptions: ParsableArguments {
+    @Option(name: .customLong("allow-url-host"), help: ArgumentHelp(
+        "Read URLs only from this host (repeatable; *.example.com for its subdomains). A listed host may have a private "
+            + "or loopback address. Default: any host whose addresses are all public.", valueName: "host"))
+    var allowedHosts: [String] = []
+
+    @Option(name: .customLong("url-timeout"), help: ArgumentHelp(
+        "Seconds an origin may stay silent before the request is tried again (4 tries in all).", valueName: "seconds"))
+    var stallTimeout: Double = 30
+
+    func validate() throws {
+        guard stallTimeout.isFinite, stallTimeout >= 1, stallTimeout <= 3600 else {
+            throw ValidationError("--url-timeout \(stallTimeout) is not a number of seconds in 1…3600")
+        }
+    }
+
+    var client: OriginClient {
+        var limits = OriginClient.Limits()
+        limits.stallTimeout = stallTimeout
+        limits.connectTimeout = min(limits.connectTimeout, stallTimeout)
+        return OriginClient(policy: URLPolicy(allowedHosts: allowedHosts), limits: limits)
+    }
+}

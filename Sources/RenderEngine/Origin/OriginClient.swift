@@ -1,0 +1,288 @@
+import Crypto
+import Foundation
+import SessionKit
+import Synchronization
+
+/// An object at an origin as a job planned it (docs/operations.md, "Sources by URL"): the
+/// URL with its credentials, and the version pinned when it was first read. Every later
+/// read must find the same size and ETag (or Last-Modified), or the job fails: a render
+/// never mixes two versions of a file.
+public struct OriginObject: Codable, Sendable, Hashable {
+    public var url: MediaURL
+    public var size: Int64
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+
+    public init(url: MediaURL, size: Int64, etag: String?, lastModified: String?, contentType: String?) {
+        self.url = url
+        self.size = size
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+    }
+
+    /// A name for this version of the object (the URL without credentials, the size and
+    /// the version): the farm's caches and chunk reuse key on it as on a file's content id.
+    /// Not a hash of the bytes, which the farm never reads whole.
+    public var contentID: String {
+        let text = "origin\n\(url.object)\n\(size)\n\(etag ?? "")\n\(lastModified ?? "")"
+        return ContentID.prefix + SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The conditional header that makes the origin refuse another version (412).
+    var condition: [String] {
+        if let etag, !etag.hasPrefix("W/") { return ["If-Match: \(etag)"] }
+        if let lastModified { return ["If-Unmodified-Since: \(lastModified)"] }
+        return []
+    }
+}
+
+/// Reads objects from origins by HTTP ranges (docs/operations.md, "Sources by URL"):
+/// every host checked by the `URLPolicy` before a connection, redirects followed one by
+/// one (each checked, at most `maxRedirects`), keep-alive connections from a bounded
+/// pool, and 5xx, resets and timeouts tried again with doubling pauses, then reported.
+public final class OriginClient: Sendable {
+    public struct Limits: Sendable, Hashable {
+        public var connectTimeout: Double = 10
+        /// Seconds without a byte before a request is given up (and tried again).
+        public var stallTimeout: Double = 30
+        public var requestTimeout: Double = 300
+        public var attempts = 4
+        public var firstPause: Double = 0.25
+        public var maxRedirects = 5
+        /// Connections open at once from this process (requests beyond wait for one).
+        public var connections = 8
+
+        public init() {}
+    }
+
+    public let policy: URLPolicy
+    public let limits: Limits
+    private let idle = Mutex<[CurlEasy]>([])
+    private let slots: DispatchSemaphore
+    /// Bytes of bodies received, for the worker's metrics and the egress benchmark.
+    public let bytesReceived = Atomic<Int64>(0)
+
+    public init(policy: URLPolicy, limits: Limits = Limits()) {
+        self.policy = policy
+        self.limits = limits
+        slots = DispatchSemaphore(value: max(1, limits.connections))
+    }
+
+    /// Bytes asked for by the first request of an object: its header, usually.
+    public static let firstRead = 64 << 10
+
+    /// Reads the first bytes of `url` and pins its version.
+    public func open(_ url: MediaURL) throws -> (OriginObject, first: Data) {
+        let response = try exchange(url, range: 0..<Int64(Self.firstRead), condition: [])
+        guard [200, 206].contains(response.status) else { throw Self.statusError(response.status, url) }
+        let type = response.headers["content-type"]
+        if let type, Self.isNotMedia(type) {
+            throw OriginError(.notMedia, "\(url.redacted): the origin answered \(type), not media")
+        }
+        let size: Int64
+        switch response.status {
+        case 206:
+            guard let range = ContentRange(response.headers["content-range"]), range.first == 0 else {
+                throw OriginError(.status(206), "\(url.redacted): a partial answer without a usable Content-Range")
+            }
+            size = range.total
+        default:
+            size = Int64(response.body.count)   // 200: the whole object fitted in the first read
+        }
+        guard size > 0 else { throw OriginError(.status(response.status), "\(url.redacted): the object is empty") }
+        let object = OriginObject(url: url, size: size, etag: response.headers["etag"], lastModified: response.headers["last-modified"],
+                                  contentType: type)
+        return (object, response.body)
+    }
+
+    /// The bytes of `range` of the pinned `object` (clipped to its size).
+    public func read(_ object: OriginObject, _ range: Range<Int64>) throws -> Data {
+        let range = range.clamped(to: 0..<object.size)
+        guard !range.isEmpty else { return Data() }
+        let response = try exchange(object.url, range: range, condition: object.condition, expected: object)
+        return response.body
+    }
+
+    /// Sends `data` to `url` with a PUT (a presigned upload URL); returns the status.
+    public func put(_ data: Data, to url: MediaURL, headers: [String]) throws -> Int {
+        try withRetries(url) {
+            let response = try self.follow(url, method: .put, range: nil, headers: headers, bodyLimit: 1 << 20, upload: data)
+            guard (200..<300).contains(response.status) else {
+                if Self.isTransient(response.status) { throw Retry.status(response.status) }
+                throw Self.statusError(response.status, url)
+            }
+            return response.status
+        }
+    }
+
+    // MARK: Requests
+
+    private enum Retry: Error {
+        case status(Int)
+        case transfer(CurlEasy.TransferError)
+        case shortBody(got: Int, expected: Int)
+    }
+
+    /// A GET of `range`, retried while the failure is transient; checked against `expected`.
+    private func exchange(_ url: MediaURL, range: Range<Int64>, condition: [String], expected: OriginObject? = nil) throws -> CurlEasy.Response {
+        try withRetries(url) {
+            let response = try self.follow(url, method: .get, range: range, headers: condition, bodyLimit: range.count, upload: nil)
+            if let expected { try Self.check(response, range: range, against: expected) }
+            if Self.isTransient(response.status) { throw Retry.status(response.status) }
+            if response.status == 206, let got = ContentRange(response.headers["content-range"]) {
+                let wanted = Int(min(got.total, range.upperBound) - got.first)
+                if response.body.count < wanted { throw Retry.shortBody(got: response.body.count, expected: wanted) }
+            }
+            return response
+        }
+    }
+
+    private func withRetries<T>(_ url: MediaURL, _ body: () throws -> T) throws -> T {
+        var pause = limits.firstPause
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch let retry as Retry {
+                guard attempt < limits.attempts else {
+                    let why = switch retry {
+                    case .status(let status): "answered \(status) \(HTTPStatusText.phrase(status))"
+                    case .transfer(let error): error.message
+                    case .shortBody(let got, let expected): "sent \(got) of \(expected) bytes and closed"
+                    }
+                    throw OriginError(.unreachable, "\(url.redacted): the origin \(why) (\(attempt) attempts)")
+                }
+                Thread.sleep(forTimeInterval: pause)
+                pause *= 2
+                attempt += 1
+            }
+        }
+    }
+
+    /// One request, redirects followed (each hop checked by the policy).
+    private func follow(_ url: MediaURL, method: CurlEasy.Request.Method, range: Range<Int64>?, headers: [String],
+                        bodyLimit: Int, upload: Data?) throws -> CurlEasy.Response {
+        var current = url
+        for _ in 0...limits.maxRedirects {
+            let addresses = try policy.addresses(for: current).get()
+            let request = CurlEasy.Request(url: current, method: method, range: range, headers: headers, addresses: addresses,
+                                           connectTimeout: limits.connectTimeout, stallTimeout: limits.stallTimeout,
+                                           totalTimeout: limits.requestTimeout, bodyLimit: bodyLimit, upload: upload)
+            let response: CurlEasy.Response
+            do {
+                response = try withHandle { try $0.perform(request) }
+            } catch let error as CurlEasy.TransferError {
+                if error.overflowed {
+                    throw OriginError(.status(200), "\(url.redacted): the origin sent more than the \(bodyLimit) bytes asked for "
+                        + "(it does not serve byte ranges)")
+                }
+                if error.isTransient { throw Retry.transfer(error) }
+                throw OriginError(.unreachable, "\(url.redacted): \(error.message)")
+            }
+            bytesReceived.add(Int64(response.body.count), ordering: .relaxed)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
+                return response
+            }
+            switch current.resolving(location) {
+            case .success(let next): current = next
+            case .failure(let error): throw OriginError(.status(response.status), "\(url.redacted): \(error)")
+            }
+        }
+        throw OriginError(.status(310), "\(url.redacted): more than \(limits.maxRedirects) redirects")
+    }
+
+    private func withHandle<T>(_ body: (CurlEasy) throws -> T) throws -> T {
+        slots.wait()
+        defer { slots.signal() }
+        let handle = try idle.withLock { $0.popLast() } ?? CurlEasy()
+        defer { idle.withLock { $0.append(handle) } }
+        return try body(handle)
+    }
+
+    // MARK: Answers
+
+    private static func isTransient(_ status: Int) -> Bool { status >= 500 || status == 429 || status == 408 }
+
+    /// Text, not media: an error page, a login form, a JSON error.
+    static func isNotMedia(_ contentType: String) -> Bool {
+        let type = contentType.lowercased()
+        return type.hasPrefix("text/") || type.hasPrefix("application/json") || type.hasPrefix("application/xml")
+            || type.hasPrefix("application/xhtml")
+    }
+
+    private static func statusError(_ status: Int, _ url: MediaURL) -> OriginError {
+        if status == 412 || status == 416 { return OriginError(.changed, "\(url.redacted): the object changed (the origin answered \(status))") }
+        return OriginError(.status(status), "\(url.redacted): the origin answered \(status) \(HTTPStatusText.phrase(status))")
+    }
+
+    /// An answer to a read of a pinned object: the version pinned, the bytes asked for.
+    private static func check(_ response: CurlEasy.Response, range: Range<Int64>, against object: OriginObject) throws {
+        let url = object.url
+        switch response.status {
+        case 206:
+            guard let got = ContentRange(response.headers["content-range"]) else {
+                throw OriginError(.status(206), "\(url.redacted): a partial answer without a usable Content-Range")
+            }
+            if got.total != object.size {
+                throw OriginError(.changed, "\(url.redacted): the object changed: \(got.total) bytes, pinned at \(object.size)")
+            }
+            if got.first != range.lowerBound {
+                throw OriginError(.status(206), "\(url.redacted): asked for bytes from \(range.lowerBound), got them from \(got.first)")
+            }
+        case 200 where range == 0..<object.size:
+            break
+        case 200:
+            throw OriginError(.status(200), "\(url.redacted): the origin does not serve byte ranges (it answered 200 to a Range request)")
+        case _ where isTransient(response.status):
+            return
+        default:
+            throw statusError(response.status, url)
+        }
+        if let pinned = object.etag, let etag = response.headers["etag"], etag != pinned {
+            throw OriginError(.changed, "\(url.redacted): the object changed: ETag \(etag), pinned at \(pinned)")
+        }
+        if object.etag == nil, let pinned = object.lastModified, let modified = response.headers["last-modified"], modified != pinned {
+            throw OriginError(.changed, "\(url.redacted): the object changed: Last-Modified \(modified), pinned at \(pinned)")
+        }
+    }
+}
+
+/// `Content-Range: bytes FIRST-LAST/TOTAL`.
+struct ContentRange {
+    let first: Int64
+    let last: Int64
+    let total: Int64
+
+    init?(_ header: String?) {
+        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
+        let parts = header.dropFirst(6).split(separator: "/")
+        guard parts.count == 2, let total = Int64(parts[1]) else { return nil }
+        let bounds = parts[0].split(separator: "-")
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]),
+              first >= 0, first <= last, last < total else { return nil }
+        (self.first, self.last, self.total) = (first, last, total)
+    }
+}
+
+enum HTTPStatusText {
+    static func phrase(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 410: "Gone"
+        case 412: "Precondition Failed"
+        case 416: "Range Not Satisfiable"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import SessionKit
+
+/// Which origins a process reads URLs from (docs/operations.md, "Sources by URL"): a
+/// submitted session must not make the farm fetch its internal services. A host is
+/// resolved here, before any connection, and the connection goes to the addresses checked
+/// (a second lookup cannot swap them). Without `--allow-url-host`, any host whose every
+/// address is public may be read; with it, only the hosts listed. A listed host may resolve
+/// to internal addresses: that is how an operator allows an origin on the private network.
+public struct URLPolicy: Sendable, Hashable {
+    /// Host names or IP literals, lowercased; `*.example.com` allows its subdomains.
+    public let allowedHosts: [String]
+
+    public init(allowedHosts: [String] = []) {
+        self.allowedHosts = allowedHosts.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+    }
+
+    /// Whether `host` is allowed by name.
+    public func lists(_ host: String) -> Bool {
+        allowedHosts.contains { allowed in
+            allowed == host || (allowed.hasPrefix("*.") && host.hasSuffix(allowed.dropFirst()))
+        }
+    }
+
+    /// The addresses `url` may be read from, or why it may not.
+    public func addresses(for url: MediaURL, resolve: (String, Int) throws -> [String] = HostResolver.resolve(_:port:)) -> Result<[String], OriginError> {
+        let listed = lists(url.host)
+        if !allowedHosts.isEmpty, !listed {
+            return .failure(OriginError(.refused, "\(url.redacted): host \(url.host) is not allowed on this farm "
+                + "(allowed: \(allowedHosts.joined(separator: ", ")); --allow-url-host)"))
+        }
+        let addresses: [String]
+        do {
+            addresses = try resolve(url.host, url.port)
+        } catch {
+            return .failure(OriginError(.unreachable, "\(url.redacted): \(error)"))
+        }
+        guard !addresses.isEmpty else { return .failure(OriginError(.unreachable, "\(url.redacted): \(url.host) has no address")) }
+        if !listed, let (address, kind) = addresses.lazy.compactMap({ a in IPAddressKind.internalKind(of: a).map { (a, $0) } }).first {
+            let which = address == url.host ? "\(address) is" : "\(url.host) is \(address),"
+            return .failure(OriginError(.refused, "\(url.redacted): \(which) a \(kind) address; "
+                + "the farm reads such addresses only from hosts allowed by name (--allow-url-host \(url.host))"))
+        }
+        return .success(addresses)
+    }
+}
+
+/// Names the address ranges a farm never reads from unless told to by name.
+public enum IPAddressKind {
+    /// "loopback", "private", "link-local" … for an internal address; `nil` for a public one
+    /// (and for text that is not an address, which the resolver never returns).
+    public static func internalKind(of address: String) -> String? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 {
+            return kind(ofIPv4: withUnsafeBytes(of: v4.s_addr) { Array($0) })
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &v6) == 1 else { return nil }
+        return kind(ofIPv6: withUnsafeBytes(of: v6) { Array($0) })
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address rather than a name.
+    public static func isLiteral(_ host: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    static func kind(ofIPv4 b: [UInt8]) -> String? {
+        switch (b[0], b[1]) {
+        case (0, _): "unspecified"
+        case (10, _): "private"
+        case (100, 64...127): "shared (carrier-grade NAT)"
+        case (127, _): "loopback"
+        case (169, 254): "link-local"
+        case (172, 16...31): "private"
+        case (192, 168): "private"
+        case (192, 0) where b[2] == 0: "IETF protocol"
+        case (198, 18...19): "benchmarking"
+        case (224...239, _): "multicast"
+        case (240...255, _): "reserved"
+        default: nil
+        }
+    }
+
+    static func kind(ofIPv6 b: [UInt8]) -> String? {
+        let zeros = b[0..<10].allSatisfy { $0 == 0 }
+        if zeros, b[10] == 0xFF, b[11] == 0xFF { return kind(ofIPv4: Array(b[12..<16])) }   // ::ffff:a.b.c.d
+        if b[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return kind(ofIPv4: Array(b[12..<16])) }   // NAT64
+        if b[0..<15].allSatisfy({ $0 == 0 }) { return b[15] == 1 ? "loopback" : b[15] == 0 ? "unspecified" : "reserved" }
+        if b[0] & 0xFE == 0xFC { return "private (unique local)" }
+        if b[0] == 0xFE, b[1] & 0xC0 == 0x80 { return "link-local" }
+        if b[0] == 0xFE, b[1] & 0xC0 == 0xC0 { return "site-local" }
+        if b[0] == 0xFF { return "multicast" }
+        return nil
+    }
+}
+
+/// Host names to addresses with the system's resolver (literals come back as they are).
+public enum HostResolver {
+    public static func resolve(_ host: String, port: Int) throws -> [String] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0 else { throw EngineError("cannot resolve \(host): \(String(cString: gai_strerror(status)))") }
+        defer { freeaddrinfo(list) }
+        var addresses: [String] = []
+        var entry = list
+        while let e = entry {
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            if let address = e.pointee.ai_addr {
+                switch e.pointee.ai_family {
+                case AF_INET:
+                    address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { var a = $0.pointee.sin_addr; inet_ntop(AF_INET, &a, &text, socklen_t(text.count)) }
+                case AF_INET6:
+                    address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { var a = $0.pointee.sin6_addr; inet_ntop(AF_INET6, &a, &text, socklen_t(text.count)) }
+                default: break
+                }
+            }
+            let string = String(cString: text)
+            if !string.isEmpty, !addresses.contains(string) { addresses.append(string) }
+            entry = e.pointee.ai_next
+        }
+        return addresses
+    }
+}
