@@ -91,14 +91,21 @@ extension JobSpec {
     /// The sidecar of one of the job's files.
     public func sidecar(for file: OutputFile) -> Sidecar {
         Sidecar(formatIdentifier: session.formatIdentifier, formatVersion: session.formatVersion,
-                engineVersion: EngineVersion.engine, encoder: settings, sources: contentIDs,
+                engineVersion: EngineVersion.engine, encoder: settings, sources: contentIDs.redactingURLKeys(),
                 output: Sidecar.Output(width: output.width, height: output.height,
                                        frameDuration: SessionTime(output.frameDuration), frames: file.frames),
-                session: session, segment: file.segment,
-                colour: files.compactMapValues { $0.hdr?.conversion }.nilIfEmpty)
+                session: session.redactingURLs(), segment: file.segment,   // a URL's query is a credential
+                colour: files.compactMapValues { $0.hdr?.conversion }.redactingURLKeys().nilIfEmpty)
     }
 }
 
 extension Dictionary {
     var nilIfEmpty: Self? { isEmpty ? nil : self }
+}
+
+extension Dictionary where Key == String {
+    /// Keys that are URLs, redacted.
+    func redactingURLKeys() -> Self {
+        Dictionary(map { (MediaURL.redact($0.key), $0.value) }) { first, _ in first }
+    }
 }

@@ -93,3 +93,33 @@ public struct MediaURL: Hashable, Sendable, Codable, CustomStringConvertible {
         return Self.parse(target)
     }
 }
+
+extension Session {
+    /// The session with every URL it names redacted (sources, filter files): the copy a
+    /// sidecar, a status or a log may carry.
+    public func redactingURLs() -> Session {
+        func redact(_ filter: SessionFilter) -> SessionFilter {
+            var filter = filter
+            filter.file = filter.file.map(MediaURL.redact)
+            filter.image = filter.image.map(MediaURL.redact)
+            return filter
+        }
+        var copy = self
+        if var video = copy.video {
+            video.filters = video.filters.map(redact)
+            video.primaryFilter = video.primaryFilter.map(redact)
+            for i in video.videoSegments.indices {
+                video.videoSegments[i].source = MediaURL.redact(video.videoSegments[i].source)
+                video.videoSegments[i].filters = video.videoSegments[i].filters.map(redact)
+            }
+            copy.video = video
+        }
+        if var image = copy.image {
+            image.source = MediaURL.redact(image.source)
+            image.filters = image.filters.map(redact)
+            image.primaryFilter = image.primaryFilter.map(redact)
+            copy.image = image
+        }
+        return copy
+    }
+}

@@ -54,6 +54,7 @@ final class CurlEasy: @unchecked Sendable {
         /// The body outgrew `bodyLimit`.
         let overflowed: Bool
         var description: String { message }
+        var timedOut: Bool { code == CURLE_OPERATION_TIMEDOUT }
         /// Connection refused, reset, timed out, cut short: worth trying again.
         var isTransient: Bool {
             [CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING,

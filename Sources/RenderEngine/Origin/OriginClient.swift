@@ -149,6 +149,7 @@ public final class OriginClient: Sendable {
                 guard attempt < limits.attempts else {
                     let why = switch retry {
                     case .status(let status): "answered \(status) \(HTTPStatusText.phrase(status))"
+                    case .transfer(let error) where error.timedOut: "timed out: no answer for \(Int(limits.stallTimeout)) s"
                     case .transfer(let error): error.message
                     case .shortBody(let got, let expected): "sent \(got) of \(expected) bytes and closed"
                     }

@@ -1,0 +1,166 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// Sources by URL against real origins on loopback (docs/operations.md, "Sources by URL"):
+/// nginx from the Debian packages as the object store, and an origin written in the test
+/// that misbehaves. Every origin listens on 127.0.0.1, which the farm refuses unless
+/// allowed by name: each command gets `--allow-url-host 127.0.0.1`.
+@Suite(.serialized) struct URLSourceTests {
+    static let allow = ["--allow-url-host", "127.0.0.1"]
+    static let secret = "s3cr3t-signature"
+
+    /// A 3-s clip with sound (640×360, 30 fps, a keyframe a second) in `dir/www/clip.mp4`,
+    /// and two sessions over it: one by file, one by URL (`url`), each of two segments.
+    private static func media(in dir: URL) throws {
+        let www = dir.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+        let made = try ProcessRunner.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+                                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "3",
+                                                             "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                                                             www.appendingPathComponent("clip.mp4").path])
+        guard made.status == 0 else { throw Failure("ffmpeg: \(made.stderr)") }
+    }
+
+    private static func session(_ source: String, named name: String, in dir: URL) throws {
+        try TestEnvironment.write("""
+        {"video": {"renderSize": [320, 180], "videoSegments": [
+          {"source": "\(source)", "trimStartTime": 0.5, "trimDuration": 1.5, "filters": [{"type": "sepiaTone", "normalizedIntensity": 0.6}]},
+          {"source": "\(source)", "speedMultiplier": 2}
+        ]}}
+        """, to: name, in: dir)
+    }
+
+    private static func bytes(_ dir: URL, _ name: String) throws -> Data { try Data(contentsOf: dir.appendingPathComponent(name)) }
+
+    @Test(.enabled(if: NginxOrigin.available)) func urlSourcesRenderTheSameBytesAsFilesWithOneOrThreeWorkers() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        try Self.media(in: dir)
+        let origin = try NginxOrigin(root: dir.appendingPathComponent("www"), scratch: dir)
+        try Self.session("www/clip.mp4", named: "files.json", in: dir)
+        try Self.session(origin.url("clip.mp4"), named: "urls.json", in: dir)
+        let local = try TestEnvironment.reel(["render", "files.json", "-o", "files.mp4", "--workers", "1"], in: dir)
+        #expect(local.status == 0, "\(local.stderr)")
+
+        for workers in ["1", "3"] {
+            let r = try TestEnvironment.reel(["render", "urls.json", "-o", "urls-\(workers).mp4", "--workers", workers] + Self.allow, in: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try Self.bytes(dir, "urls-\(workers).mp4") == Self.bytes(dir, "files.mp4"), "\(workers) worker(s)")
+            #expect(!r.stderr.contains(Self.secret))
+            // The sidecar names the source without its credentials.
+            let sidecar = String(decoding: try Self.bytes(dir, "urls-\(workers).reel.json"), as: UTF8.self)
+            #expect(!sidecar.contains(Self.secret))
+            #expect(sidecar.contains("http://127.0.0.1:\(origin.port)/clip.mp4?…"))
+        }
+        // Every read was a byte range: no whole-file download anywhere.
+        let requests = origin.requests
+        #expect(!requests.isEmpty)
+        #expect(requests.allSatisfy { $0.status == 206 && $0.range.hasPrefix("bytes=") }, "\(requests.filter { $0.status != 206 })")
+
+        // Without the host allowed, a loopback origin is refused before any request: exit 2
+        // naming the JSON path.
+        let before = origin.requests.count
+        let refused = try TestEnvironment.reel(["validate", "urls.json"], in: dir)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("video.videoSegments[0].source") && refused.stderr.contains("loopback"))
+        #expect(!refused.stderr.contains(Self.secret))
+        #expect(origin.requests.count == before)
+    }
+
+    /// A farm of real processes reading from nginx: the coordinator sends no media at all
+    /// (it reads each URL's index once, to plan), the workers read ranges from the origin.
+    @Test(.enabled(if: NginxOrigin.available)) func theCoordinatorSendsNoMediaForURLSources() throws {
+        let farm = try FarmFixture()
+        try Self.media(in: farm.dir)
+        let origin = try NginxOrigin(root: farm.dir.appendingPathComponent("www"), scratch: farm.dir)
+        try Self.session("www/clip.mp4", named: "files.json", in: farm.dir)
+        try Self.session(origin.url("clip.mp4"), named: "s.json", in: farm.dir)
+        try farm.startCoordinator(Self.allow)
+        for name in ["a", "b"] { try farm.startWorker(name, Self.allow) }
+        let job = try farm.submit(Self.allow)
+        let output = try farm.fetched(job)
+        let reference = try TestEnvironment.reel(["render", "files.json", "-o", "reference.mp4", "--in-process", "--workers", "1"]
+                                                 + FarmFixture.shortGOP, in: farm.dir)
+        #expect(reference.status == 0)
+        #expect(output == (try Self.bytes(farm.dir, "reference.mp4")))
+        #expect((try farm.status(job)["mediaBytesSent"] as? Int ?? 0) == 0)
+        let caches = try ["a", "b"].flatMap { try FileManager.default.contentsOfDirectory(atPath: farm.path("cache-\($0)")) }
+        #expect(!caches.contains { $0.contains(".b64k") }, "a worker fetched media blocks from the coordinator")
+        for log in ["coordinator.log", "worker-a.log", "worker-b.log"] { #expect(!farm.log(log).contains(Self.secret), "\(log)") }
+    }
+
+    @Test func anOriginThatFailsForAWhileIsRetried() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        try Self.media(in: dir)
+        let origin = try MisbehavingOrigin(serving: try Self.bytes(dir, "www/clip.mp4"))
+        try Self.session("www/clip.mp4", named: "files.json", in: dir)
+        try Self.session(origin.url(), named: "urls.json", in: dir)
+        #expect(try TestEnvironment.reel(["render", "files.json", "-o", "files.mp4", "--in-process", "--workers", "1"], in: dir).status == 0)
+
+        origin.behave(.unavailable(2))   // the first two requests: 503
+        let flaky = try TestEnvironment.reel(["render", "urls.json", "-o", "flaky.mp4", "--in-process", "--workers", "1"] + Self.allow, in: dir)
+        #expect(flaky.status == 0, "\(flaky.stderr)")
+        #expect(try Self.bytes(dir, "flaky.mp4") == Self.bytes(dir, "files.mp4"))
+
+        origin.behave(.dropMidBody(3))   // three ranged answers cut off halfway, the connection closed
+        let dropped = try TestEnvironment.reel(["render", "urls.json", "-o", "dropped.mp4", "--in-process", "--workers", "1"] + Self.allow, in: dir)
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(try Self.bytes(dir, "dropped.mp4") == Self.bytes(dir, "files.mp4"))
+
+        origin.behave(.unavailable(1000))   // retries are bounded: the render fails, nothing is written
+        let down = try TestEnvironment.reel(["render", "urls.json", "-o", "down.mp4", "--in-process"] + Self.allow, in: dir)
+        #expect(down.status == 2)
+        #expect(down.stderr.contains("503") && down.stderr.contains("4 attempts"), "\(down.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("down.mp4").path))
+        #expect(!down.stderr.contains("hush-hush"))
+    }
+
+    @Test func refusalsNameTheJSONPathAndWhatTheOriginSaid() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        try Self.media(in: dir)
+        let origin = try MisbehavingOrigin(serving: try Self.bytes(dir, "www/clip.mp4"))
+        try Self.session(origin.url(), named: "urls.json", in: dir)
+        let cases: [(MisbehavingOrigin.Behaviour, String)] = [
+            (.html, "text/html"), (.status(403), "403 Forbidden"), (.status(404), "404 Not Found"), (.status(410), "410 Gone"),
+            (.redirect("http://169.254.169.254/latest/meta-data/"), "not allowed"),
+        ]
+        for (behaviour, expected) in cases {
+            origin.behave(behaviour)
+            let r = try TestEnvironment.reel(["validate", "urls.json"] + Self.allow, in: dir)
+            #expect(r.status == 2, "\(behaviour)")
+            #expect(r.stderr.contains("video.videoSegments[0].source") && r.stderr.contains(expected), "\(behaviour): \(r.stderr)")
+            #expect(!r.stderr.contains("hush-hush"))
+        }
+        // An origin that never answers: a clear message once the retries' timeouts are spent.
+        origin.behave(.silent)
+        let started = Date()
+        let silent = try TestEnvironment.reel(["validate", "urls.json", "--url-timeout", "1"] + Self.allow, in: dir)
+        #expect(silent.status == 2)
+        #expect(silent.stderr.contains("4 attempts") && silent.stderr.contains("timed out"), "\(silent.stderr)")
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    /// The object is replaced after the job pinned it: the job fails at once naming the
+    /// JSON path (never a mix of two versions), and nothing is published.
+    @Test func anObjectThatChangesDuringTheJobFailsIt() throws {
+        let farm = try FarmFixture()
+        try Self.media(in: farm.dir)
+        let original = try Self.bytes(farm.dir, "www/clip.mp4")
+        let origin = try MisbehavingOrigin(serving: original)
+        try Self.session(origin.url(), named: "s.json", in: farm.dir)
+        try farm.startCoordinator(Self.allow)
+        let job = try farm.submit(Self.allow)   // pinned by the coordinator; no worker yet
+        var changed = original
+        changed[changed.count / 2] ^= 0xFF
+        origin.replace(with: changed)
+        try farm.startWorker("a", Self.allow)
+        #expect(try farm.waitUntil(60) { try farm.status(job)["state"] as? String == "failed" })
+        let error = try farm.status(job)["error"] as? String ?? ""
+        #expect(error.contains("video.videoSegments[") && error.contains("changed"), "\(error)")
+        #expect(!error.contains("hush-hush"))
+        #expect(origin.conditionalRefusals > 0)
+        let fetch = try farm.reel(["fetch", job, "-o", "out.mp4"])
+        #expect(fetch.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: farm.path("out.mp4")))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import RenderEngine
+import SessionKit
+import Testing
+
+/// Sources by URL, the parts that are pure values: parsing, redaction, which addresses a
+/// farm refuses, and how announced ranges become requests. Nothing here opens a socket:
+/// the refusals are checked on the resolver's answer, before any connection.
+@Suite struct URLPolicyTests {
+    private func url(_ text: String) throws -> MediaURL { try MediaURL.parse(text).get() }
+
+    @Test func aQueryIsRedactedEverywhereItIsShown() throws {
+        let signed = try url("https://bucket.s3.amazonaws.com/clips/a.mp4?X-Amz-Signature=abc123&X-Amz-Credential=key")
+        #expect(signed.redacted == "https://bucket.s3.amazonaws.com/clips/a.mp4?…")
+        #expect(!signed.description.contains("abc123"))
+        #expect(signed.object == "https://bucket.s3.amazonaws.com/clips/a.mp4")
+        #expect(MediaURL.redact("clips/a.mp4?not-a-url") == "clips/a.mp4?not-a-url")
+        #expect(MediaURL.redact("https://h/a.mp4#frag") == "https://h/a.mp4")
+        let session = Session(video: SessionVideo(videoSegments: [SessionVideoSegment(source: signed.string)]))
+        let redacted = session.redactingURLs()
+        #expect(redacted.video?.videoSegments.first?.source == "https://bucket.s3.amazonaws.com/clips/a.mp4?…")
+    }
+
+    @Test func onlyHTTPAndHTTPSWithoutCredentialsInTheAuthority() {
+        for bad in ["ftp://h/a.mp4", "http:///a.mp4", "https://user:pw@h/a.mp4", "https://h/a b.mp4", "https://h:0/a.mp4"] {
+            #expect(throws: (any Error).self, "\(bad)") { try MediaURL.parse(bad).get() }
+        }
+        #expect(MediaURL.isURL("HTTPS://h/a.mp4"))
+        #expect(!MediaURL.isURL("media/http.mp4"))
+        #expect((try? MediaURL.parse("http://[::1]:8080/a.mp4").get())?.host == "::1")
+        #expect((try? MediaURL.parse("https://Example.COM/a.mp4").get())?.port == 443)
+    }
+
+    @Test func internalAddressesAreNamed() {
+        let expected: [(String, String?)] = [
+            ("127.0.0.1", "loopback"), ("127.255.0.9", "loopback"), ("10.1.2.3", "private"), ("172.16.0.1", "private"),
+            ("172.31.255.255", "private"), ("192.168.1.1", "private"), ("169.254.169.254", "link-local"),
+            ("100.64.0.1", "shared (carrier-grade NAT)"), ("0.0.0.0", "unspecified"), ("224.0.0.1", "multicast"),
+            ("::1", "loopback"), ("::", "unspecified"), ("fd00::1", "private (unique local)"), ("fe80::1", "link-local"),
+            ("::ffff:10.0.0.1", "private"), ("::ffff:8.8.8.8", nil), ("64:ff9b::a9fe:a9fe", "link-local"),
+            ("8.8.8.8", nil), ("172.32.0.1", nil), ("100.128.0.1", nil), ("2a00:1450::1", nil),
+        ]
+        for (address, kind) in expected { #expect(IPAddressKind.internalKind(of: address) == kind, "\(address)") }
+    }
+
+    /// The resolver is the policy's only contact with the outside: a stand-in answers, and
+    /// no address is ever connected to.
+    @Test func internalAddressesAreRefusedUnlessTheHostIsAllowedByName() throws {
+        let open = URLPolicy()
+        let metadata = try url("http://169.254.169.254/latest/meta-data/?token=x")
+        guard case .failure(let refused) = open.addresses(for: metadata, resolve: { host, _ in [host] }) else {
+            Issue.record("the metadata service was allowed")
+            return
+        }
+        #expect(refused.kind == .refused)
+        #expect(refused.message.contains("link-local") && refused.message.contains("--allow-url-host"))
+        #expect(!refused.message.contains("token=x"))
+
+        // A public name that resolves to a private address (DNS pointing inward) is refused too.
+        let inward = try url("https://media.example.com/a.mp4")
+        let answer: (String, Int) throws -> [String] = { _, _ in ["93.184.216.34", "10.0.0.7"] }
+        #expect((try? open.addresses(for: inward, resolve: answer).get()) == nil)
+        let listed = URLPolicy(allowedHosts: ["media.example.com"])
+        #expect((try? listed.addresses(for: inward, resolve: answer).get()) == ["93.184.216.34", "10.0.0.7"])
+
+        // A list allows only what it names; `*.` its subdomains.
+        let buckets = URLPolicy(allowedHosts: ["*.s3.amazonaws.com"])
+        let public1: (String, Int) throws -> [String] = { _, _ in ["52.216.1.1"] }
+        #expect((try? buckets.addresses(for: try url("https://b.s3.amazonaws.com/a.mp4"), resolve: public1).get()) != nil)
+        guard case .failure(let other) = buckets.addresses(for: try url("https://evil.example/a.mp4"), resolve: public1) else {
+            Issue.record("a host off the list was allowed")
+            return
+        }
+        #expect(other.message.contains("not allowed"))
+        // The real resolver on names that never leave the machine: literals and /etc/hosts.
+        #expect((try? open.addresses(for: try url("http://127.0.0.1:9/a.mp4")).get()) == nil)
+        #expect((try? open.addresses(for: try url("http://localhost:9/a.mp4")).get()) == nil)
+        #expect((try? URLPolicy(allowedHosts: ["127.0.0.1"]).addresses(for: try url("http://127.0.0.1:9/a.mp4")).get()) == ["127.0.0.1"])
+    }
+
+    @Test func announcedRangesJoinAcrossSmallGapsOnly() {
+        let ranges: [Range<Int64>] = [0..<100, 5000..<5100, 100..<200, 9000..<9100, 20_000..<20_050]
+        #expect(ByteRanges.merged(ranges, within: 30_000, longest: 1 << 20) == [0..<200, 5000..<5100, 9000..<9100, 20_000..<20_050])
+        #expect(ByteRanges.merged(ranges, within: 30_000, longest: 1 << 20, gap: 4096) == [0..<200, 5000..<9100, 20_000..<20_050])
+        #expect(ByteRanges.merged(ranges, within: 30_000, longest: 4000, gap: 4096) == [0..<200, 5000..<5100, 9000..<9100, 20_000..<20_050])
+        #expect(ByteRanges.index(of: 5050, in: [0..<200, 5000..<9100]) == 1)
+        #expect(ByteRanges.index(of: 300, in: [0..<200, 5000..<9100]) == nil)
+    }
+}
