@@ -20,12 +20,29 @@ public enum LoopbackPort {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        return bind(fd, port: port)
+    }
+
+    /// Binds `fd` to 127.0.0.1:`port`.
+    public static func bind(_ fd: Int32, port: Int) -> Bool {
+        withAddress(port) { Glibc.bind(fd, $0, $1) == 0 }
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port` (a server is ready).
+    public static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return withAddress(port) { connect(fd, $0, $1) == 0 }
+    }
+
+    private static func withAddress<T>(_ port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
     }
 }

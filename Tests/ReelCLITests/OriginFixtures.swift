@@ -77,23 +77,10 @@ final class NginxOrigin {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let process, !process.isRunning { throw Failure("the origin exited at start") }
-            if canConnect(port) { return }
+            if LoopbackPort.accepts(port) { return }
             usleep(20_000)
         }
         throw Failure("the origin did not listen on \(port) within 10 s")
-    }
-
-    private static func canConnect(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
 
@@ -137,14 +124,7 @@ final class MisbehavingOrigin: Sendable {
         var chosen = 0
         for _ in 0..<50 {
             let port = LoopbackPort.free()
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            if bound { chosen = port; break }
+            if LoopbackPort.bind(fd, port: port) { chosen = port; break }
         }
         guard chosen > 0, listen(fd, 64) == 0 else { throw Failure("the misbehaving origin cannot listen") }
         port = chosen
