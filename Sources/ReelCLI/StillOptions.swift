@@ -77,6 +77,7 @@ struct StillOptions: ParsableArguments {
         do {
             let service = StillService(cache: try localCache(), renderLog: testRenderLog)
             let contentIDs = try loaded.files.mapValues { try service.cache.contentID(of: $0) }
+                .merging(loaded.origins.mapValues(\.contentID)) { $1 }
             let served = try service.serve(loaded, contentIDs: contentIDs, requests: requests)
             return (try served.map { ($0.0, try Data(contentsOf: $0.1)) }, "local")
         } catch let error as StillRequestError {

@@ -59,7 +59,7 @@ public struct JobSpec: Sendable, Codable {
                                         hdr: probes[reference]?.hdrTransfer, origin: origin)
         }
         for segment in timeline.segments where files[segment.source] == nil {
-            throw EngineError("'\(segment.source)' has no content id")
+            throw EngineError("'\(MediaURL.redact(segment.source))' has no content id")
         }
         let builtIn = FilterRegistry.builtIn
         let customTypes = Set(timeline.segments.flatMap(\.filters).map(\.type)).filter { builtIn[$0] == nil }

@@ -170,6 +170,14 @@ public struct LoadedSession: Sendable {
         return url
     }
 
+    /// Where a demuxer reads a media reference: its file, or its origin by ranges.
+    public func input(_ reference: String) throws -> MediaInput {
+        if let object = origins[reference], let originClient {
+            return .ranges(OriginSource(object, label: object.url.redacted, client: originClient), name: object.url.redacted)
+        }
+        return .file(try file(reference).path)
+    }
+
     public static func mediaReferences(of session: Session) -> [String] {
         (session.video?.videoSegments.map(\.source) ?? []) + (session.image.map { [$0.source] } ?? [])
     }

@@ -92,7 +92,7 @@ public struct ShardSpec: Sendable, Codable, Hashable {
             guard let segment, task.startFrame >= 0, task.startFrame < task.endFrame, task.endFrame <= segment.frameCount else {
                 throw EngineError("shard spec: frames \(task.startFrame)..<\(task.endFrame) are not in segment \(task.segment)")
             }
-            guard files[segment.source] != nil else { throw EngineError("shard spec: '\(segment.source)' has no content id") }
+            guard files[segment.source] != nil else { throw EngineError("shard spec: '\(MediaURL.redact(segment.source))' has no content id") }
         case .audio:
             guard segments.map(\.index) == Array(segments.indices) else {
                 throw EngineError("shard spec: the audio track needs every segment in order")

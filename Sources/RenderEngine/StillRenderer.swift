@@ -136,10 +136,10 @@ public struct StillRenderer: Sendable {
 
     /// Decodes, processes and writes the still to `path` (through a temporary file).
     public func render(_ plan: StillPlan, to path: String) throws {
-        let file = try loaded.file(plan.source)
-        guard let info = loaded.probes[plan.source] else { throw EngineError("'\(plan.source)' is not available") }
+        let input = try loaded.input(plan.source)
+        guard let info = loaded.probes[plan.source] else { throw EngineError("'\(MediaURL.redact(plan.source))' is not available") }
         let chain = try loaded.chain(plan.filters, pixelScale: plan.pixelScale)
-        let source = try VideoSource(path: file.path)
+        let source = try VideoSource(input)
         let selector = try FrameSelector(source: source, startingAt: plan.sourceTime)
         let (frame, _) = try selector.frame(at: plan.sourceTime)
         let processor = try FrameProcessor(

@@ -52,6 +52,12 @@ import Testing
             #expect(!sidecar.contains(Self.secret))
             #expect(sidecar.contains("http://127.0.0.1:\(origin.port)/clip.mp4?…"))
         }
+        // Stills read the same pictures by ranges.
+        for (session, out) in [("files.json", "files.png"), ("urls.json", "urls.png")] {
+            let r = try TestEnvironment.reel(["frame", session, "--segment", "1", "--time", "1.2", "-o", out] + Self.allow, in: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(try Self.bytes(dir, "urls.png") == Self.bytes(dir, "files.png"))
         // Every read was a byte range: no whole-file download anywhere.
         let requests = origin.requests
         #expect(!requests.isEmpty)

@@ -33,7 +33,7 @@ public final class StillService {
         var served: [(StillResult, URL)] = []
         for plan in plans {
             let started = Date()
-            guard let media = contentIDs[plan.source] else { throw StillRequestError("'\(plan.source)' has no content id") }
+            guard let media = contentIDs[plan.source] else { throw StillRequestError("'\(MediaURL.redact(plan.source))' has no content id") }
             let key = try StillCache.key(mediaID: media, plan: plan, filterFiles: filterFiles)
             var cached = true
             let url: URL
