@@ -104,6 +104,7 @@ let package = Package(
         .testTarget(name: "FarmHTTPTests", dependencies: ["FarmHTTP", "Farm", "ReelTestSupport",
                                                           .product(name: "Hummingbird", package: "hummingbird"),
                                                           .product(name: "HummingbirdTesting", package: "hummingbird")]),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit",
+                                                       .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

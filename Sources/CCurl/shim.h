@@ -16,6 +16,9 @@ static inline CURLcode CCurl_setPointer(CURL *handle, CURLoption option, void *v
 static inline CURLcode CCurl_setList(CURL *handle, CURLoption option, struct curl_slist *value) {
     return curl_easy_setopt(handle, option, value);
 }
+static inline CURLcode CCurl_setOffT(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
 typedef size_t (*CCurl_DataCallback)(char *data, size_t size, size_t count, void *context);
 static inline CURLcode CCurl_setDataCallback(CURL *handle, CURLoption option, CCurl_DataCallback callback) {
     return curl_easy_setopt(handle, option, callback);

@@ -23,6 +23,14 @@ struct SubmitCommand: ParsableCommand {
     @Flag(help: "Write one MP4 per segment (the SDK's export(segment:)); fetch them into a directory.")
     var segments = false
 
+    @Option(name: .customLong("output-url"), help: ArgumentHelp(
+        "A presigned PUT URL the coordinator sends the MP4 to when done; the job is done once it arrived.", valueName: "url"))
+    var outputURL: String?
+
+    @Option(name: .customLong("sidecar-url"), help: ArgumentHelp("A presigned PUT URL for the sidecar (with --output-url).",
+                                                                 valueName: "url"))
+    var sidecarURL: String?
+
     @Option var crf: Int = 20
     @Option var preset: String = "veryfast"
     @Option(name: .customLong("keyframe-interval")) var keyframeInterval: Double = 2
@@ -46,7 +54,8 @@ struct SubmitCommand: ParsableCommand {
         let loaded = try session.loadValid()
         let client = try farm.client()
         let result = try farmCall {
-            try client.submit(loaded, settings: settings, priority: priority, layout: segments ? .segments : .whole)
+            try client.submit(loaded, settings: settings, priority: priority, layout: segments ? .segments : .whole,
+                              outputURL: outputURL, sidecarURL: sidecarURL)
         }
         guard case .submitted(let jobID, let reused, let shards) = result else {
             if case .invalid(let problems) = result { for p in problems { printError("error: \(p)") } }

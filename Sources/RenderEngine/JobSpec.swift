@@ -26,6 +26,8 @@ public struct JobSpec: Sendable, Codable {
     public var customFilters: [CustomFilterFile]
     /// The session as submitted: the sidecar's copy and the output's metadata.
     public var session: Session
+    /// Where the result is sent when assembled, if anywhere but the coordinator's disk.
+    public var destination: OutputTarget? = nil
 
     public init(version: Int = currentVersion, layout: Plan.Layout = .whole, output: RenderFormat, settings: EncoderSettings, segments: [SegmentTimeline],
                 tasks: [ShardTask], files: [String: SpecFile], customFilters: [CustomFilterFile] = [], session: Session) {

@@ -100,6 +100,34 @@ struct RangeFetcherTests {
         #expect(try read.get() == Array(Self.content[Int(offset)..<Int(offset) + 16]))
     }
 
+    /// The coordinator queues at most 32 messages for a worker and drops one whose queue
+    /// overflows: read-ahead never has more than 16 requests unanswered.
+    @Test func readAheadKeepsAtMostSixteenRequestsUnanswered() throws {
+        let farm = try FakeCoordinator()
+        let total = RangeFetcher.blockSize * 40
+        let stop = StopSignal()
+        let opening = Outcome { try farm.fetcher.source(Self.contentID, stop: stop) }
+        let first = try #require(farm.requests().first)
+        let block0 = MediaBlock(contentID: Self.contentID, offset: 0, total: total, missing: false)
+        #expect(farm.fetcher.deliver(block0, data: Data(count: RangeFetcher.blockSize)))
+        _ = try opening.get()
+        #expect(first.offset == 0)
+        let waiting = Outcome {
+            try farm.fetcher.wait(for: Self.contentID, block: 1, ahead: Array(2...30), generation: 1, stop: stop)
+        }
+        let asked = farm.requests()
+        #expect(asked.count == RangeFetcher.maxInFlight)
+        #expect(farm.fetcher.takeRequests().isEmpty)
+        // One answer makes room for one more request.
+        let answer = MediaBlock(contentID: Self.contentID, offset: asked[0].offset, total: total, missing: false)
+        #expect(farm.fetcher.deliver(answer, data: Data(count: RangeFetcher.blockSize)))
+        #expect(farm.fetcher.takeRequests().count == 1)
+        #expect(farm.fetcher.requestsInFlight == RangeFetcher.maxInFlight)
+        // A request whose answer was lost stops counting after a while.
+        #expect(farm.fetcher.takeRequests(now: Date().addingTimeInterval(RangeFetcher.inFlightExpiry + 1)).count == 13)
+        try waiting.get()
+    }
+
     @Test func aRefusalOfTheReadersOwnRequestFailsIt() throws {
         let farm = try FakeCoordinator()
         let stop = StopSignal()

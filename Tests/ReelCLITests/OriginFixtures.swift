@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ReelTestSupport
 import Synchronization
@@ -109,6 +110,8 @@ final class MisbehavingOrigin: Sendable {
         var behaviour: Behaviour = .serve
         var requests = 0
         var conditionalRefusals = 0
+        /// Bodies PUT, by path, with whether their Content-MD5 matched.
+        var received: [String: (body: Data, md5Matched: Bool)] = [:]
     }
 
     let port: Int
@@ -147,6 +150,8 @@ final class MisbehavingOrigin: Sendable {
     func replace(with body: Data) { state.withLock { $0.body = body; $0.etag = "\"v2-\(body.count)\"" } }
 
     var requestCount: Int { state.withLock { $0.requests } }
+    /// What was PUT at `path` (e.g. "/out.mp4"), and whether its Content-MD5 was right.
+    func received(_ path: String) -> (body: Data, md5Matched: Bool)? { state.withLock { $0.received[path] } }
     /// Requests refused with 412 because their If-Match named an older version.
     var conditionalRefusals: Int { state.withLock { $0.conditionalRefusals } }
 
@@ -154,6 +159,10 @@ final class MisbehavingOrigin: Sendable {
         defer { close(fd) }
         var pending = Data()
         while let head = readHead(fd, &pending) {
+            if head.hasPrefix("PUT ") {
+                guard receive(head, from: fd, &pending) else { return }
+                continue
+            }
             guard respond(to: head, on: fd) else { return }
         }
     }
@@ -217,6 +226,48 @@ final class MisbehavingOrigin: Sendable {
             return false
         }
         return send(fd, status: "206 Partial Content", headers: partial, body: slice)
+    }
+
+    /// Takes a PUT's body (Content-Length bytes) and stores it, unless told to refuse.
+    private func receive(_ head: String, from fd: Int32, _ pending: inout Data) -> Bool {
+        let lines = head.split(separator: "\r\n")
+        let path = String(lines.first?.split(separator: " ").dropFirst().first?.split(separator: "?").first ?? "")
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        guard let length = headers["content-length"].flatMap(Int.init), length <= 64 << 20 else {
+            return send(fd, status: "411 Length Required", headers: [], body: Data())
+        }
+        if headers["expect"]?.lowercased() == "100-continue" { _ = send100(fd) }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while pending.count < length {
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { return false }
+            pending.append(contentsOf: buffer[0..<n])
+        }
+        let body = Data(pending.prefix(length))
+        pending = Data(pending.dropFirst(length))
+        let behaviour = state.withLock { s -> Behaviour in
+            s.requests += 1
+            let now = s.behaviour
+            if case .unavailable(let n) = now { s.behaviour = n > 1 ? .unavailable(n - 1) : .serve }
+            return now
+        }
+        switch behaviour {
+        case .unavailable: return send(fd, status: "503 Service Unavailable", headers: [], body: Data())
+        case .status(let code): return send(fd, status: "\(code) Refused", headers: [], body: Data())
+        default: break
+        }
+        let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
+        state.withLock { $0.received[path] = (body, headers["content-md5"] == md5) }
+        return send(fd, status: "200 OK", headers: ["ETag: \"put-\(body.count)\""], body: Data())
+    }
+
+    private func send100(_ fd: Int32) -> Bool {
+        let line = Data("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        return line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) == $0.count }
     }
 
     private static func range(_ header: String, size: Int) -> Range<Int>? {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ReelTestSupport
 import Testing
@@ -168,5 +169,46 @@ import Testing
         let fetch = try farm.reel(["fetch", job, "-o", "out.mp4"])
         #expect(fetch.status != 0)
         #expect(!FileManager.default.fileExists(atPath: farm.path("out.mp4")))
+    }
+
+    /// Output to a URL: the coordinator PUTs the sidecar, then the MP4, with Content-MD5;
+    /// the job is done only once they arrived, and its status says where (redacted) with
+    /// the MP4's size and SHA-256. A receiver that refuses fails the job, and nothing stays
+    /// to fetch.
+    @Test func theResultIsSentToAPresignedURL() throws {
+        let farm = try FarmFixture()
+        try Self.media(in: farm.dir)
+        try Self.session("www/clip.mp4", named: "s.json", in: farm.dir)
+        let receiver = try MisbehavingOrigin(serving: Data("unused".utf8))
+        try farm.startCoordinator(Self.allow)
+        try farm.startWorker("a")
+        receiver.behave(.unavailable(1))   // the first PUT is refused with 503, and tried again
+        let job = try farm.submit(["--output-url", receiver.url("out.mp4", query: "sig=put-secret"),
+                                   "--sidecar-url", receiver.url("out.reel.json", query: "sig=put-secret")])
+        #expect(try farm.waitUntil(60) { try farm.status(job)["state"] as? String == "done" })
+        let sent = try #require(receiver.received("/out.mp4"))
+        #expect(sent.md5Matched)
+        #expect(sent.body == (try farm.fetched(job)))
+        let sidecar = try #require(receiver.received("/out.reel.json"))
+        #expect(sidecar.md5Matched)
+        #expect((try JSONSerialization.jsonObject(with: sidecar.body) as? [String: Any])?["session"] != nil)
+        let published = try #require(try farm.status(job)["published"] as? [String: Any])
+        #expect(published["url"] as? String == "http://127.0.0.1:\(receiver.port)/out.mp4?…")
+        #expect(published["bytes"] as? Int == sent.body.count)
+        #expect(published["sha256"] as? String == SHA256.hash(data: sent.body).map { String(format: "%02x", $0) }.joined())
+        #expect(!farm.log("coordinator.log").contains("put-secret"))
+
+        receiver.behave(.status(403))
+        let refused = try farm.submit(["--output-url", receiver.url("refused.mp4")])
+        #expect(try farm.waitUntil(60) { try farm.status(refused)["state"] as? String == "failed" })
+        let error = try farm.status(refused)["error"] as? String ?? ""
+        #expect(error.contains("403") && error.contains("refused.mp4?…"), "\(error)")
+        #expect(receiver.received("/refused.mp4") == nil)
+        #expect(try farm.reel(["fetch", refused, "-o", "refused.mp4"]).status != 0)
+
+        // A destination the policy refuses is refused at submission, naming the field.
+        let inward = try farm.reel(["submit", "s.json", "--output-url", "http://169.254.169.254/put"] + FarmFixture.shortGOP)
+        #expect(inward.status == 2)
+        #expect(inward.stderr.contains("output.url") && inward.stderr.contains("not allowed"), "\(inward.stderr)")
     }
 }

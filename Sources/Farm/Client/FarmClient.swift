@@ -62,11 +62,14 @@ public final class FarmClient {
 
     /// Sends the session; uploads media the coordinator lacks (by content id) and resubmits.
     /// `layout`: `.segments` writes one file per segment.
+    /// `outputURL`, `sidecarURL`: presigned PUT URLs the coordinator sends the result to.
     public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int,
-                       layout: Plan.Layout = .whole) throws -> SubmitResult {
+                       layout: Plan.Layout = .whole, outputURL: String? = nil, sidecarURL: String? = nil) throws -> SubmitResult {
         let (session, files, paths) = try describe(loaded) { try ContentID.of(file: $0.path) }
-        let submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
+        var submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
                             layout: layout == .whole ? nil : layout)
+        submit.outputURL = outputURL
+        submit.sidecarURL = sidecarURL
         for _ in 0..<2 {
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let id = reply.jobID { return .submitted(id, reused: reply.reused ?? 0, shards: reply.shards ?? 0) }

@@ -178,6 +178,7 @@ extension Coordinator {
                                paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
                                owner: record.owner)
         if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
+        status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
         if let fps = activity.framesPerSecond(ofJob: record.id) {
             status.framesPerSecond = fps
             if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }

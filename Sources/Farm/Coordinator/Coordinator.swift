@@ -66,7 +66,7 @@ public final class Coordinator {
     /// Clients watching a job's progress.
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
-    private let finishedAssemblies = Inbox<(String, String?, Double)>()
+    private let finishedAssemblies = Inbox<(String, String?, Double, PublishedOutput?)>()
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
@@ -575,21 +575,43 @@ public final class Coordinator {
         let chunks = job.tasks.indices.map { chunkPath(job: id, shard: $0).path }
         let output = resultPath(job: id, layout: spec.layout).path
         let finished = finishedAssemblies
+        let origins = options.origins
         let thread = Thread {
             let started = Date()
             do {
                 try spec.assemble(to: output) { chunks[$0] }
-                finished.post((id, nil, Date().timeIntervalSince(started)))
             } catch {
-                finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started)))
+                finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started), nil))
+                return
+            }
+            guard let destination = spec.destination else {
+                finished.post((id, nil, Date().timeIntervalSince(started), nil))
+                return
+            }
+            // Done only once the result is where it was asked to go (docs/api.md, "Output to a URL").
+            do {
+                let published = try origins.publish(output, sidecar: Sidecar.path(for: output), to: destination)
+                finished.post((id, nil, Date().timeIntervalSince(started), published))
+            } catch {
+                unlink(output)
+                unlink(Sidecar.path(for: output))
+                finished.post((id, "sending the result failed: \(error)", Date().timeIntervalSince(started), nil))
             }
         }
         thread.start()
     }
 
     private func collectAssemblies() {
-        for (id, error, seconds) in finishedAssemblies.take() {
+        for (id, error, seconds, published) in finishedAssemblies.take() {
             guard let job = scheduler.jobs[id] else { continue }
+            if let published {
+                do {
+                    try store.setPublished(id, String(decoding: try JSONEncoder().encode(published), as: UTF8.self))
+                    log("job \(id) sent to \(published.url) (\(published.bytes) bytes, sha256 \(published.sha256))", LogIDs(job: id))
+                } catch {
+                    log("job \(id): could not record where its result went: \(error)", LogIDs(job: id), level: .warning)
+                }
+            }
             assemblyTimes[id] = seconds
             CoordinatorMetrics.assembly.recordSeconds(seconds)
             if let rss = job.workerPeakRSSKB { finishedPeakRSS[id] = rss }

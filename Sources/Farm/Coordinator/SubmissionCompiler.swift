@@ -134,7 +134,10 @@ final class SubmissionCompiler: Sendable {
             guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
             guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
             let contentIDs = submit.files.merging(loaded.origins.mapValues(\.contentID)) { $1 }
-            let spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: contentIDs, layout: submit.layout ?? .whole)
+            var spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: contentIDs, layout: submit.layout ?? .whole)
+            if let text = submit.outputURL, let url = try? MediaURL.parse(text).get() {   // checked by `problems`
+                spec.destination = OutputTarget(url: url, sidecarURL: submit.sidecarURL.flatMap { try? MediaURL.parse($0).get() })
+            }
             let keys = try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, spec: spec, recipeKeys: keys,
                                       verified: verified))
@@ -156,6 +159,18 @@ final class SubmissionCompiler: Sendable {
             } else if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
                 problems.append("callback: '\(callback)' is not an http or https URL")
             }
+        }
+        for (path, text) in [("output.url", request.outputURL), ("output.sidecarUrl", request.sidecarURL)] {
+            guard let text else { continue }
+            switch MediaURL.parse(text).mapError({ OriginError(.refused, $0.description) })
+                .flatMap({ url in context.origins.policy.addresses(for: url).map { _ in url } }) {
+            case .success: break
+            case .failure(let error): problems.append("\(path): \(error)")
+            }
+        }
+        if request.sidecarURL != nil, request.outputURL == nil { problems.append("output.sidecarUrl: needs output.url") }
+        if request.outputURL != nil, request.layout == .segments {
+            problems.append("output.url: a job of one file per segment is fetched, not sent to one URL")
         }
         for reference in references.sorted() where request.files[reference] == nil && !MediaURL.isURL(reference) {
             problems.append("'\(reference)' has no content id in the submission")

@@ -18,6 +18,9 @@ public struct Submit: Codable, Sendable {
     public var owner: String? = nil
     /// A URL told when the job ends (docs/api.md, "Webhooks").
     public var callback: String? = nil
+    /// Presigned PUT URLs the result is sent to when done (docs/api.md, "Output to a URL").
+    public var outputURL: String? = nil
+    public var sidecarURL: String? = nil
 
     public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
                 layout: Plan.Layout? = nil, owner: String? = nil, callback: String? = nil) {
@@ -103,6 +106,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     /// the seconds left at that rate (absent until the rate is known).
     public var framesPerSecond: Double? = nil
     public var etaSeconds: Double? = nil
+    /// Where the result was sent, when the job named a URL (docs/api.md, "Output to a URL").
+    public var published: PublishedOutput? = nil
 
     public var isFinal: Bool { state.isFinal }
 }

@@ -37,6 +37,8 @@ public final class JobStore {
         if !columns.contains("spec") { try db.execute("ALTER TABLE jobs ADD COLUMN spec TEXT") }
         // Where a job's end is announced (docs/api.md, "Webhooks").
         if !columns.contains("callback") { try db.execute("ALTER TABLE jobs ADD COLUMN callback TEXT") }
+        // Where a job's result was sent (docs/api.md, "Output to a URL"), as JSON.
+        if !columns.contains("published") { try db.execute("ALTER TABLE jobs ADD COLUMN published TEXT") }
         // Listing pages newest first, per owner, and pruning by end time read these.
         try db.execute("""
         CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created, id);
@@ -144,6 +146,8 @@ public final class JobStore {
         public var totalFrames: Int64
         public var error: String?
         public var owner: String?
+        /// Where the result was sent (`PublishedOutput` as JSON), when it was.
+        public var published: String? = nil
     }
 
     /// Where a page of the job list starts: after this job, in newest-first order.
@@ -165,7 +169,7 @@ public final class JobStore {
         public var text: String { "\(created)/\(id)" }
     }
 
-    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner"
+    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner, published"
 
     /// Up to `limit` jobs, newest first, after `cursor`, of `owner` only if given: one
     /// indexed range read, however many jobs the store holds.
@@ -185,6 +189,11 @@ public final class JobStore {
                                           values + [.integer(Int64(max(0, limit)))]))
     }
 
+    /// Records where a job's result was sent.
+    public func setPublished(_ id: String, _ json: String) throws {
+        try db.query("UPDATE jobs SET published=? WHERE id=?", [.text(json), .text(id)])
+    }
+
     public func jobSummary(_ id: String) throws -> JobSummary? {
         try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs WHERE id=?", [.text(id)])).first
     }
@@ -194,7 +203,7 @@ public final class JobStore {
             guard let id = r[0].string else { return nil }
             return JobSummary(id: id, state: try Self.parse(JobPhase.self, column: r[1].string, of: id), priority: Int(r[2].int ?? 0),
                               created: r[3].double ?? 0, finished: r[4].double, totalFrames: r[5].int ?? 0, error: r[6].string,
-                              owner: r[7].string)
+                              owner: r[7].string, published: r[8].string)
         }
     }
 

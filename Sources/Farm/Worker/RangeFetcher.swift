@@ -13,9 +13,19 @@ package final class RangeFetcher: Sendable {
     /// Blocks requested ahead of the one a reader waits for (1 MiB).
     static let readAhead = 16
 
+    /// Requests sent and not yet answered, at most: the coordinator queues at most
+    /// `Coordinator.peerQueueLimit` (32) messages for a worker and drops a worker whose queue
+    /// overflows, so the replies to read-ahead must leave room for assignments and heartbeats.
+    static let maxInFlight = 16
+    /// An unanswered request stops counting after this long (its reply was lost).
+    static let inFlightExpiry: TimeInterval = 30
+
     private struct State {
         /// Requests for the loop to send.
         var outbox: [MediaRequest] = []
+        /// Requests sent and not answered, by content id and offset, with when each was sent.
+        var inFlight: [String: [Date]] = [:]
+        var inFlightCount: Int { inFlight.values.reduce(0) { $0 + $1.count } }
         /// Exact ranges asked for and not yet here, with the generation that asked.
         var pendingExact: [ExactRange: Int] = [:]
         /// Exact ranges that arrived, until their reader takes them.
@@ -167,18 +177,38 @@ package final class RangeFetcher: Sendable {
 
     // MARK: The event loop
 
-    /// Requests to send now.
-    package func takeRequests() -> [MediaRequest] {
+    /// Requests to send now: as many of the waiting ones, in order, as keep at most
+    /// `maxInFlight` unanswered.
+    package func takeRequests(now: Date = Date()) -> [MediaRequest] {
         state.withLock { s in
-            defer { s.outbox.removeAll() }
-            return s.outbox
+            for (key, times) in s.inFlight {
+                let live = times.filter { now.timeIntervalSince($0) < Self.inFlightExpiry }
+                s.inFlight[key] = live.isEmpty ? nil : live
+            }
+            let room = max(0, Self.maxInFlight - s.inFlightCount)
+            let taken = Array(s.outbox.prefix(room))
+            s.outbox.removeFirst(taken.count)
+            for request in taken { s.inFlight[Self.flightKey(request.contentID, request.offset), default: []].append(now) }
+            return taken
         }
     }
+
+    private static func flightKey(_ contentID: String, _ offset: Int) -> String { "\(contentID)@\(offset)" }
+
+    /// Requests sent and not yet answered (for tests and the worker's log).
+    package var requestsInFlight: Int { state.withLock { $0.inFlightCount } }
 
     /// Takes a block the coordinator sent if a reader asked for it (else returns false: it
     /// belongs to a whole-file fetch). Writes it into the cache, then wakes the readers; a
     /// block the cache cannot take fails the readers that asked for it, not the worker.
     package func deliver(_ block: MediaBlock, data: Data) -> Bool {
+        state.withLock { s in
+            let key = Self.flightKey(block.contentID, block.offset)
+            if var times = s.inFlight[key], !times.isEmpty {
+                times.removeFirst()
+                s.inFlight[key] = times.isEmpty ? nil : times
+            }
+        }
         // An exact range and a block can match one reply (a range of one aligned block):
         // both take it.
         let exact = deliverExact(block, data: data)

@@ -16,8 +16,11 @@ extension APIRoutes {
         } catch let invalid as SubmitBody.Invalid {
             return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
         }
-        let submit = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
-                            priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
+        var submission = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
+                                priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
+        submission.outputURL = body.outputURL
+        submission.sidecarURL = body.sidecarURL
+        let submit = submission
         let reply = try await gateway.call { try $0.submit(submit) }
         if let id = reply.jobID {
             let status = try await job(id, for: caller)

@@ -12,6 +12,9 @@ struct SubmitBody {
     var settings: EncoderSettings
     var priority: Int
     var callback: URL?
+    /// `output.url`, `output.sidecarUrl`: where the result is sent (docs/api.md, "Output to a URL").
+    var outputURL: String? = nil
+    var sidecarURL: String? = nil
 
     struct Invalid: Error {
         let path: String
@@ -22,9 +25,9 @@ struct SubmitBody {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw Invalid(path: "$", message: "the body is not a JSON object")
         }
-        let known: Set = ["session", "files", "settings", "priority", "callback"]
+        let known: Set = ["session", "files", "settings", "priority", "callback", "output"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-            throw Invalid(path: unknown, message: "is not a field of a job (session, files, settings, priority, callback)")
+            throw Invalid(path: unknown, message: "is not a field of a job (session, files, settings, priority, callback, output)")
         }
         guard let session = object["session"] as? [String: Any] else {
             throw Invalid(path: "session", message: "is required: the session as a JSON object")
@@ -75,6 +78,21 @@ struct SubmitBody {
             }
             callback = url
         }
-        return SubmitBody(session: sessionText, files: files, settings: settings, priority: priority, callback: callback)
+        var body = SubmitBody(session: sessionText, files: files, settings: settings, priority: priority, callback: callback)
+        if let raw = object["output"] {
+            guard let output = raw as? [String: Any] else { throw Invalid(path: "output", message: "must be an object: {url, sidecarUrl}") }
+            if let unknown = output.keys.sorted().first(where: { !["url", "sidecarUrl"].contains($0) }) {
+                throw Invalid(path: "output.\(unknown)", message: "is not a field of output (url, sidecarUrl)")
+            }
+            for key in ["url", "sidecarUrl"] where output[key] != nil {
+                guard let text = output[key] as? String, MediaURL.isURL(text) else {
+                    throw Invalid(path: "output.\(key)", message: "must be an http or https URL")
+                }
+            }
+            guard let url = output["url"] as? String else { throw Invalid(path: "output.url", message: "is required") }
+            body.outputURL = url
+            body.sidecarURL = output["sidecarUrl"] as? String
+        }
+        return body
     }
 }

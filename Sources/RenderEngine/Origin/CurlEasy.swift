@@ -34,8 +34,8 @@ final class CurlEasy: @unchecked Sendable {
         var totalTimeout: Double
         /// Body bytes accepted; more fails the request (a hostile origin cannot fill memory).
         var bodyLimit: Int
-        /// For `.put`: the bytes sent.
-        var upload: Data?
+        /// For `.put`: the file sent.
+        var upload: String?
 
         enum Method { case get, put }
     }
@@ -68,17 +68,14 @@ final class CurlEasy: @unchecked Sendable {
         var headers: [String: String] = [:]
         let limit: Int
         var overflowed = false
-        var upload: Data
-        var uploaded = 0
-        init(limit: Int, upload: Data?) {
-            self.limit = limit
-            self.upload = upload ?? Data()
-        }
+        init(limit: Int) { self.limit = limit }
     }
 
     func perform(_ request: Request) throws -> Response {
         curl_easy_reset(handle)   // keeps the live connections and the address cache
-        let exchange = Exchange(limit: request.bodyLimit, upload: request.upload)
+        let exchange = Exchange(limit: request.bodyLimit)
+        var file: UnsafeMutablePointer<FILE>?
+        defer { if let file { fclose(file) } }   // opened read-only: nothing to lose on close
         let context = Unmanaged.passUnretained(exchange).toOpaque()
         var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var lists: [UnsafeMutablePointer<curl_slist>] = []
@@ -115,11 +112,16 @@ final class CurlEasy: @unchecked Sendable {
                 let pinned = request.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ",")
                 set(CCurl_setList(handle, CURLOPT_RESOLVE, list(["\(request.url.host):\(request.url.port):\(pinned)"])))
             }
-            if request.method == .put {
+            if request.method == .put, let path = request.upload {
+                guard let opened = fopen(path, "rb") else {
+                    throw TransferError(code: CURLE_READ_ERROR, message: "cannot read \(path): \(String(cString: strerror(errno)))", overflowed: false)
+                }
+                file = opened
+                var info = stat()
+                fstat(fileno(opened), &info)
                 set(CCurl_setLong(handle, CURLOPT_UPLOAD, 1))
-                set(CCurl_setDataCallback(handle, CURLOPT_READFUNCTION, Self.sendBody))
-                set(CCurl_setPointer(handle, CURLOPT_READDATA, context))
-                set(CCurl_setLong(handle, CURLOPT_INFILESIZE, exchange.upload.count))
+                set(CCurl_setPointer(handle, CURLOPT_READDATA, UnsafeMutableRawPointer(opened)))   // libcurl's own fread
+                set(CCurl_setOffT(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(info.st_size)))
             }
             guard failed == CURLE_OK else {
                 throw TransferError(code: failed, message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))", overflowed: false)
@@ -164,18 +166,6 @@ final class CurlEasy: @unchecked Sendable {
             let name = line[..<colon].lowercased()
             exchange.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return n
-    }
-
-    private static let sendBody: CCurl_DataCallback = { buffer, size, count, context in
-        guard let buffer, let context else { return 0 }
-        let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
-        let n = min(size * count, exchange.upload.count - exchange.uploaded)
-        guard n > 0 else { return 0 }
-        exchange.upload.withUnsafeBytes { bytes in
-            UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress.unsafelyUnwrapped + exchange.uploaded, byteCount: n)
-        }
-        exchange.uploaded += n
         return n
     }
 }

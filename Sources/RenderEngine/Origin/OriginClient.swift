@@ -105,10 +105,11 @@ public final class OriginClient: Sendable {
         return response.body
     }
 
-    /// Sends `data` to `url` with a PUT (a presigned upload URL); returns the status.
-    public func put(_ data: Data, to url: MediaURL, headers: [String]) throws -> Int {
+    /// Sends the file at `path` to `url` with a PUT (a presigned upload URL), retried like
+    /// a read; returns the status.
+    public func put(file path: String, to url: MediaURL, headers: [String]) throws -> Int {
         try withRetries(url) {
-            let response = try self.follow(url, method: .put, range: nil, headers: headers, bodyLimit: 1 << 20, upload: data)
+            let response = try self.follow(url, method: .put, range: nil, headers: headers, bodyLimit: 1 << 20, upload: path)
             guard (200..<300).contains(response.status) else {
                 if Self.isTransient(response.status) { throw Retry.status(response.status) }
                 throw Self.statusError(response.status, url)
@@ -164,7 +165,7 @@ public final class OriginClient: Sendable {
 
     /// One request, redirects followed (each hop checked by the policy).
     private func follow(_ url: MediaURL, method: CurlEasy.Request.Method, range: Range<Int64>?, headers: [String],
-                        bodyLimit: Int, upload: Data?) throws -> CurlEasy.Response {
+                        bodyLimit: Int, upload: String?) throws -> CurlEasy.Response {
         var current = url
         for _ in 0...limits.maxRedirects {
             let addresses = try policy.addresses(for: current).get()
