@@ -75,7 +75,7 @@ struct TimelineSummary: Encodable {
         totalFrames = t.totalFrames
         duration = t.duration.doubleValue
         segments = t.segments.map { s in
-            Segment(source: s.source, frameCount: s.frameCount, outputStartFrame: s.outputStartFrame,
+            Segment(source: MediaURL.redact(s.source), frameCount: s.frameCount, outputStartFrame: s.outputStartFrame,
                     firstSourceTime: s.sourceTime(ofFrame: 0).doubleValue,
                     lastSourceTime: s.sourceTime(ofFrame: max(0, s.frameCount - 1)).doubleValue,
                     speed: s.speed.doubleValue, orientation: s.orientation.description,

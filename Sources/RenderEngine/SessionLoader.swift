@@ -166,7 +166,7 @@ public struct LoadedSession: Sendable {
 
     /// The local file of a reference (media or filter file), or why there is none.
     public func file(_ reference: String) throws -> URL {
-        guard let url = files[reference] else { throw EngineError("'\(reference)' is not available as a local file") }
+        guard let url = files[reference] else { throw EngineError("'\(MediaURL.redact(reference))' is not available as a local file") }
         return url
     }
 

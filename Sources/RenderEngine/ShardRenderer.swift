@@ -15,7 +15,7 @@ public enum ShardRenderer {
         case .audio, .segmentAudio:
             var files: [Int: MediaInput] = [:]
             for segment in spec.timeline where segment.hasAudio {
-                guard let input = media[segment.source] else { throw EngineError("no input for '\(segment.source)'") }
+                guard let input = media[segment.source] else { throw EngineError("no input for '\(MediaURL.redact(segment.source))'") }
                 files[segment.index] = input
             }
             try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration,
@@ -24,7 +24,7 @@ public enum ShardRenderer {
         case .video:
             guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }
             guard let source = media[segment.source] else {
-                throw EngineError("'\(segment.source)' is not a local file; render it on a coordinator")
+                throw EngineError("'\(MediaURL.redact(segment.source))' is not a local file; render it on a coordinator")
             }
             return try VideoShardRenderer(output: spec.output, settings: spec.settings)
                 .render(spec.task, of: segment, source: source, chain: try spec.chain(assets: assets), to: path, progress: progress)

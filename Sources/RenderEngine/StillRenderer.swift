@@ -87,7 +87,7 @@ public struct StillRenderer: Sendable {
     public func plan(_ request: StillRequest) throws(StillRequestError) -> StillPlan {
         let segment = try segment(request.segment)
         guard let info = loaded.probes[segment.source] else {
-            throw StillRequestError("video.videoSegments[\(request.segment)].source: '\(segment.source)' is not available")
+            throw StillRequestError("video.videoSegments[\(request.segment)].source: '\(MediaURL.redact(segment.source))' is not available")
         }
         let time: Rational
         if let requested = request.time {

@@ -24,7 +24,7 @@ public struct Timeline: Hashable, Sendable {
         guard let video = session.video, let first = video.videoSegments.first else {
             throw TimelineError("the session has no video segments")
         }
-        guard let firstInfo = media[first.source] else { throw TimelineError("no probe for '\(first.source)'") }
+        guard let firstInfo = media[first.source] else { throw TimelineError("no probe for '\(MediaURL.redact(first.source))'") }
         let rate = try Timeline.outputFrameDuration(video: video, media: media)
         frameDuration = rate.0
         let render = Timeline.renderSize(video: video, firstInfo: firstInfo)
@@ -40,7 +40,7 @@ public struct Timeline: Hashable, Sendable {
         var built: [SegmentTimeline] = []
         built.reserveCapacity(video.videoSegments.count)
         for (index, segment) in video.videoSegments.enumerated() {
-            guard let info = media[segment.source] else { throw TimelineError("no probe for '\(segment.source)'") }
+            guard let info = media[segment.source] else { throw TimelineError("no probe for '\(MediaURL.redact(segment.source))'") }
             guard let speed = Rational.approximating(segment.speedMultiplier ?? 1), speed.isPositive else {
                 throw TimelineError("video.videoSegments[\(index)].speedMultiplier is not a positive number")
             }

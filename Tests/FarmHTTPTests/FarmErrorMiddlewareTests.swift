@@ -13,7 +13,7 @@ struct FarmErrorMiddlewareTests {
     static let expected: [FarmErrorCode: Int] = [
         .invalidInput: 422, .malformed: 502, .versionMismatch: 502, .engineMismatch: 502, .unauthorized: 401,
         .forbidden: 403, .notOwner: 403, .noSuchJob: 404, .alreadyEnded: 409, .notEnded: 409, .resultGone: 410,
-        .unknownWorker: 502, .missingMedia: 409, .storageFull: 507, .ioFailed: 500, .cancelled: 409, .handedBack: 409,
+        .unknownWorker: 502, .missingMedia: 409, .mediaChanged: 409, .originRefused: 422, .storageFull: 507, .ioFailed: 500, .cancelled: 409, .handedBack: 409,
         .renderFailed: 502, .noAnswer: 504, .handshakeFailed: 502, .internal: 500,
     ]
 
