@@ -64,7 +64,17 @@ public struct LoadedSession: Sendable {
         for reference in media { resolve(reference) }
         for reference in Set(filterFiles(of: session)).subtracting(media) {
             if MediaURL.isURL(reference) {
-                unavailable[reference] = "filter files by URL are not read yet: give a file path (docs/session-format.md, \"Sources by URL\")"
+                // Small files, read whole once (a farm client then uploads them like any file).
+                switch MediaURL.parse(reference) {
+                case .failure(let error): unavailable[reference] = error.description
+                case .success(let address):
+                    do {
+                        files[reference] = try urls.fetchWhole(address, into: FileManager.default.temporaryDirectory
+                            .appendingPathComponent("reel-url-files"))
+                    } catch {
+                        unavailable[reference] = "\(error)"
+                    }
+                }
             } else {
                 resolve(reference)
             }

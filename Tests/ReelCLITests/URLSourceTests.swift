@@ -74,6 +74,32 @@ import Testing
         #expect(origin.requests.count == before)
     }
 
+    /// A `.cube` LUT named by URL is read whole once and renders as the same file does;
+    /// `reel submit` uploads it to the coordinator like any file.
+    @Test(.enabled(if: NginxOrigin.available)) func aLUTByURLRendersAsTheFileDoes() throws {
+        let farm = try FarmFixture()
+        try Self.media(in: farm.dir)
+        let cube = TestEnvironment.packageRoot.appendingPathComponent("examples/looks/warm.cube")
+        try FileManager.default.copyItem(at: cube, to: farm.dir.appendingPathComponent("www/warm.cube"))
+        let origin = try NginxOrigin(root: farm.dir.appendingPathComponent("www"), scratch: farm.dir)
+        for (name, lut) in [("files.json", "www/warm.cube"), ("s.json", origin.url("warm.cube"))] {
+            try TestEnvironment.write("""
+            {"video": {"renderSize": [320, 180], "videoSegments": [{"source": "www/clip.mp4", "trimDuration": 1}],
+             "primaryFilter": {"type": "lut", "file": "\(lut)", "normalizedIntensity": 80}}}
+            """, to: name, in: farm.dir)
+        }
+        let reference = try TestEnvironment.reel(["render", "files.json", "-o", "files.mp4", "--in-process", "--workers", "1"]
+                                                 + FarmFixture.shortGOP, in: farm.dir)
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let local = try TestEnvironment.reel(["render", "s.json", "-o", "urls.mp4", "--in-process", "--workers", "1"]
+                                             + FarmFixture.shortGOP + Self.allow, in: farm.dir)
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(try Self.bytes(farm.dir, "urls.mp4") == Self.bytes(farm.dir, "files.mp4"))
+        try farm.startCoordinator(Self.allow)
+        try farm.startWorker("a", Self.allow)
+        #expect(try farm.fetched(try farm.submit(Self.allow)) == Self.bytes(farm.dir, "files.mp4"))
+    }
+
     /// A farm of real processes reading from nginx: the coordinator sends no media at all
     /// (it reads each URL's index once, to plan), the workers read ranges from the origin.
     @Test(.enabled(if: NginxOrigin.available)) func theCoordinatorSendsNoMediaForURLSources() throws {

@@ -217,11 +217,12 @@ final class SubmissionCompiler: Sendable {
             case .failure(let error): unavailable[reference] = error.description
             }
         }
-        for reference in Set(LoadedSession.filterFiles(of: session)) where MediaURL.isURL(reference) && origins[reference] == nil {
-            unavailable[reference] = "filter files by URL are not read yet: give a file (docs/session-format.md, \"Sources by URL\")"
+        for reference in Set(LoadedSession.filterFiles(of: session)) where MediaURL.isURL(reference) && files[reference] == nil {
+            unavailable[reference] = "a filter file by URL is read by the submitting client: upload it (PUT /v1/media/{contentID}) "
+                + "and name its content id in files (docs/session-format.md, \"Sources by URL\")"
         }
         let url = context.stateDirectory.appendingPathComponent("session.json")
-        let missing = Set(unavailable.keys.filter { !MediaURL.isURL($0) }.compactMap { files[$0] }).sorted()
+        let missing = Set(unavailable.keys.compactMap { files[$0] }).sorted()   // URL media have no content id here
         return (LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable, origins: origins,
                                    originClient: context.origins, strictLooks: context.strictLooks),
                 missing)

@@ -361,14 +361,17 @@ final class RemoteSource: RangeReadable, Sendable {
         self.readAhead = readAhead
     }
 
-    /// The blocks to ask for with block `index`.
+    /// The blocks to ask for with block `index`: before the render announced where its
+    /// bytes end, only the next one (the demuxer reads the header and the index, then
+    /// seeks: 1 MiB past each would fetch what no shard uses).
     private func ahead(of index: Int) -> [Int] {
         let endBlock = readAheadEnd.load(ordering: .relaxed)
-        let last = endBlock == .max ? Int.max : Int((max(endBlock, 1) - 1) / Int64(RangeFetcher.blockSize))
+        let announced = endBlock != .max
+        let last = announced ? Int((max(endBlock, 1) - 1) / Int64(RangeFetcher.blockSize)) : Int.max
         switch readAhead {
         case .contiguous:
             guard last > index else { return [] }
-            return Array((index + 1)...min(last, index + RangeFetcher.readAhead))
+            return Array((index + 1)...min(last, index + (announced ? RangeFetcher.readAhead : 1)))
         case .expectedOnly:
             return []   // its expected ranges are fetched exactly (`readExpected`)
         }

@@ -105,6 +105,24 @@ public final class OriginClient: Sendable {
         return response.body
     }
 
+    /// A small file named by URL (a `.cube` LUT, a lookup image) read whole into
+    /// `directory`, named by its pinned version (read again only when that changes);
+    /// refused past `limit` bytes.
+    public func fetchWhole(_ url: MediaURL, into directory: URL, limit: Int64 = 64 << 20) throws -> URL {
+        let (object, first) = try open(url)
+        guard object.size <= limit else {
+            throw OriginError(.status(413), "\(url.redacted): \(object.size) bytes, more than the \(limit) a filter file may have")
+        }
+        let name = String(object.contentID.dropFirst(ContentID.prefix.count)) + "." + URL(fileURLWithPath: url.object).pathExtension
+        let file = directory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: file.path) { return file }
+        var bytes = first
+        if Int64(bytes.count) < object.size { bytes.append(try read(object, Int64(bytes.count)..<object.size)) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try bytes.write(to: file, options: .atomic)
+        return file
+    }
+
     /// Sends the file at `path` to `url` with a PUT (a presigned upload URL), retried like
     /// a read; returns the status.
     public func put(file path: String, to url: MediaURL, headers: [String]) throws -> Int {
@@ -207,11 +225,12 @@ public final class OriginClient: Sendable {
 
     private static func isTransient(_ status: Int) -> Bool { status >= 500 || status == 429 || status == 408 }
 
-    /// Text, not media: an error page, a login form, a JSON error.
+    /// An error page, a login form, a JSON or XML error: never media. (Other types are
+    /// left to the probe: object stores often serve media as `application/octet-stream`,
+    /// or whatever type the uploader gave.)
     static func isNotMedia(_ contentType: String) -> Bool {
         let type = contentType.lowercased()
-        return type.hasPrefix("text/") || type.hasPrefix("application/json") || type.hasPrefix("application/xml")
-            || type.hasPrefix("application/xhtml")
+        return ["text/html", "application/xhtml", "application/json", "application/xml", "text/xml"].contains { type.hasPrefix($0) }
     }
 
     private static func statusError(_ status: Int, _ url: MediaURL) -> OriginError {

@@ -15,8 +15,11 @@ public final class OriginSource: RangeReadable, Sendable {
     private let client: OriginClient
 
     static let blockSize = 64 << 10
-    /// Blocks one request may carry (1 MiB).
+    /// Blocks one request may carry (1 MiB) once the render announced where its bytes end.
     static let blocksPerRequest = 16
+    /// Blocks one request may carry before that: the demuxer reads the header and the index,
+    /// then seeks; reading 1 MiB past each would fetch megabytes no shard uses.
+    static let blocksBeforeAnnounced = 2
     /// Announced ranges fetched at once by a sparse reader.
     static let rangesAtOnce = 8
     /// Gaps between announced ranges read through rather than cost another request.
@@ -27,7 +30,8 @@ public final class OriginSource: RangeReadable, Sendable {
     fileprivate struct State {
         var blocks: [Int: Data] = [:]
         var order: [Int] = []
-        var readAheadEnd: Int64 = .max
+        /// `nil` until the render announces it (`limitReadAhead`).
+        var readAheadEnd: Int64?
         var expected: [Range<Int64>] = []
         var held: [Int: Data] = [:]
     }
@@ -106,9 +110,10 @@ public final class OriginSource: RangeReadable, Sendable {
     /// Block `block` and those after it up to the announced end (not past a block held).
     private func blocksToFetch(from block: Int) -> Int {
         state.withLock { s in
-            let end = min(s.readAheadEnd, size)
+            let end = min(s.readAheadEnd ?? .max, size)
+            let most = s.readAheadEnd == nil ? Self.blocksBeforeAnnounced : Self.blocksPerRequest
             var run = 1
-            while run < Self.blocksPerRequest, s.blocks[block + run] == nil,
+            while run < most, s.blocks[block + run] == nil,
                   Int64(block + run) * Int64(Self.blockSize) < end { run += 1 }
             return run
         }
