@@ -10,7 +10,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "coordinator",
         abstract: "Run a coordinator: job store, scheduler and assembler for a farm of workers.")
 
-    @Option(help: "ZeroMQ endpoint to bind, e.g. tcp://0.0.0.0:7700.")
+    @Option(help: "ZeroMQ endpoint to bind, e.g. tcp://0.0.0.0:7700 (HOST:PORT is read as tcp://).", transform: parseEndpoint)
     var bind: String = "tcp://127.0.0.1:7700"
 
     @Option(name: .customLong("state-dir"), help: "Directory for the job store, chunks, media and results.")

@@ -12,11 +12,17 @@ struct CoordinatorOption: ParsableArguments {
     @OptionGroup var keys: CurveClientOptions
 
     var endpoint: String {
-        coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
+        let given = coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
+        return (try? FarmEndpoint.normalized(given).get()) ?? given
     }
 
     func client() throws -> FarmClient {
         let curve = try keys.curve()
+        let given = coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
+        if case .failure(let error) = FarmEndpoint.normalized(given) {
+            printError("error: --coordinator \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
         do {
             return try FarmClient(endpoint: endpoint, curve: curve)
         } catch {
@@ -69,4 +75,12 @@ struct AnyEncodable: Encodable {
     let encode: (Encoder) throws -> Void
     init<T: Encodable>(_ value: T) { encode = value.encode }
     func encode(to encoder: Encoder) throws { try encode(encoder) }
+}
+
+/// `--bind` and `--connect`: an endpoint with its scheme, or HOST:PORT read as tcp://.
+func parseEndpoint(_ text: String) throws -> String {
+    switch FarmEndpoint.normalized(text) {
+    case .success(let endpoint): return endpoint
+    case .failure(let error): throw ValidationError(error.message)
+    }
 }

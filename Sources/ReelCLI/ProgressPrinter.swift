@@ -9,12 +9,15 @@ final class ProgressPrinter: Sendable {
     private let isTerminal = isatty(STDERR_FILENO) != 0
     private let lastPrinted = Mutex<Double>(-10)
 
-    func update(_ p: LocalRender.Progress) {
-        let fps = p.elapsed > 0 ? Double(p.framesDone) / p.elapsed : 0
-        let remaining = fps > 0 ? Double(p.totalFrames - p.framesDone) / fps : 0
+    /// `rate`: frames a second and seconds left as the farm measures them (a job's status),
+    /// else the average since the start.
+    func update(_ p: LocalRender.Progress, rate: (fps: Double, eta: Double?)? = nil) {
+        let fps = rate?.fps ?? (p.elapsed > 0 ? Double(p.framesDone) / p.elapsed : 0)
+        let finished = p.totalFrames > 0 && p.framesDone >= p.totalFrames
+        let remaining: Double? = finished ? 0 : rate?.eta ?? (p.framesDone > 0 && fps > 0 ? Double(p.totalFrames - p.framesDone) / fps : nil)
         let fraction = p.totalFrames > 0 ? Double(p.framesDone) / Double(p.totalFrames) : 0
         let stats = "\(p.framesDone)/\(p.totalFrames) frames  \(String(format: "%.1f", fps)) fps  "
-            + "shards \(p.shardsDone)/\(p.shardCount)  ETA \(Self.clock(remaining))"
+            + "shards \(p.shardsDone)/\(p.shardCount)  ETA \(remaining.map(Self.clock) ?? "--")"   // "--" until it is known
         if isTerminal {
             let width = 30
             let filled = Int(fraction * Double(width))
@@ -35,7 +38,8 @@ final class ProgressPrinter: Sendable {
         let done = s.shards["done"] ?? 0
         let total = s.shards.values.reduce(0, +)
         update(LocalRender.Progress(framesDone: Int(s.framesDone), totalFrames: Int(s.totalFrames), shardsDone: done,
-                                    shardCount: total, elapsed: elapsed ?? max(0.001, Date().timeIntervalSince1970 - s.created)))
+                                    shardCount: total, elapsed: elapsed ?? max(0.001, Date().timeIntervalSince1970 - s.created)),
+               rate: s.framesPerSecond.map { ($0, s.etaSeconds) })
     }
 
     func finish() {

@@ -10,7 +10,7 @@ struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "worker",
         abstract: "Run a worker: render shards for a coordinator.")
 
-    @Option(help: "Coordinator endpoint to connect to.")
+    @Option(help: "Coordinator endpoint to connect to (HOST:PORT is read as tcp://).", transform: parseEndpoint)
     var connect: String
 
     @Option(help: "Shards rendered at once (default: the number of cores).")

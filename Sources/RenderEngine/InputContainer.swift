@@ -33,10 +33,12 @@ final class InputContainer {
             throw EngineError("\(path): not readable as media (\(reason))")
         }
         context = opened
-        // A sparse reader (the audio task's) skips probing packets when the header already
-        // told every stream's parameters (MP4's sample descriptions do): probing would read
-        // the first video frames, which it never needs.
-        if case .ranges(let source, _) = input, source.readsSparsely, Self.headerDescribesEveryStream(opened) { return }
+        // A source read by ranges skips probing packets when the header already told every
+        // stream's parameters (MP4's sample descriptions do): probing reads up to a second of
+        // packets from the start of the file (about 1 MiB of a phone clip), which a shard far
+        // into the clip and the audio task never need. What it found is known already: the
+        // timeline comes from the coordinator's probe, the decoder reads the sample description.
+        if case .ranges = input, Self.headerDescribesEveryStream(opened) { return }
         let info = avformat_find_stream_info(opened, nil)
         if info < 0 {
             var owned: UnsafeMutablePointer<AVFormatContext>? = opened

@@ -15,7 +15,7 @@ public struct LoadedSession: Sendable {
     /// "Sources by URL"), and the client that reads them.
     public let origins: [String: OriginObject]
     public let originClient: OriginClient?
-    public let report: ValidationReport
+    public internal(set) var report: ValidationReport
     /// The built-in filter types plus the custom ones the session's looks define.
     public let registry: FilterRegistry
     /// Lookup images and `.cube` files by reference, loaded and checked once.
@@ -80,8 +80,10 @@ public struct LoadedSession: Sendable {
             }
         }
         for (reference, file) in customFilterFiles(of: session, in: locator) { files[reference] = file }
-        return make(url: url, session: session, files: files, unavailable: unavailable, origins: origins, originClient: urls,
-                     locator: locator, strictLooks: strictLooks)
+        var loaded = make(url: url, session: session, files: files, unavailable: unavailable, origins: origins, originClient: urls,
+                          locator: locator, strictLooks: strictLooks)
+        loaded.report.warnings = UnknownKeys.warnings(in: data) + loaded.report.warnings
+        return loaded
     }
 
     /// Reads the first bytes of a URL and pins its version (size, ETag, Last-Modified).

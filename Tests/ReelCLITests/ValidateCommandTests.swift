@@ -11,6 +11,27 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
+    /// A misspelt key is a warning with its path and the nearest key, never an error (a
+    /// newer SDK may add keys); a filter's own extra keys are its parameters.
+    @Test func unknownKeysAreWarnedWithThePathAndTheNearestKey() throws {
+        let dir = try Scratch.withClip()
+        try TestEnvironment.write("""
+        {"video": {"videoSegments": [
+          {"source": "clip.mp4", "trimEnd": 1, "filters": [{"type": "saturation", "normalizedIntensity": 0.5, "strength": 2}]},
+          {"source": "clip.mp4", "trimStart": 0.5, "location": {"latitude": 1, "longitude": 2, "altitud": 3}}
+        ], "renderSise": [320, 240]}, "futureField": true}
+        """, to: "s.json", in: dir)
+        let result = try TestEnvironment.reel(["validate", "s.json"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderrLines == [
+            "warning: futureField: unknown key (ignored)",
+            "warning: video.renderSise: unknown key, did you mean renderSize? (ignored)",
+            "warning: video.videoSegments[0].trimEnd: unknown key, did you mean trimDuration? (ignored)",
+            "warning: video.videoSegments[1].location.altitud: unknown key, did you mean altitude? (ignored)",
+            "warning: video.videoSegments[1].trimStart: unknown key, did you mean trimStartTime? (ignored)",
+        ])
+    }
+
     @Test func threeMistakesAreAllReportedWithTheirPaths() throws {
         let dir = try Scratch.withClip()
         try TestEnvironment.write("""
