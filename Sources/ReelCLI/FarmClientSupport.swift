@@ -11,6 +11,9 @@ struct CoordinatorOption: ParsableArguments {
 
     @OptionGroup var keys: CurveClientOptions
 
+    @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for the coordinator's answer.", valueName: "seconds"))
+    var timeout: Double = 30
+
     var endpoint: String {
         let given = coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
         return (try? FarmEndpoint.normalized(given).get()) ?? given
@@ -24,7 +27,10 @@ struct CoordinatorOption: ParsableArguments {
             throw Reported(code: ExitStatus.invalidInput)
         }
         do {
-            return try FarmClient(endpoint: endpoint, curve: curve)
+            let client = try FarmClient(endpoint: endpoint, curve: curve)
+            client.timeoutSeconds = max(1, timeout)
+            client.onSlowAnswer = { printError("waiting for the coordinator at \($0)… (--timeout \(Int(max(1, timeout))) s)") }
+            return client
         } catch {
             printError("error: cannot reach \(endpoint): \(error)")
             throw Reported(code: ExitStatus.invalidInput)

@@ -51,7 +51,7 @@ enum Main {
                 Foundation.exit(0)
             }
             // Usage errors are invalid input too: one line (no usage text), exit 2, not 64.
-            let message = Reel.message(for: error)
+            let message = Reel.message(for: error) + (Suggestion.forUsageError(Reel.message(for: error)) ?? "")
             if !message.isEmpty { printError("error: " + message) }
             Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }

@@ -62,6 +62,9 @@ struct Render: ParsableCommand {
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         do { try settings.validate() } catch { throw ValidationError("\(error)") }
         guard quality > 0, quality <= 1 else { throw ValidationError("--quality \(quality) is outside 0 … 1") }
+        // Checked before any work: a render must not end in a folder that is not there.
+        if let output { try OutputPlace.check(file: output, option: "-o") }
+        if let segmentsDirectory { try OutputPlace.check(directory: segmentsDirectory, option: "--segments") }
     }
 
     var settings: EncoderSettings {

@@ -46,6 +46,9 @@ struct SubmitCommand: ParsableCommand {
 
     func validate() throws {
         if output != nil && !wait { throw ValidationError("-o needs --wait (or use reel fetch JOB -o OUT)") }
+        if let output {
+            if segments { try OutputPlace.check(directory: output, option: "-o") } else { try OutputPlace.check(file: output, option: "-o") }
+        }
         do { try settings.validate() }
         catch { throw ValidationError("\(error)") }
     }

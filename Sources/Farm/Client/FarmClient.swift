@@ -12,6 +12,9 @@ public final class FarmClient {
     /// Reports CURVE handshakes the coordinator refused (only with keys).
     private var handshakeMonitor: ZMQSocket?
     public var timeoutSeconds: Double = 30
+    /// Told once when an answer has not come within 2 s (a CLI says it is waiting).
+    public var onSlowAnswer: (@Sendable (String) -> Void)?
+    private var toldSlow = false
 
     public init(endpoint: String, curve: CurveClient? = nil) throws {
         self.endpoint = endpoint
@@ -30,8 +33,13 @@ public final class FarmClient {
     }
 
     func receive(timeout: Double? = nil) throws -> WireMessage {
-        let deadline = Date().addingTimeInterval(timeout ?? timeoutSeconds)
+        let started = Date()
+        let deadline = started.addingTimeInterval(timeout ?? timeoutSeconds)
         while Date() < deadline {
+            if !toldSlow, timeout == nil, Date().timeIntervalSince(started) >= 2, let onSlowAnswer {
+                toldSlow = true
+                onSlowAnswer(endpoint)
+            }
             if let monitor = handshakeMonitor, let event = try monitor.monitorEvent() {
                 throw FarmError(.handshakeFailed, event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
                     ? "the coordinator at \(endpoint) refused this client's CURVE key (add its .pub to the coordinator's authorized keys)"

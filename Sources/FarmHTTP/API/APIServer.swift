@@ -20,6 +20,7 @@ public enum APIServer {
         let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway), tokens: tokens, uploads: uploads)
         let router = Router()
         router.add(middleware: FarmErrorMiddleware())
+        router.add(middleware: MethodNotAllowedMiddleware())
         routes.add(to: router.group("v1"))
         // The dashboard: one self-contained page over this API (docs/api.md, "Dashboard").
         router.get("/") { _, _ -> Response in

@@ -1,0 +1,53 @@
+import HTTPTypes
+import Hummingbird
+
+/// Which methods each API path answers (docs/api.yaml's paths): a request to a known path
+/// with another method is `405 Method Not Allowed` with `Allow`, not `404` (docs/api.md,
+/// "Errors"). `AllowedMethodsTests` checks the table against docs/api.yaml and the router.
+enum AllowedMethods {
+    /// Path templates under `/v1` (`:name` is one segment) and their methods.
+    static let table: [(path: String, methods: [HTTPRequest.Method])] = [
+        ("jobs", [.get, .post]),
+        ("jobs/:id", [.get, .delete, .patch]),
+        ("jobs/:id/segments/:segment/thumbnail", [.get]),
+        ("jobs/:id/shards", [.get]),
+        ("jobs/:id/events", [.get]),
+        ("jobs/:id/output", [.get]),
+        ("jobs/:id/sidecar", [.get]),
+        ("workers", [.get]),
+        ("media/:contentID", [.put, .head]),
+    ]
+
+    /// The methods of the template `path` (a path under `/v1`, without the prefix) matches, if any.
+    static func methods(for path: Substring) -> [HTTPRequest.Method]? {
+        let segments = path.split(separator: "/")
+        return table.first { entry in
+            let template = entry.path.split(separator: "/")
+            return template.count == segments.count && zip(template, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+        }?.methods
+    }
+
+    /// `Allow`: the methods, with HEAD wherever GET is (HTTP serves one for the other).
+    static func allowHeader(_ methods: [HTTPRequest.Method]) -> String {
+        var all = methods
+        if all.contains(.get), !all.contains(.head) { all.append(.head) }
+        return all.map(\.rawValue).joined(separator: ", ")
+    }
+}
+
+/// Answers 405 with `Allow` where the router found the path but not the method.
+struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let path = request.uri.path
+            guard path.hasPrefix("/v1/"), let methods = AllowedMethods.methods(for: path.dropFirst(4)),
+                  !methods.contains(request.method), !(request.method == .head && methods.contains(.get)) else { throw error }
+            var headers = HTTPFields()
+            headers[.allow] = AllowedMethods.allowHeader(methods)
+            throw HTTPError(.methodNotAllowed, headers: headers,
+                            message: "\(request.method.rawValue) is not a method of \(path): use \(AllowedMethods.allowHeader(methods))")
+        }
+    }
+}
