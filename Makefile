@@ -4,8 +4,9 @@
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
 	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev libcurl4-openssl-dev ffmpeg
-# Only the tests need these: a browser for the dashboard test, an origin for media by URL.
-TEST_PACKAGES := chromium chromium-driver nginx-light
+# Only the tests need these: a browser for the dashboard test, an origin for media by URL,
+# promtool (in Debian's prometheus package) for the metrics test.
+TEST_PACKAGES := chromium chromium-driver nginx-light prometheus
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 REEL := .build/debug/reel
 DEMO := .build/demo

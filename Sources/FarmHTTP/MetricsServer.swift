@@ -33,7 +33,7 @@ public enum MetricsServer {
         router.get("/metrics") { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: MetricsCatalogue.withHelp(String(decoding: registry.emitToBuffer(), as: UTF8.self)))))
         }
         router.get("/healthz") { _, _ -> Response in
             let health = Health(secondsSinceBeat: pulse.secondsSinceBeat, stallSeconds: stallSeconds)

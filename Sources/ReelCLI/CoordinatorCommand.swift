@@ -157,7 +157,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
         try await farmCall {
-            try await operations.run(LoopService.coordinator(options: options, logger: logger), alongside: extra, pulse: options.pulse,
+            try await operations.run(LoopService.coordinator(options: options, logger: logger), alongside: extra, role: .coordinator, pulse: options.pulse,
                                      gracePeriod: nil, logger: logger)
         }
     }

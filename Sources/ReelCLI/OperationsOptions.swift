@@ -36,11 +36,12 @@ struct OperationsOptions: ParsableArguments {
     /// (graceful) or SIGQUIT (at once); `gracePeriod` bounds the graceful part. Every service is vital: when any one ends
     /// or fails, the group shuts down and the process exits (non-zero on a failure), so an orchestrator restarts a whole
     /// process, never a half-dead one whose API is gone while its loop runs (docs/operations.md, "Shutting down").
-    func run(_ service: some Service, alongside others: [any Service] = [], pulse: LoopPulse, gracePeriod: Duration?,
-             logger: Logger) async throws {
+    func run(_ service: some Service, alongside others: [any Service] = [], role: MetricsCatalogue.Role, pulse: LoopPulse,
+             gracePeriod: Duration?, logger: Logger) async throws {
         var all: [any Service] = [service] + others
         if let address = metricsAddress {
             let registry = MetricsServer.bootstrap()
+            MetricsCatalogue.exportAtZero(role)
             all.append(MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger))
         }
         let services = all.map {

@@ -65,7 +65,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // SIGTERM/SIGINT: drain (no new work; finish or hand back), then exit 0. Past the
         // drain (and a margin to hand back), or on SIGQUIT, it leaves at once.
         try await farmCall {
-            try await operations.run(LoopService.worker(options: options, logger: logger), pulse: options.pulse,
+            try await operations.run(LoopService.worker(options: options, logger: logger), role: .worker, pulse: options.pulse,
                                      gracePeriod: .seconds(options.drainSeconds + 5), logger: logger)
         }
     }

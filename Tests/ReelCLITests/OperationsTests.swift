@@ -96,4 +96,70 @@ import Testing
         #expect(bad.stderrLines.count == 1)
         #expect(bad.stderr.contains("--metrics 'nowhere' is not HOST:PORT"))
     }
+
+    /// Prometheus' own linter passes on both processes' /metrics before any work: HELP and
+    /// TYPE on every family, counters present at 0, and each process only its own families.
+    @Test(.enabled(if: ProcessRunner.which("promtool") != nil)) func promtoolPassesAndCountersStartAtZero() throws {
+        let farm = try FarmFixture()
+        try farm.startCoordinator(["--metrics", "127.0.0.1:0"])
+        try farm.startWorker("a", ["--metrics", "127.0.0.1:0"])
+        let promtool = try #require(ProcessRunner.which("promtool"))
+        var expositions: [String: String] = [:]
+        for (name, log) in [("coordinator", "coordinator.log"), ("worker", "worker-a.log")] {
+            let url = try metricsURL(in: farm.log(log), farm)
+            let text = try HTTPExchange.send("GET", url).text
+            expositions[name] = text
+            let file = farm.path("\(name).prom")
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            let lint = try ProcessRunner.run("/bin/sh", ["-c", "\"$0\" check metrics < \"$1\"", promtool, file])
+            #expect(lint.status == 0, "\(name): \(lint.stdout) \(lint.stderr)")
+            let families = Set(text.split(separator: "\n").filter { $0.hasPrefix("# TYPE reelfarm_") }.map { $0.split(separator: " ")[2] })
+            let helped = Set(text.split(separator: "\n").filter { $0.hasPrefix("# HELP reelfarm_") }.map { $0.split(separator: " ")[2] })
+            #expect(!families.isEmpty && families == helped, "\(name): no HELP for \(families.subtracting(helped))")
+        }
+        let coordinator = try #require(expositions["coordinator"]), worker = try #require(expositions["worker"])
+        for line in ["reelfarm_jobs_submitted_total 0", "reelfarm_shards_done_total 0", "reelfarm_jobs_ended_total{state=\"failed\"} 0"] {
+            #expect(coordinator.contains(line), "\(line)")
+        }
+        #expect(worker.contains("reelfarm_worker_frames_total 0"))
+        #expect(worker.contains("reelfarm_worker_shards_total{result=\"failed\"} 0"))
+        for family in ["reelfarm_store_commit_seconds", "reelfarm_jobs_submitted_total", "reelfarm_workers "] {
+            #expect(!worker.contains(family), "the worker exports the coordinator's \(family)")
+        }
+        #expect(!coordinator.contains("reelfarm_worker_frames_total"))
+    }
+
+    /// cluster/grafana-dashboard.json: every query parses as PromQL (promtool checks it as
+    /// a recording rule) and names only families the farm exports.
+    @Test(.enabled(if: ProcessRunner.which("promtool") != nil)) func theGrafanaDashboardQueriesTheFarmsMetrics() throws {
+        let url = TestEnvironment.packageRoot.appendingPathComponent("cluster/grafana-dashboard.json")
+        let dashboard = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let panels = try #require(dashboard["panels"] as? [[String: Any]])
+        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        #expect(expressions.count >= panels.count)
+        let dir = try TestEnvironment.scratchDirectory()
+        let rules = "groups:\n- name: dashboard\n  rules:\n" + expressions.enumerated().map { i, expr in
+            "  - record: dashboard:query\(i)\n    expr: '\(expr.replacingOccurrences(of: "'", with: "''"))'\n"
+        }.joined()
+        let file = dir.appendingPathComponent("rules.yml")
+        try rules.write(to: file, atomically: true, encoding: .utf8)
+        let check = try ProcessRunner.run(try #require(ProcessRunner.which("promtool")), ["check", "rules", file.path])
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        // The families the processes export (read from their HELP lines during the test above's kind of scrape).
+        let farm = try FarmFixture()
+        try farm.startCoordinator(["--metrics", "127.0.0.1:0"])
+        try farm.startWorker("a", ["--metrics", "127.0.0.1:0"])
+        var exported = Set<String>()
+        for log in ["coordinator.log", "worker-a.log"] {
+            let text = try HTTPExchange.send("GET", try metricsURL(in: farm.log(log), farm)).text
+            for line in text.split(separator: "\n") where line.hasPrefix("# TYPE ") { exported.insert(String(line.split(separator: " ")[2])) }
+        }
+        for expr in expressions {
+            let names = expr.split(whereSeparator: { !($0.isLetter || $0 == "_") }).filter { $0.hasPrefix("reelfarm_") }
+            for name in names {
+                let family = ["_bucket", "_sum", "_count"].reduce(String(name)) { $0.hasSuffix($1) ? String($0.dropLast($1.count)) : $0 }
+                #expect(exported.contains(family), "\(expr): \(family) is not exported")
+            }
+        }
+    }
 }

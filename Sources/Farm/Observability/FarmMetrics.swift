@@ -75,3 +75,76 @@ struct FrameRate {
         return Double(total - first.total) / (time - first.time)
     }
 }
+
+/// What each family means, for `# HELP` (docs/operations.md, "Metrics"), and the families
+/// each kind of process exports from its start, at zero: a dashboard then shows 0, not "no
+/// data", and `rate()` sees the first increment.
+public enum MetricsCatalogue {
+    public enum Role: Sendable { case coordinator, worker }
+
+    public static let help: [String: String] = [
+        "reelfarm_jobs_submitted_total": "Jobs accepted by the coordinator.",
+        "reelfarm_jobs_ended_total": "Jobs that ended, by final state.",
+        "reelfarm_jobs": "Unfinished jobs, by phase.",
+        "reelfarm_shards": "Shards of unfinished jobs, by state.",
+        "reelfarm_shards_done_total": "Shards rendered and stored.",
+        "reelfarm_shards_failed_total": "Shard attempts that failed.",
+        "reelfarm_shards_reused_total": "Shards taken from the chunk cache instead of rendered.",
+        "reelfarm_frames_rendered_total": "Frames of finished shards.",
+        "reelfarm_frames_per_second": "Frames of finished shards per second over the last 10 seconds.",
+        "reelfarm_workers": "Workers connected.",
+        "reelfarm_worker_slots": "Worker slots, busy or free.",
+        "reelfarm_bytes_received_total": "Bytes the coordinator received on its socket.",
+        "reelfarm_bytes_sent_total": "Bytes the coordinator sent on its socket.",
+        "reelfarm_chunk_verification_failures_total": "Chunks refused because their SHA-256 did not match.",
+        "reelfarm_store_commit_seconds": "Seconds each job-store transaction took to commit.",
+        "reelfarm_assembly_seconds": "Seconds each job's assembly (and upload) took.",
+        "reelfarm_job_frames": "Frames of an unfinished job.",
+        "reelfarm_job_frames_done": "Frames done of an unfinished job.",
+        "reelfarm_dispatch_paused": "1 while dispatch is paused for lack of disk, else 0.",
+        "reelfarm_worker_shard_seconds": "Seconds of a worker's shard renders, by phase (decode, process, encode, total).",
+        "reelfarm_worker_shards_total": "Shards a worker ended, by result.",
+        "reelfarm_worker_frames_total": "Frames a worker encoded.",
+        "reelfarm_worker_media_cache_hits_total": "Media files a worker found in its cache.",
+        "reelfarm_worker_media_cache_misses_total": "Media files a worker fetched.",
+        "reelfarm_worker_media_bytes_fetched_total": "Media bytes a worker fetched whole from the coordinator.",
+        "reelfarm_worker_resident_memory_bytes": "A worker's resident memory.",
+        "reelfarm_worker_busy_slots": "A worker's slots rendering.",
+    ]
+
+    /// Creates the role's families (the Prometheus backend registers a metric when it is
+    /// made), with every label value the farm uses.
+    public static func exportAtZero(_ role: Role) {
+        switch role {
+        case .coordinator:
+            _ = [CoordinatorMetrics.jobsSubmitted, CoordinatorMetrics.shardsDone, CoordinatorMetrics.shardsFailed,
+                 CoordinatorMetrics.shardsReused, CoordinatorMetrics.framesRendered, CoordinatorMetrics.bytesReceived,
+                 CoordinatorMetrics.bytesSent, CoordinatorMetrics.chunkVerificationFailures]
+            _ = [CoordinatorMetrics.storeCommit, CoordinatorMetrics.assembly]
+            for phase in [JobPhase.done, .failed, .cancelled] { _ = CoordinatorMetrics.jobsEnded(phase) }
+            for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(0) }
+            for state in ["queued", "running", "done"] { CoordinatorMetrics.shards(state).record(0) }
+            for state in ["busy", "free"] { CoordinatorMetrics.slots(state).record(0) }
+            for gauge in [CoordinatorMetrics.framesPerSecond, CoordinatorMetrics.workers, CoordinatorMetrics.dispatchPaused] { gauge.record(0) }
+        case .worker:
+            _ = [WorkerMetrics.frames, WorkerMetrics.mediaCacheHits, WorkerMetrics.mediaCacheMisses, WorkerMetrics.mediaBytesFetched]
+            for phase in ["decode", "process", "encode", "total"] { _ = WorkerMetrics.shardSeconds(phase) }
+            for result in ["done", "failed", "cancelled", "handed_back"] { _ = WorkerMetrics.shards(result) }
+            WorkerMetrics.busySlots.record(0)
+            WorkerMetrics.sample(busy: 0)
+        }
+    }
+
+    /// The exposition with `# HELP` before each family's `# TYPE` line.
+    public static func withHelp(_ exposition: String) -> String {
+        var lines: [Substring] = []
+        for line in exposition.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.split(separator: " ").dropFirst(2).first,
+               let text = help[String(name)], lines.last?.hasPrefix("# HELP \(name) ") != true {
+                lines.append("# HELP \(name) \(text)")
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -9,7 +9,7 @@ public final class JobStore {
     let db: SQLiteDatabase
 
     public init(path: String) throws {
-        db = try SQLiteDatabase(path: path)
+        db = try SQLiteDatabase(path: path, commitTimer: CoordinatorMetrics.storeCommit)
         try db.execute("""
         CREATE TABLE IF NOT EXISTS jobs(
           id TEXT PRIMARY KEY, state TEXT NOT NULL, priority INTEGER NOT NULL, created REAL NOT NULL, finished REAL,

@@ -14,7 +14,12 @@ public final class SQLiteDatabase {
         public var description: String
     }
 
-    public init(path: String) throws {
+    /// Times each COMMIT, when given (the job store: the coordinator's `reelfarm_store_commit_seconds`;
+    /// a worker's still cache exports nothing of the coordinator's).
+    private let commitTimer: Metrics.Timer?
+
+    public init(path: String, commitTimer: Metrics.Timer? = nil) throws {
+        self.commitTimer = commitTimer
         let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "code \(code)"
@@ -64,7 +69,7 @@ public final class SQLiteDatabase {
             if depth == 0 {
                 let started = DispatchTime.now()
                 try execute("COMMIT")
-                CoordinatorMetrics.storeCommit.recordInterval(since: started)
+                commitTimer?.recordInterval(since: started)
             } else {
                 try execute("RELEASE \(savepoint)")
             }
