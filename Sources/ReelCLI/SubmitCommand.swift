@@ -23,6 +23,9 @@ struct SubmitCommand: ParsableCommand {
     @Flag(help: "Write one MP4 per segment (the SDK's export(segment:)); fetch them into a directory.")
     var segments = false
 
+    @Flag(help: "Print {jobID, shards, reusedShards} as JSON instead of the job id alone.")
+    var json = false
+
     @Option(name: .customLong("output-url"), help: ArgumentHelp(
         "A presigned PUT URL the coordinator sends the MP4 to when done; the job is done once it arrived.", valueName: "url"))
     var outputURL: String?
@@ -65,7 +68,12 @@ struct SubmitCommand: ParsableCommand {
             throw Reported(code: ExitStatus.invalidInput)
         }
         if reused > 0 { printError("reused \(reused) of \(shards) shards from the coordinator's chunk cache") }
-        print(jobID)
+        if json {
+            struct Submitted: Encodable { var jobID: String; var shards: Int; var reusedShards: Int }
+            try printJSON(Submitted(jobID: jobID, shards: shards, reusedShards: reused))
+        } else {
+            print(jobID)
+        }
         guard wait else { return }
         try followToDone(client, jobID, showProgress: true)
         if let output { try farmCall { try client.fetch(jobID, to: output) } }

@@ -52,7 +52,7 @@ public struct MediaLocator: Sendable {
     }
 
     private func resolveLook(_ name: String) -> Result<Reference, MediaLocatorError> {
-        guard let looksDirectory else { return .failure(.init("no looks directory is configured (--looks DIR)")) }
+        guard let looksDirectory else { return .failure(.init("no looks directory was found: give --looks DIR or set REEL_LOOKS (a copied reel binary finds share/reelfarm/looks beside it; docs/filters.md, \"Named looks\")")) }
         guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
             return .failure(.init("'\(name)' is not a file name in the looks directory"))
         }

@@ -56,5 +56,15 @@ import Testing
         #expect(statuses.count == lines.count)
         #expect(statuses.last?["state"] as? String == "done")
         #expect(statuses.allSatisfy { $0["jobID"] as? String == job })
+        // submit and fetch say what they did as JSON too.
+        let submitted = try farm.reel(["submit", "s.json", "--json"] + FarmFixture.shortGOP)
+        let reply = try #require(try JSONSerialization.jsonObject(with: submitted.stdoutData) as? [String: Any])
+        let again = try #require(reply["jobID"] as? String)
+        #expect((reply["shards"] as? Int ?? 0) > 0 && reply["reusedShards"] as? Int == reply["shards"] as? Int)   // the same session: all reused
+        let fetched = try farm.reel(["fetch", again, "-o", "again.mp4", "--wait", "--json"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let written = try #require(try JSONSerialization.jsonObject(with: fetched.stdoutData) as? [String: Any])
+        #expect(written["output"] as? String == "again.mp4" && (written["bytes"] as? Int ?? 0) > 0)
+        #expect((written["sidecar"] as? String)?.hasSuffix("again.reel.json") == true)
     }
 }

@@ -11,6 +11,31 @@ import Testing
         return dir
     }
 
+    /// A binary copied away from its looks says how to point it at them.
+    @Test func withoutALooksDirectoryTheMessageNamesTheOptionAndTheVariable() throws {
+        let locator = MediaLocator(sessionFile: try scratch().appendingPathComponent("project/s.json"), looksDirectory: nil)
+        guard case .failure(let error) = locator.resolve("look:wilshire.png") else {
+            Issue.record("a look resolved without a looks directory")
+            return
+        }
+        #expect(error.description.contains("--looks") && error.description.contains("REEL_LOOKS"))
+    }
+
+    /// A URL is a reference of its own kind, parsed, never a path.
+    @Test func aURLResolvesAsAURL() throws {
+        let locator = MediaLocator(sessionFile: try scratch().appendingPathComponent("project/s.json"))
+        guard case .success(.url(let url)) = locator.resolve("https://cdn.example/a.mp4?sig=1") else {
+            Issue.record("not a URL")
+            return
+        }
+        #expect(url.host == "cdn.example" && url.port == 443)
+        guard case .failure(let error) = locator.resolve("ftp://cdn.example/a.mp4") else {
+            Issue.record("ftp resolved")
+            return
+        }
+        #expect(!error.description.isEmpty)
+    }
+
     @Test func resolvesRelativeAndAbsolutePathsInsideTheRoot() throws {
         let dir = try scratch()
         let locator = MediaLocator(sessionFile: dir.appendingPathComponent("project/s.json"))
