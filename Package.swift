@@ -76,6 +76,7 @@ let package = Package(
         .target(
             name: "FarmHTTP",
             dependencies: ["Farm", "RenderEngine", "SessionKit",
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "Prometheus", package: "swift-prometheus"),

@@ -12,12 +12,19 @@
    hover text naming the shard, presses "Priority +1" and waits for priority 1, then
    "Cancel job" and waits for "cancelled";
 3. opens the workers page and waits for a worker row;
-4. saves a screenshot of RUNNING_JOB's page to SCREENSHOT.
+4. saves a screenshot of RUNNING_JOB's page to SCREENSHOT;
+5. at 390 px and 1280 px wide, checks that the jobs page and a job's page do not
+   overflow sideways (a 390-px screenshot goes beside SCREENSHOT);
+6. checks the browser logged no Content-Security-Policy violation.
+Between 1 and 2 it compares the fps RUNNING_JOB's page shows with the API's
+framesPerSecond for it, read at the same moment.
 Prints one line per step; exits 1 with the reason on the first failure.
 """
+import json
 import os
 import sys
 import time
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -43,6 +50,7 @@ def wait(what, condition, seconds=60):
 options = Options()
 for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"]:
     options.add_argument(flag)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 try:
     driver.get(base + "/")
@@ -64,6 +72,24 @@ try:
 
     wait("the progress bar to move", moved, 90)
     print("progress bar moved:", " → ".join(widths))
+
+    def api_fps():
+        request = urllib.request.Request(base + "/v1/jobs/" + running, headers={"Authorization": "Bearer " + token})
+        return json.load(urllib.request.urlopen(request, timeout=10)).get("framesPerSecond")
+
+    driver.get(base + "/#/jobs/" + running)
+
+    def same_fps():
+        shown = driver.find_element(By.CSS_SELECTOR, "#job-fps b").text
+        measured = api_fps()
+        if measured is None or shown in ("", "—"):
+            return None
+        shown = float(shown)
+        # Read a moment apart from a 10-s window: close, never the 3000 fps of event bursts.
+        return (shown, measured) if abs(shown - measured) <= max(2.0, 0.25 * measured) else None
+
+    shown, measured = wait("the page's fps to match the API's", same_fps, 60)
+    print(f"fps on the job's page {shown}, the API's {measured:.1f}")
 
     driver.get(base + "/#/jobs/" + queued)
     cells = wait("the shard map", lambda: driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell"))
@@ -89,5 +115,25 @@ try:
     wait("the running job's shard map", lambda: driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell"))
     driver.save_screenshot(screenshot)
     print("screenshot saved")
+
+    def overflow():
+        return driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+
+    for width in (390, 1280):
+        driver.set_window_size(width, 844)
+        for page in ("/#/", "/#/jobs/" + running):
+            driver.get(base + page)
+            wait(f"{page} at {width} px", lambda: driver.find_element(By.ID, "main").text.strip())
+            extra = overflow()
+            if extra > 0:
+                sys.exit(f"dashboard: {page} overflows {extra} px sideways at {width} px")
+        if width == 390:
+            driver.save_screenshot(screenshot.replace(".png", "-390.png"))
+    print("no sideways overflow at 390 px and 1280 px")
+
+    violations = [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+    if violations:
+        sys.exit(f"dashboard: the page broke its Content-Security-Policy: {violations[:2]}")
+    print("no Content-Security-Policy violation")
 finally:
     driver.quit()

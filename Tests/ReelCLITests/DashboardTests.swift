@@ -65,6 +65,14 @@ import Testing
         #expect(browser.terminationStatus == 0, "\(output.suffix(1500))")
         #expect(output.contains("progress bar moved"))
         #expect(output.contains("thumbnails: 3 segment pictures"), "\(output)")
+        #expect(output.contains("fps on the job's page"), "\(output)")
+        #expect(output.contains("no sideways overflow at 390 px and 1280 px"), "\(output)")
+        #expect(output.contains("no Content-Security-Policy violation"), "\(output)")
+        #expect(FileManager.default.fileExists(atPath: farm.path("dashboard-390.png")))
+        // The policy allows the page's own script and style by hash, nothing inline besides.
+        let page = try HTTPExchange.send("GET", String(api.dropLast("/v1".count)) + "/")
+        let policy = page.headers.first { $0.key.lowercased() == "content-security-policy" }?.value ?? ""
+        #expect(policy.contains("script-src 'sha256-") && !policy.contains("unsafe-inline"), "\(policy)")
         let status = try HTTPExchange.send("GET", "\(api)/jobs/\(queued)", headers: auth).json as? [String: Any]
         #expect(status?["state"] as? String == "cancelled")
         #expect(status?["priority"] as? Int == 1)

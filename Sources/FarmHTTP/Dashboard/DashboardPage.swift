@@ -4,7 +4,7 @@ import Farm
 /// works offline and ships inside `reel`. It reads only the public API under `/v1` with
 /// the token the user enters (kept in the browser's localStorage):
 ///
-/// * `#/` — jobs with live progress bars, fps and ETA from each job's event stream;
+/// * `#/` — jobs with live progress bars (from each job's event stream), fps and ETA as the API reports them;
 /// * `#/jobs/ID` — the job, its shard map (one cell per shard along the output timeline,
 ///   coloured by state, worker and time on hover), and a cancel button;
 /// * `#/workers` — slots, busy, shards done, last heartbeat.
@@ -24,13 +24,21 @@ enum DashboardPage {
           --queued: #c9ced8; --running: #2f6fde; --done: #2e9e5b; --failed: #d64545; --reused: #7fbf95; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--ink); }
-  header { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1.25rem; background: #fff; border-bottom: 1px solid var(--line); }
+  header { display: flex; flex-wrap: wrap; gap: .6rem 1.5rem; align-items: center; padding: .75rem 1.25rem; background: #fff; border-bottom: 1px solid var(--line); }
   header h1 { font-size: 1.05rem; margin: 0; }
   header a { color: var(--muted); text-decoration: none; }
   header a.here { color: var(--ink); font-weight: 600; }
   header .token { margin-left: auto; display: flex; gap: .4rem; }
-  header input { width: 18rem; padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 4px; }
-  main { padding: 1.25rem; max-width: 72rem; }
+  header input { width: 18rem; max-width: 100%; min-width: 0; padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 4px; }
+  main { padding: 1.25rem; max-width: 72rem; overflow-x: auto; }
+  @media (max-width: 600px) {
+    header { padding: .6rem .75rem; }
+    header .token { margin-left: 0; flex: 1 1 100%; }
+    header input { flex: 1; width: auto; }
+    main { padding: .75rem; }
+    td.progress { width: auto; min-width: 5rem; }
+    .facts { flex-wrap: wrap; gap: 1rem; }
+  }
   table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line); }
   th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
   th { color: var(--muted); font-weight: 500; font-size: .85rem; }
@@ -94,6 +102,7 @@ function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
     if (key === "class") node.className = value; else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "style") node.style.cssText = value;   // CSSOM: allowed by a CSP without 'unsafe-inline'
     else node.setAttribute(key, value);
   }
   for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
@@ -137,19 +146,15 @@ function follow(id, onStatus) {
 }
 function stopFollowing() { for (const c of streams.values()) c.abort(); streams.clear(); }
 
-// Frames per second and ETA from successive statuses of one job.
-const rates = new Map();
+// Frames per second and ETA as the farm measures them (the API's framesPerSecond and
+// etaSeconds: finished shards over the last 10 s), the same figures a client reads; "—"
+// until the farm knows. (Rates computed here from bursts of events read 3000 fps.)
 function rate(status) {
-  const now = performance.now() / 1000, previous = rates.get(status.jobID);
-  let fps = previous ? previous.fps : 0;
-  if (previous && status.framesDone > previous.frames && now > previous.at) {
-    const instant = (status.framesDone - previous.frames) / (now - previous.at);
-    fps = fps ? 0.7 * fps + 0.3 * instant : instant;
-  }
-  rates.set(status.jobID, { at: now, frames: status.framesDone, fps });
-  const eta = fps > 0 ? (status.totalFrames - status.framesDone) / fps : NaN;
+  const fps = typeof status.framesPerSecond === "number" ? status.framesPerSecond : NaN;
+  const eta = typeof status.etaSeconds === "number" ? status.etaSeconds : NaN;
   return { fps, eta };
 }
+function fpsText(fps) { return isFinite(fps) ? fps.toFixed(1) : "—"; }
 function progressBar(status) {
   const fraction = status.totalFrames ? status.framesDone / status.totalFrames : 0;
   return el("div", { class: "bar", role: "progressbar", "aria-valuenow": String(Math.round(fraction * 100)) },
@@ -175,7 +180,7 @@ async function jobsPage() {
         el("td", { class: "state" }, status.state),
         el("td", { class: "progress" }, progressBar(status)),
         el("td", {}, status.framesDone + " / " + status.totalFrames),
-        el("td", { class: "fps" }, finalStates.has(status.state) ? "—" : fps.toFixed(1)),
+        el("td", { class: "fps" }, finalStates.has(status.state) ? "—" : fpsText(fps)),
         el("td", { class: "eta" }, finalStates.has(status.state) ? "—" : clock(eta)),
         el("td", {}, String(status.priority)));
     };
@@ -218,7 +223,7 @@ async function jobPage(id) {
     facts.replaceChildren(
       el("div", { id: "job-state" }, el("b", {}, status.state), "state"),
       el("div", {}, el("b", {}, status.framesDone + " / " + status.totalFrames), "frames"),
-      el("div", {}, el("b", {}, done ? "—" : fps.toFixed(1)), "fps"),
+      el("div", { id: "job-fps" }, el("b", {}, done ? "—" : fpsText(fps)), "fps"),
       el("div", {}, el("b", {}, done ? "—" : clock(eta)), "ETA"),
       el("div", {}, el("b", {}, String(status.priority)), "priority"));
     bar.className = "state-" + status.state;
