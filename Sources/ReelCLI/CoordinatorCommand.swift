@@ -69,6 +69,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
         "File holding the secret that signs webhooks (HMAC-SHA256); with it, jobs may name a callback URL.", valueName: "file"))
     var webhookSecret: String?
 
+    @Option(name: .customLong("url-signing-secret"), help: ArgumentHelp(
+        "File holding the key that signs the API's short-lived URLs (at least 16 characters; the same on every replica). "
+            + "Default: a random key, so signed URLs end when the coordinator restarts.", valueName: "file"))
+    var urlSigningSecret: String?
+
     func validate() throws {
         if let http {
             guard let address = HTTPAddress(http) else {
@@ -140,16 +145,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 options.curve = curve
                 gatewayCurve = CurveClient(keys: keys, serverKey: curve.keys.publicKey)
             }
+            var signer = URLSigner.random()
+            if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
             extra.append(APIServer.service(at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
-                                           uploads: options.stateDirectory.appendingPathComponent("api-uploads"), logger: logger))
+                                           uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer,
+                                           logger: logger))
         }
         if let webhookSecret {
-            let secret = (try? Data(contentsOf: URL(fileURLWithPath: webhookSecret))) ?? Data()
-            let trimmed = Data(String(decoding: secret, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-            guard trimmed.count >= 16 else {
-                printError("error: --webhook-secret \(webhookSecret): needs a readable file of at least 16 characters")
-                throw Reported(code: ExitStatus.invalidInput)
-            }
+            let trimmed = try Self.secret(webhookSecret, option: "--webhook-secret")
             options.acceptsCallbacks = true
             extra.append(LoopService.webhooks(WebhookDeliverer(
                 storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, secret: trimmed,
@@ -165,6 +168,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
 extension CoordinatorCommand {
     /// Where the HTTP API reaches this coordinator: its TCP port on loopback, or its ipc path.
+    /// A secret kept in a file (surrounding whitespace dropped), at least 16 characters.
+    static func secret(_ path: String, option: String) throws -> Data {
+        let text = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data(), as: UTF8.self)
+        let trimmed = Data(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        guard trimmed.count >= 16 else {
+            printError("error: \(option) \(path): needs a readable file of at least 16 characters")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        return trimmed
+    }
+
     static func gatewayEndpoint(_ bind: String) -> String? {
         if bind.hasPrefix("ipc://") { return bind }
         guard bind.hasPrefix("tcp://"), let colon = bind.lastIndex(of: ":"), let port = Int(bind[bind.index(after: colon)...]),

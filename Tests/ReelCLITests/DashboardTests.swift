@@ -89,4 +89,44 @@ import Testing
         #expect(levels >= 16, "\(levels) grey levels")
         #expect(mostCommon < 0.97, "one grey covers \(Int(mostCommon * 100)) % of the screenshot")
     }
+
+    /// A signed output URL serves the MP4, ranges included (what a <video src> asks for),
+    /// without a token; without the signature, or with the path or lifetime altered, the
+    /// same resource is refused.
+    @Test func aSignedOutputURLServesRangesWithoutAToken() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 3)
+        try TestEnvironment.write("\(Self.token) admin ops\n", to: "tokens", in: farm.dir)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens"])
+        try farm.startWorker("a")
+        let api = try farm.apiBase()
+        let base = String(api.dropLast("/v1".count))
+        let job = try farm.submit()
+        _ = try farm.fetched(job)   // done
+        let auth = ["Authorization": "Bearer \(Self.token)"]
+        let reply = try HTTPExchange.send("POST", "\(api)/jobs/\(job)/output-url", headers: auth,
+                                          body: Data(#"{"seconds": 120}"#.utf8))
+        #expect(reply.status == 201, "\(reply.text)")
+        let signed = try #require((reply.json as? [String: Any])?["url"] as? String)
+        #expect(signed.hasPrefix("/v1/jobs/\(job)/output?") && signed.contains("signature="))
+        // Ranges work with the signature alone, as a browser asks for them.
+        let range = try HTTPExchange.send("GET", base + signed, headers: ["Range": "bytes=0-99"])
+        #expect(range.status == 206 && range.body.count == 100)
+        #expect(try HTTPExchange.send("GET", "\(api)/jobs/\(job)/output").status == 401)
+        let altered = signed.replacingOccurrences(of: "seconds", with: "x").replacingOccurrences(of: "/output?", with: "/sidecar?")
+        #expect(try HTTPExchange.send("GET", base + altered).status == 403)
+        let whole = try HTTPExchange.send("GET", base + signed)
+        let fetched = try Data(contentsOf: URL(fileURLWithPath: farm.path("out.mp4")))
+        #expect(whole.status == 200 && whole.body == fetched)
+        let longer = signed.replacingOccurrences(of: "expires=", with: "expires=9")
+        #expect(try HTTPExchange.send("GET", base + longer).status == 403)
+        // A thumbnail URL for an <img src>.
+        let thumb = try HTTPExchange.send("POST", "\(api)/jobs/\(job)/segments/1/thumbnail-url", headers: auth,
+                                          body: Data(#"{"size": "160x90", "format": "png"}"#.utf8))
+        let picture = try #require((thumb.json as? [String: Any])?["url"] as? String)
+        let image = try HTTPExchange.send("GET", base + picture)
+        #expect(image.status == 200 && image.body.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(image.status) \(image.text.prefix(200))")
+        let bad = try HTTPExchange.send("POST", "\(api)/jobs/\(job)/output-url", headers: auth, body: Data(#"{"seconds": true}"#.utf8))
+        #expect(bad.status == 422)
+    }
 }

@@ -8,7 +8,7 @@ extension APIRoutes {
 
     func download(_ request: Request, _ context: BasicRequestContext, part: String, type: String) async throws -> Response {
         let id = try context.parameters.require("id")
-        let status = try await job(id, for: try authorize(request))
+        let status = try await job(id, for: try authorizeRead(request))
         guard status.state == .done else { throw HTTPError(.conflict, message: "job \(id) is \(status.state.rawValue), not done") }
         let first = try await gateway.call { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
         let size = first.total
@@ -40,5 +40,66 @@ extension APIRoutes {
             }
             try await writer.finish(nil)
         })
+    }
+
+    // MARK: Signed URLs
+
+    /// `POST /v1/jobs/{id}/output-url` (`{"seconds": N, "part": "output"|"sidecar"}`) and
+    /// `POST /v1/jobs/{id}/segments/{segment}/thumbnail-url` (`{"seconds", "size", "time",
+    /// "format"}`): a URL of the resource a browser can load without a token until it expires.
+    func signedURL(_ request: Request, _ context: BasicRequestContext, segment: String?) async throws -> Response {
+        let id = try context.parameters.require("id")
+        _ = try await job(id, for: try authorize(request))
+        var request = request
+        let body = try await request.collectBody(upTo: 4096)
+        let fields: [String: Any]
+        if body.readableBytes == 0 {
+            fields = [:]
+        } else {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] else {
+                return try json(["problems": [Problem(path: "$", message: "the body is a JSON object")]] as [String: [Problem]],
+                                status: .unprocessableContent)
+            }
+            fields = object
+        }
+        let known: Set = segment == nil ? ["seconds", "part"] : ["seconds", "size", "time", "format"]
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            return try json(["problems": [Problem(path: unknown, message: "is not a field (\(known.sorted().joined(separator: ", ")))")]]
+                            as [String: [Problem]], status: .unprocessableContent)
+        }
+        var seconds = URLSigner.standard
+        if fields["seconds"] != nil {
+            // JSONDecoder, not the bridged NSNumber: there 1 is also `true`.
+            struct Lifetime: Decodable { var seconds: Int }
+            guard let number = try? JSONDecoder().decode(Lifetime.self, from: Data(buffer: body)).seconds,
+                  (1...URLSigner.longest).contains(number) else {
+                return try json(["problems": [Problem(path: "seconds", message: "must be an integer from 1 to \(URLSigner.longest)")]]
+                                as [String: [Problem]], status: .unprocessableContent)
+            }
+            seconds = number
+        }
+        let path: String
+        var query: [(String, String)] = []
+        if let segment {
+            path = "/v1/jobs/\(id)/segments/\(segment)/thumbnail"
+            for key in ["size", "time", "format"] {
+                guard let raw = fields[key] else { continue }
+                guard let text = raw as? String ?? (raw as? NSNumber).map({ "\($0)" }) else {
+                    return try json(["problems": [Problem(path: key, message: "must be a string or a number")]] as [String: [Problem]],
+                                    status: .unprocessableContent)
+                }
+                query.append((key, text))
+            }
+        } else {
+            let part = fields["part"] as? String ?? "output"
+            guard ["output", "sidecar"].contains(part), fields["part"] == nil || fields["part"] is String else {
+                return try json(["problems": [Problem(path: "part", message: "must be output or sidecar")]] as [String: [Problem]],
+                                status: .unprocessableContent)
+            }
+            path = "/v1/jobs/\(id)/\(part)"
+        }
+        let expires = Int(Date().timeIntervalSince1970) + seconds
+        struct Signed: Encodable { var url: String; var expires: Int }
+        return try json(Signed(url: signer.sign(path: path, query: query, expires: expires), expires: expires), status: .created)
     }
 }

@@ -13,7 +13,7 @@ extension APIRoutes {
     /// the box (default 320x180, at most 400x400), made by the workers' stills path.
     func thumbnail(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        _ = try await job(id, for: try authorize(request))
+        _ = try await job(id, for: try authorizeRead(request))
         guard let segment = Int(try context.parameters.require("segment")), segment >= 0 else {
             throw HTTPError(.badRequest, message: "the segment is a number from 0")
         }

@@ -10,14 +10,14 @@ import ServiceLifecycle
 /// own protocol through `FarmGateway`; the coordinator decides.
 public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
-                               uploads: URL, logger: Logger) -> some Service {
-        HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads), at: address, idleSeconds: 60,
+                               uploads: URL, signer: URLSigner = .random(), logger: Logger) -> some Service {
+        HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer), at: address, idleSeconds: 60,
                          announcing: "HTTP API", path: "/v1", logger: logger)
     }
 
     /// The API's routes and the dashboard, with the error middleware in front.
-    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL) -> Router<BasicRequestContext> {
-        let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway), tokens: tokens, uploads: uploads)
+    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL, signer: URLSigner = .random()) -> Router<BasicRequestContext> {
+        let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway), tokens: tokens, uploads: uploads, signer: signer)
         let router = Router()
         router.add(middleware: FarmErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware())
@@ -47,6 +47,7 @@ struct APIRoutes: Sendable {
     let events: JobEvents
     let tokens: APITokens?
     let uploads: URL
+    let signer: URLSigner
     let uploadLocks = UploadLocks()
 
     static let maxSessionBytes = 4 << 20
@@ -95,11 +96,28 @@ struct APIRoutes: Sendable {
             _ = try authorize(request)
             return try json(try await gateway.call { try $0.workers() })
         }
+        group.post("jobs/:id/output-url") { request, context in try await signedURL(request, context, segment: nil) }
+        group.post("jobs/:id/segments/:segment/thumbnail-url") { request, context in
+            try await signedURL(request, context, segment: try context.parameters.require("segment"))
+        }
         group.put("media/:contentID") { request, context in try await upload(request, context) }
         group.head("media/:contentID") { request, context in try await mediaState(request, context) }
     }
 
     // MARK: Auth
+
+    /// A read a browser may make without a token: a valid signed URL for this very path
+    /// and parameters (docs/api.md, "Signed URLs"), else the bearer token as anywhere.
+    func authorizeRead(_ request: Request) throws -> Caller {
+        let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        if query.contains(where: { $0.0 == "signature" }) {
+            guard signer.verifies(path: request.uri.path, query: query) else {
+                throw HTTPError(.forbidden, message: "the signed URL is not valid for this path, or has expired")
+            }
+            return Caller(owner: nil, isAdmin: true)   // the signature names this one resource
+        }
+        return try authorize(request)
+    }
 
     func authorize(_ request: Request) throws -> Caller {
         guard let tokens else { return Caller(owner: nil, isAdmin: true) }

@@ -14,6 +14,8 @@ enum AllowedMethods {
         ("jobs/:id/events", [.get]),
         ("jobs/:id/output", [.get]),
         ("jobs/:id/sidecar", [.get]),
+        ("jobs/:id/output-url", [.post]),
+        ("jobs/:id/segments/:segment/thumbnail-url", [.post]),
         ("workers", [.get]),
         ("media/:contentID", [.put, .head]),
     ]
