@@ -129,6 +129,25 @@ struct RangeFetcherTests {
         try waiting.get()
     }
 
+    /// A coordinator that restarted never answers what the one before was asked: on
+    /// joining again the worker asks for every awaited block again, and the reader goes on.
+    @Test func awaitedBlocksAreAskedForAgainAfterRejoining() throws {
+        let farm = try FakeCoordinator()
+        let opening = Outcome { try farm.fetcher.source(Self.contentID, stop: StopSignal()) }
+        try farm.serve(try #require(farm.requests().first))
+        let reader = try opening.get()
+        let offset = Int64(RangeFetcher.blockSize + 5)
+        let read = Self.read(reader, at: offset)
+        let lost = farm.requests()   // sent to a coordinator that then went away
+        #expect(!lost.isEmpty)
+        #expect(farm.fetcher.takeRequests().isEmpty)   // still awaited: not asked twice
+        farm.fetcher.askAgain()
+        let again = farm.requests()
+        #expect(again.map(\.offset) == lost.map(\.offset))
+        for request in again { try farm.serve(request) }
+        #expect(try read.get() == Array(Self.content[Int(offset)..<Int(offset) + 16]))
+    }
+
     @Test func aRefusalOfTheReadersOwnRequestFailsIt() throws {
         let farm = try FakeCoordinator()
         let stop = StopSignal()

@@ -195,6 +195,28 @@ package final class RangeFetcher: Sendable {
 
     private static func flightKey(_ contentID: String, _ offset: Int) -> String { "\(contentID)@\(offset)" }
 
+    /// After (re)joining a coordinator: every block and range still awaited is asked for
+    /// again, and nothing counts as in flight (the answers of a coordinator that went away
+    /// will never come).
+    package func askAgain() {
+        let asked = state.withLock { s -> Bool in
+            s.inFlight = [:]
+            let queued = Set(s.outbox.map { Self.flightKey($0.contentID, $0.offset) })
+            for key in s.pending.keys.sorted() {
+                guard let hash = key.lastIndex(of: "#"), let index = Int(key[key.index(after: hash)...]) else { continue }
+                let contentID = String(key[..<hash])
+                guard !queued.contains(Self.flightKey(contentID, index * Self.blockSize)) else { continue }
+                s.outbox.append(MediaRequest(contentID: contentID, offset: index * Self.blockSize, length: Self.blockSize))
+            }
+            for range in s.pendingExact.keys.sorted(by: { ($0.contentID, $0.range.lowerBound) < ($1.contentID, $1.range.lowerBound) })
+            where !queued.contains(Self.flightKey(range.contentID, Int(range.range.lowerBound))) {
+                s.outbox.append(MediaRequest(contentID: range.contentID, offset: Int(range.range.lowerBound), length: range.range.count))
+            }
+            return !s.outbox.isEmpty
+        }
+        if asked { wakeup.signal() }
+    }
+
     /// Requests sent and not yet answered (for tests and the worker's log).
     package var requestsInFlight: Int { state.withLock { $0.inFlightCount } }
 

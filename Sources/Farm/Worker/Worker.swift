@@ -236,6 +236,9 @@ public final class Worker {
             welcomed = true
             backoff = 1
             logger.info("joined the farm at \(options.endpoint) as \(options.workerID)")
+            // A coordinator that restarted (or dropped this worker) never answers what was asked
+            // of the one before: ask again, now that it knows this worker.
+            ranges.askAgain()
         case .heartbeat: break
         case .shard:
             let assignment = try message.decode(ShardAssignment.self)
