@@ -83,9 +83,12 @@ struct DocsReferencesTests {
 
     @Test func nothingCitesMaterialOutsideTheRepository() throws {
         var outside: [String] = []
-        for file in Self.citingFiles() where file.lastPathComponent != "DocsReferencesTests.swift" {
+        // The workplace's material, named by its parts so that this file does not cite it
+        // either (it is checked like every other).
+        let needles = ["../" + "shared", "(" + "notes".uppercased()] + ["filters", "design"].map { $0.uppercased() + ".md" }
+        for file in Self.citingFiles() {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
-            for needle in ["../shared", "(NOTES", "FILTERS.md", "DESIGN.md"] where text.contains(needle) {
+            for needle in needles where text.contains(needle) {
                 outside.append("\(file.lastPathComponent): \(needle)")
             }
         }
