@@ -108,9 +108,8 @@ public struct LoadedSession: Sendable {
             } else if let reason = unavailable[reference] {
                 media[reference] = .unavailable(reason)
             } else if let object = origins[reference], let originClient {
-                let source = OriginSource(object, label: object.url.redacted, client: originClient)
                 do {
-                    media[reference] = .available(try MediaProbe.probe(.ranges(source, name: object.url.redacted)))
+                    media[reference] = .available(try MediaProbe.probe(object.input(client: originClient)))
                 } catch {
                     media[reference] = .unavailable("\(error)")
                 }
@@ -185,7 +184,7 @@ public struct LoadedSession: Sendable {
     /// Where a demuxer reads a media reference: its file, or its origin by ranges.
     public func input(_ reference: String) throws -> MediaInput {
         if let object = origins[reference], let originClient {
-            return .ranges(OriginSource(object, label: object.url.redacted, client: originClient), name: object.url.redacted)
+            return object.input(client: originClient)
         }
         return .file(try file(reference).path)
     }

@@ -43,9 +43,7 @@ public struct ShardSpec: Sendable, Codable, Hashable {
     public func originInputs(client: OriginClient) -> [String: MediaInput] {
         var inputs: [String: MediaInput] = [:]
         for (reference, object) in origins ?? [:] where media.contains(reference) {
-            let source = OriginSource(object, label: jsonPath(of: reference), client: client,
-                                      readsSparsely: task.kind != .video)
-            inputs[reference] = .ranges(source, name: object.url.redacted)
+            inputs[reference] = object.input(client: client, label: jsonPath(of: reference), sparse: task.kind != .video)
         }
         return inputs
     }

@@ -351,14 +351,7 @@ final class RemoteSource: RangeReadable, Sendable {
     /// Bytes at `offset` from an expected range, if one holds it: at most to its end.
     private func readExpected(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int? {
         let (ranges, held) = expected.withLock { ($0.ranges, $0.held) }
-        // The last range starting at or before `offset`.
-        var low = 0, high = ranges.count
-        while low < high {
-            let mid = (low + high) / 2
-            if ranges[mid].lowerBound <= offset { low = mid + 1 } else { high = mid }
-        }
-        let index = low - 1
-        guard index >= 0, ranges[index].contains(offset) else { return nil }
+        guard let index = ByteRanges.index(of: offset, in: ranges) else { return nil }
         let range = ranges[index]
         let data: Data
         if let kept = held[index] {

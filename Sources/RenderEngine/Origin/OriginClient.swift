@@ -61,8 +61,6 @@ public final class OriginClient: Sendable {
     public let limits: Limits
     private let idle = Mutex<[CurlEasy]>([])
     private let slots: DispatchSemaphore
-    /// Bytes of bodies received, for the worker's metrics and the egress benchmark.
-    public let bytesReceived = Atomic<Int64>(0)
 
     public init(policy: URLPolicy, limits: Limits = Limits()) {
         self.policy = policy
@@ -201,7 +199,6 @@ public final class OriginClient: Sendable {
                 if error.isTransient { throw Retry.transfer(error) }
                 throw OriginError(.unreachable, "\(url.redacted): \(error.message)")
             }
-            bytesReceived.add(Int64(response.body.count), ordering: .relaxed)
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
                 return response
             }

@@ -37,18 +37,12 @@ public final class OriginSource: RangeReadable, Sendable {
     }
 
     private let state = Mutex(State())
-    /// Body bytes this reader fetched.
-    public let bytesFetched = Atomic<Int64>(0)
 
-    /// `first`: the object's first bytes, read when it was pinned.
-    public init(_ object: OriginObject, label: String, client: OriginClient, readsSparsely: Bool = false, first: Data? = nil) {
+    public init(_ object: OriginObject, label: String, client: OriginClient, readsSparsely: Bool = false) {
         self.object = object
         self.label = label
         self.client = client
         self.readsSparsely = readsSparsely
-        if let first, first.count == min(Self.blockSize, Int(object.size)) {
-            state.withLock { $0.keep(first, block: 0) }
-        }
     }
 
     public func limitReadAhead(to end: Int64) { state.withLock { $0.readAheadEnd = max(0, end) } }
@@ -121,12 +115,18 @@ public final class OriginSource: RangeReadable, Sendable {
 
     private func fetch(_ range: Range<Int64>) throws -> Data {
         do {
-            let data = try client.read(object, range)
-            bytesFetched.add(Int64(data.count), ordering: .relaxed)
-            return data
+            return try client.read(object, range)
         } catch let error as OriginError {
             throw OriginError(error.kind, "\(label): \(error.message)")
         }
+    }
+}
+
+extension OriginObject {
+    /// Where a demuxer reads this object: a fresh reader (its read-ahead follows one
+    /// demuxer), named in messages by its redacted URL; `label` (a JSON path) leads its errors.
+    public func input(client: OriginClient, label: String? = nil, sparse: Bool = false) -> MediaInput {
+        .ranges(OriginSource(self, label: label ?? url.redacted, client: client, readsSparsely: sparse), name: url.redacted)
     }
 }
 
