@@ -41,6 +41,15 @@ final class Frame {
     func makeWritable() throws {
         try avCheck(av_frame_make_writable(pointer), "av_frame_make_writable")
     }
+
+    /// The planes of an 8-bit Y′CbCr 4:2:0 frame.
+    func ycbcrPlanes() throws -> YCbCrPlanes {
+        let f = pointer.pointee
+        guard let y = f.data.0, let cb = f.data.1, let cr = f.data.2, f.linesize.1 == f.linesize.2 else {
+            throw EngineError("frame has no data")
+        }
+        return YCbCrPlanes(y: y, yStride: Int(f.linesize.0), cb: cb, cr: cr, chromaStride: Int(f.linesize.1))
+    }
 }
 
 /// An owned `AVPacket`, freed in `deinit`.

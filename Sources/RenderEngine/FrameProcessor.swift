@@ -41,6 +41,8 @@ final class FrameProcessor {
     /// HDR sources: the 16-bit RGB picture before the transfer is undone, and the converter.
     private var hdrRGB: Frame?
     private var hdr: HDRToSDR?
+    /// A distorted Y′CbCr picture's input (render size, made on first use).
+    private var distortionInput: Frame?
 
     convenience init(segment: SegmentTimeline, renderWidth: Int, renderHeight: Int, chain: FilterChain) throws {
         try self.init(geometry: Geometry(orientation: segment.orientation, naturalSize: segment.naturalSize, cropRect: segment.cropRect),
@@ -258,6 +260,9 @@ final class FrameProcessor {
         let crop = try sourceCrop(width: Int(f.width), height: Int(f.height), format: f.format)
         let reading = Self.reading(f)
         let isHDR = f.color_trc == AVCOL_TRC_ARIB_STD_B67 || f.color_trc == AVCOL_TRC_SMPTE2084
+        if chain.distortion != nil, !isHDR, try distortInYCbCr(source, crop: crop, reading: reading, into: output) {
+            return
+        }
         if chain.needsOrientedPicture {
             try scaleToRGB(source, crop: crop, reading: reading)
             let picture = try orientedRGB.map { try orientAndFilter(into: $0) } ?? filterInPlace(rgb)
@@ -283,16 +288,41 @@ final class FrameProcessor {
         }
         if !oriented {
             try output.makeWritable()
-            let o = output.pointer.pointee, u = unoriented.pointer.pointee
-            let sources = [u.data.0, u.data.1, u.data.2], sourceStrides = [u.linesize.0, u.linesize.1, u.linesize.2]
-            let destinations = [o.data.0, o.data.1, o.data.2], destinationStrides = [o.linesize.0, o.linesize.1, o.linesize.2]
-            for plane in 0..<3 {
-                guard let s = sources[plane], let d = destinations[plane] else { continue }
-                let shift = plane == 0 ? 0 : 1
-                orientPlane(geometry.orientation, source: s, sourceStride: Int(sourceStrides[plane]),
-                            width: scaledWidth >> shift, height: scaledHeight >> shift,
-                            destination: d, destinationStride: Int(destinationStrides[plane]))
-            }
+            orientPlanes(from: unoriented, into: output)
+        }
+    }
+
+    /// A chain that only moves pixels (one distortion), on a picture that can stay Y′CbCr: converted as
+    /// without filters (`convertDirect`), oriented plane by plane, then each plane through
+    /// the distortion's sample maps (`FilterChain.applyToPlanes`). Bilinear reads commute
+    /// with the linear RGB ↔ Y′CbCr matrices, so this is the RGB path's picture without its
+    /// two conversions (docs/filters.md, "How the engine runs a chain"). False when the
+    /// source needs RGB.
+    private func distortInYCbCr(_ source: Frame, crop: Crop, reading: Reading, into output: Frame) throws -> Bool {
+        let input = try distortionInput ?? Frame(videoFormat: AV_PIX_FMT_YUV420P, width: renderWidth, height: renderHeight)
+        distortionInput = input
+        try input.makeWritable()
+        let upright = geometry.orientation == .up
+        guard try convertDirect(source, crop: crop, reading: reading, into: upright ? input : unoriented) else { return false }
+        if !upright { orientPlanes(from: unoriented, into: input) }
+        try output.makeWritable()
+        chain.applyToPlanes(source: try input.ycbcrPlanes(), destination: try output.ycbcrPlanes(),
+                            width: renderWidth, height: renderHeight, workspace: workspace)
+        return true
+    }
+
+    /// Turns or mirrors the three planes of `source` (the scaled size) into `destination`
+    /// (the render size).
+    private func orientPlanes(from source: Frame, into destination: Frame) {
+        let o = destination.pointer.pointee, u = source.pointer.pointee
+        let sources = [u.data.0, u.data.1, u.data.2], sourceStrides = [u.linesize.0, u.linesize.1, u.linesize.2]
+        let destinations = [o.data.0, o.data.1, o.data.2], destinationStrides = [o.linesize.0, o.linesize.1, o.linesize.2]
+        for plane in 0..<3 {
+            guard let s = sources[plane], let d = destinations[plane] else { continue }
+            let shift = plane == 0 ? 0 : 1
+            orientPlane(geometry.orientation, source: s, sourceStride: Int(sourceStrides[plane]),
+                        width: scaledWidth >> shift, height: scaledHeight >> shift,
+                        destination: d, destinationStride: Int(destinationStrides[plane]))
         }
     }
 

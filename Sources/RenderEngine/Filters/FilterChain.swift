@@ -72,7 +72,14 @@ public struct FilterChain: Sendable {
         table = steps.isEmpty ? leading.map(quantize) : nil
         isIdentity = stages.isEmpty
         needsOrientedPicture = oriented
+        distortion = if leadingOps.isEmpty, steps.count == 1, case .picture(let op as any Distortion) = steps[0] { op } else { nil }
     }
+
+    /// When the chain is one stage that only moves pixels (swirl, bulge, pinch, stretch,
+    /// sphereRefraction): that distortion, which a Y′CbCr picture can go through plane by
+    /// plane without becoming RGB (`applyToPlanes`). Chains of several keep the RGB path:
+    /// each pass through 4:2:0 chroma would soften the colours again.
+    public let distortion: (any Distortion)?
 
     /// The chain has no picture pass, so it can run one row at a time (`applyRow`).
     public var runsByRow: Bool {
@@ -144,6 +151,19 @@ public struct FilterChain: Sendable {
         }
     }
 
+    /// Runs a chain that is one `distortion` on a Y′CbCr 4:2:0 picture (8-bit,
+    /// `width`×`height`) from `source` into `destination`: luma through the distortion's
+    /// map, chroma through its chroma map. Black is (16, 128, 128), BT.709 limited range's.
+    public func applyToPlanes(source: YCbCrPlanes, destination: YCbCrPlanes, width: Int, height: Int,
+                              workspace: FilterWorkspace) {
+        guard let distortion else { preconditionFailure("applyToPlanes on a chain that does more than move pixels") }
+        let luma = workspace.sampleMap(distortion, step: 0, of: identity, width: width, height: height)
+        let chroma = workspace.sampleMap(distortion, step: 0, of: identity, width: width, height: height, chroma: true)
+        luma.apply(plane: source.y, stride: source.yStride, into: destination.y, stride: destination.yStride, black: 16)
+        chroma.apply(plane: source.cb, stride: source.chromaStride, into: destination.cb, stride: destination.chromaStride, black: 128)
+        chroma.apply(plane: source.cr, stride: source.chromaStride, into: destination.cr, stride: destination.chromaStride, black: 128)
+    }
+
     /// The whole picture in float planes, stage after stage.
     private func applyInPlanes(rgb: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
                                workspace: FilterWorkspace) {
@@ -199,6 +219,15 @@ public struct FilterChain: Sendable {
     }
 }
 
+/// The three planes of an 8-bit Y′CbCr 4:2:0 picture, where they are.
+public struct YCbCrPlanes {
+    let y: UnsafeMutablePointer<UInt8>
+    let yStride: Int
+    let cb: UnsafeMutablePointer<UInt8>
+    let cr: UnsafeMutablePointer<UInt8>
+    let chromaStride: Int
+}
+
 extension PlanarPicture {
     /// The three planes' storage, for loops that index them without bounds checks.
     mutating func withPlanes<T>(_ body: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) -> T) -> T {
@@ -227,7 +256,8 @@ public final class FilterWorkspace {
     private var row: PlanarRGBRow?
     private var scratch: ChainRowScratch?
     /// The sample maps of one chain's distortions, by step: the same for every frame.
-    private var maps: (owner: FilterChain.Identity, byStep: [Int: SampleMap])?
+    private var maps: (owner: FilterChain.Identity, byStep: [MapKey: SampleMap])?
+    private struct MapKey: Hashable { let step: Int, chroma: Bool }
 
     public init() {}
 
@@ -257,14 +287,18 @@ public final class FilterWorkspace {
         return made
     }
 
-    /// The map of `distortion`, step `step` of `chain`, for a picture `width`×`height`:
-    /// made on the first frame, kept for the next ones.
+    /// The map of `distortion`, step `step` of `chain`, for a picture `width`×`height`
+    /// (or its 4:2:0 chroma planes): made on the first frame, kept for the next ones.
     func sampleMap(_ distortion: some Distortion, step: Int, of chain: FilterChain.Identity,
-                   width: Int, height: Int) -> SampleMap {
+                   width: Int, height: Int, chroma: Bool = false) -> SampleMap {
         if maps?.owner !== chain { maps = (chain, [:]) }
-        if let kept = maps?.byStep[step], kept.width == width, kept.height == height { return kept }
-        let made = SampleMap(distortion, width: width, height: height)
-        maps?.byStep[step] = made
+        let key = MapKey(step: step, chroma: chroma)
+        if let kept = maps?.byStep[key], kept.width == (chroma ? width / 2 : width), kept.height == (chroma ? height / 2 : height) {
+            return kept
+        }
+        let made = chroma ? SampleMap(chromaOf: distortion, lumaWidth: width, lumaHeight: height)
+                          : SampleMap(distortion, width: width, height: height)
+        maps?.byStep[key] = made
         return made
     }
 
