@@ -263,6 +263,9 @@ final class FrameProcessor {
         if chain.distortion != nil, !isHDR, try distortInYCbCr(source, crop: crop, reading: reading, into: output) {
             return
         }
+        if chain.greyFromLuminance != nil, !isHDR, try greyInYCbCr(source, crop: crop, reading: reading, into: output) {
+            return
+        }
         if chain.needsOrientedPicture {
             try scaleToRGB(source, crop: crop, reading: reading)
             let picture = try orientedRGB.map { try orientAndFilter(into: $0) } ?? filterInPlace(rgb)
@@ -308,6 +311,23 @@ final class FrameProcessor {
         try output.makeWritable()
         chain.applyToPlanes(source: try input.ycbcrPlanes(), destination: try output.ycbcrPlanes(),
                             width: renderWidth, height: renderHeight, workspace: workspace)
+        return true
+    }
+
+    /// A chain that is one grey effect of luminance (sketch, edgeDetection), on a picture
+    /// that can stay Y′CbCr: converted as without filters, oriented, then the effect on its
+    /// luma (`FilterChain.applyGrey`; docs/filters.md, "How the engine runs a chain"). False
+    /// when the source needs RGB.
+    private func greyInYCbCr(_ source: Frame, crop: Crop, reading: Reading, into output: Frame) throws -> Bool {
+        let upright = geometry.orientation == .up
+        let target = upright ? output : unoriented
+        try target.makeWritable()
+        guard try convertDirect(source, crop: crop, reading: reading, into: target) else { return false }
+        if !upright {
+            try output.makeWritable()
+            orientPlanes(from: unoriented, into: output)
+        }
+        chain.applyGrey(to: try output.ycbcrPlanes(), width: renderWidth, height: renderHeight)
         return true
     }
 

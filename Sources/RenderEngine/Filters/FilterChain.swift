@@ -73,6 +73,11 @@ public struct FilterChain: Sendable {
         isIdentity = stages.isEmpty
         needsOrientedPicture = oriented
         distortion = if leadingOps.isEmpty, steps.count == 1, case .picture(let op as any Distortion) = steps[0] { op } else { nil }
+        greyFromLuminance = if leadingOps.isEmpty, steps.count == 1, case .picture(let op as any GreyFromLuminance) = steps[0] {
+            op
+        } else {
+            nil
+        }
     }
 
     /// When the chain is one stage that only moves pixels (swirl, bulge, pinch, stretch,
@@ -80,6 +85,9 @@ public struct FilterChain: Sendable {
     /// plane without becoming RGB (`applyToPlanes`). Chains of several keep the RGB path:
     /// each pass through 4:2:0 chroma would soften the colours again.
     public let distortion: (any Distortion)?
+    /// When the chain is one grey effect of luminance (sketch, edgeDetection): that
+    /// effect, which a Y′CbCr picture runs on its luma (`applyGrey`).
+    public let greyFromLuminance: (any GreyFromLuminance)?
 
     /// The chain has no picture pass, so it can run one row at a time (`applyRow`).
     public var runsByRow: Bool {
@@ -162,6 +170,28 @@ public struct FilterChain: Sendable {
         luma.apply(plane: source.y, stride: source.yStride, into: destination.y, stride: destination.yStride, black: 16)
         chroma.apply(plane: source.cb, stride: source.chromaStride, into: destination.cb, stride: destination.chromaStride, black: 128)
         chroma.apply(plane: source.cr, stride: source.chromaStride, into: destination.cr, stride: destination.chromaStride, black: 128)
+    }
+
+    /// Runs a chain that is one grey effect of luminance on a BT.709 limited Y′CbCr 4:2:0
+    /// picture (8-bit, `width`×`height`) in place: L = (Y′ − 16)/219, the effect's grey g
+    /// back as Y′ = 16 + 219·g, chroma 128 (grey).
+    public func applyGrey(to planes: YCbCrPlanes, width: Int, height: Int) {
+        guard let greyFromLuminance else { preconditionFailure("applyGrey on a chain that is not one grey effect") }
+        var luma = [Float](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let row = planes.y + y * planes.yStride
+            for x in 0..<width { luma[y * width + x] = clampUnit((Float(row[x]) - 16) / 219) }
+        }
+        let grey = greyFromLuminance.grey(fromLuminance: luma, width: width, height: height)
+        for y in 0..<height {
+            let row = planes.y + y * planes.yStride
+            // 16 … 235: truncating v + ½ rounds it.
+            for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: Int32(16 + 219 * grey[y * width + x] + 0.5)) }
+        }
+        for y in 0..<(height / 2) {
+            (planes.cb + y * planes.chromaStride).update(repeating: 128, count: width / 2)
+            (planes.cr + y * planes.chromaStride).update(repeating: 128, count: width / 2)
+        }
     }
 
     /// The whole picture in float planes, stage after stage.

@@ -7,7 +7,7 @@ public enum EdgeDetection {
         formula: "vec3(|Sobel(L)|·a), neighbours one render-size pixel away"
     ) { a, _ in [.picture(Operation(strength: Float(a)))] }
 
-    public struct Operation: PictureOperation {
+    public struct Operation: GreyFromLuminance {
         public let strength: Float
         /// Neighbour distance in pixels of the picture (1 at the render size).
         public var step: Float = 1
@@ -15,8 +15,8 @@ public enum EdgeDetection {
 
         public func scaled(by scale: Float) -> any PictureOperation { Operation(strength: strength, step: step * scale) }
 
-        public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
-            SobelGradient.renderGrey(source, into: &destination, step: step) { $0 * strength }
+        public func grey(fromLuminance luma: [Float], width: Int, height: Int) -> [Float] {
+            SobelGradient.grey(luma, width: width, height: height, step: step) { $0 * strength }
         }
     }
 }

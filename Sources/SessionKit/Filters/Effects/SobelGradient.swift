@@ -8,14 +8,23 @@
 enum SobelGradient {
     /// One magnitude per pixel of `picture`, row-major.
     static func magnitudes(of picture: PlanarPicture, step: Float) -> [Float] {
-        let w = picture.width, h = picture.height
-        let luma = [Float](unsafeUninitializedCapacity: w * h) { luma, count in
+        magnitudes(ofLuminance: luminance(of: picture), width: picture.width, height: picture.height, step: step)
+    }
+
+    /// `L` of every pixel of `picture`, row-major.
+    static func luminance(of picture: PlanarPicture) -> [Float] {
+        let count = picture.width * picture.height
+        return [Float](unsafeUninitializedCapacity: count) { luma, initialized in
             picture.r.withUnsafeBufferPointer { r in picture.g.withUnsafeBufferPointer { g in picture.b.withUnsafeBufferPointer { b in
-                for i in 0..<(w * h) { luma[i] = luminance(r[i], g[i], b[i]) }
+                for i in 0..<count { luma[i] = SessionKit.luminance(r[i], g[i], b[i]) }
             } } }
-            count = w * h
+            initialized = count
         }
-        return step == 1 ? unitStep(luma, w, h) : scaledStep(luma, w, h, step)
+    }
+
+    /// One magnitude per pixel of a luminance plane `width`×`height`, row-major.
+    static func magnitudes(ofLuminance luma: [Float], width w: Int, height h: Int, step: Float) -> [Float] {
+        step == 1 ? unitStep(luma, w, h) : scaledStep(luma, w, h, step)
     }
 
     @inline(__always)
@@ -76,18 +85,16 @@ enum SobelGradient {
         return out
     }
 
-    /// A grey picture of `tone(|∇L|)` at every pixel, clamped to [0, 1] (sketch, edgeDetection).
-    static func renderGrey(_ source: PlanarPicture, into destination: inout PlanarPicture, step: Float,
-                           _ tone: (Float) -> Float) {
-        let m = magnitudes(of: source, step: step)
-        PlanarPicture.renderRows(from: source, into: &destination) { _, y, out in
-            m.withUnsafeBufferPointer { m in
-                let edges = m.baseAddress.unsafelyUnwrapped + y * out.width
-                for x in 0..<out.width {
-                    let v = tone(edges[x])
-                    out.set(x, (v, v, v))
-                }
-            }
+}
+
+extension SobelGradient {
+    /// `tone(|∇L|)` at every pixel, clamped to [0, 1] (sketch, edgeDetection).
+    @inline(__always)
+    static func grey(_ luma: [Float], width: Int, height: Int, step: Float, _ tone: (Float) -> Float) -> [Float] {
+        var m = magnitudes(ofLuminance: luma, width: width, height: height, step: step)
+        m.withUnsafeMutableBufferPointer { m in
+            for i in m.indices { m[i] = clampUnit(tone(m[i])) }
         }
+        return m
     }
 }

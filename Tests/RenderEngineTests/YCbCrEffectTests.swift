@@ -4,12 +4,14 @@ import Testing
 @testable import RenderEngine
 @testable import SessionKit
 
-/// A video segment whose filters only move pixels stays Y′CbCr (`FrameProcessor`'s
-/// distortion path, plane by plane through sample maps): its frames must still be the
-/// effect of `EffectModel` on the unfiltered frame, upright and turned.
-@Suite struct DistortionPlaneTests {
+/// A video segment whose one filter only moves pixels (plane by plane through sample
+/// maps) or is grey from luminance (on the luma) stays Y′CbCr in `FrameProcessor`: its
+/// frames must still be the effect of `EffectModel` on the unfiltered frame, upright and
+/// turned.
+@Suite struct YCbCrEffectTests {
     static let (width, height) = (192, 128)
     static let distortions = ["bulge", "pinch", "sphereRefraction", "stretchDistortion", "swirl"]
+    static let greys = ["edgeDetection", "sketch"]
 
     /// `EffectRenderTests`' picture as BT.709 limited 4:2:0 (this test's own conversion:
     /// chroma averaged over 2×2).
@@ -72,14 +74,15 @@ import Testing
         EffectRenderTests.roundTrip420(rgb, width: width, height: height)
     }
 
-    @Test(arguments: distortions, [Orientation.up, .right])
-    func distortedVideoFrameMatchesTheModel(type: String, orientation: Orientation) throws {
+    @Test(arguments: distortions + greys, [Orientation.up, .right])
+    func videoFrameMatchesTheModel(type: String, orientation: Orientation) throws {
         let source = try Self.source()
         let (plain, _) = try Self.process(source, [], orientation: orientation)
         let model = EffectModel(width: plain.width, height: plain.height)
         for n in [25.0, 100] {
             let (got, chain) = try Self.process(source, [(type, n)], orientation: orientation)
-            #expect(chain.distortion != nil, "\(type) runs on the Y′CbCr planes")
+            #expect(Self.greys.contains(type) ? chain.greyFromLuminance != nil : chain.distortion != nil,
+                    "\(type) runs on the Y′CbCr planes")
             let expected = FilterRenderTests.bytes(model.apply(type, n, to: FilterRenderTests.planes(plain)))
             let psnr = Measure.psnr(Self.roundTrip(expected, got.width, got.height), Self.roundTrip(got.bytes, got.width, got.height))
             #expect(psnr >= 32, "\(type) at \(n), \(orientation): \(psnr) dB")
@@ -90,10 +93,11 @@ import Testing
     /// A chain that also changes colours needs RGB, and one of several distortions keeps
     /// it too (each 4:2:0 pass would soften the colours again).
     @Test func otherChainsKeepTheRGBPath() throws {
-        for filters in [[("brightness", 0.2), ("swirl", 50.0)], [("swirl", 50.0), ("sepiaTone", 50.0)], [("swirl", 50.0), ("bulge", 50.0)]] {
+        for filters in [[("brightness", 0.2), ("swirl", 50.0)], [("swirl", 50.0), ("sepiaTone", 50.0)], [("swirl", 50.0), ("bulge", 50.0)],
+                        [("sketch", 50.0), ("brightness", 0.2)]] {
             let chain = try FilterChain(filters: filters.map { SessionFilter(type: $0.0, normalizedIntensity: $0.1) },
                                         registry: .builtIn, assets: [:])
-            #expect(chain.distortion == nil, "\(filters)")
+            #expect(chain.distortion == nil && chain.greyFromLuminance == nil, "\(filters)")
         }
     }
 }
