@@ -168,8 +168,8 @@ public struct FilterChain: Sendable {
         let luma = workspace.sampleMap(distortion, step: 0, of: identity, width: width, height: height)
         let chroma = workspace.sampleMap(distortion, step: 0, of: identity, width: width, height: height, chroma: true)
         luma.apply(plane: source.y, stride: source.yStride, into: destination.y, stride: destination.yStride, black: 16)
-        chroma.apply(plane: source.cb, stride: source.chromaStride, into: destination.cb, stride: destination.chromaStride, black: 128)
-        chroma.apply(plane: source.cr, stride: source.chromaStride, into: destination.cr, stride: destination.chromaStride, black: 128)
+        chroma.apply(planes: source.cb, source.cr, stride: source.chromaStride, into: destination.cb, destination.cr,
+                     stride: destination.chromaStride, black: 128)
     }
 
     /// Runs a chain that is one grey effect of luminance on a BT.709 limited Y′CbCr 4:2:0
