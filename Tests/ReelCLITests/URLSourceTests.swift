@@ -108,7 +108,7 @@ import Testing
         let origin = try NginxOrigin(root: farm.dir.appendingPathComponent("www"), scratch: farm.dir)
         try Self.session("www/clip.mp4", named: "files.json", in: farm.dir)
         try Self.session(origin.url("clip.mp4"), named: "s.json", in: farm.dir)
-        try farm.startCoordinator(Self.allow)
+        try farm.startCoordinator(Self.allow + ["--http", "127.0.0.1:0"])
         for name in ["a", "b"] { try farm.startWorker(name, Self.allow) }
         let job = try farm.submit(Self.allow)
         let output = try farm.fetched(job)
@@ -120,6 +120,20 @@ import Testing
         let caches = try ["a", "b"].flatMap { try FileManager.default.contentsOfDirectory(atPath: farm.path("cache-\($0)")) }
         #expect(!caches.contains { $0.contains(".b64k") }, "a worker fetched media blocks from the coordinator")
         for log in ["coordinator.log", "worker-a.log", "worker-b.log"] { #expect(!farm.log(log).contains(Self.secret), "\(log)") }
+
+        // Stills of URL sources come from the farm too: a worker reads the ranges it needs
+        // from the origin, the coordinator still sends no media.
+        let local = try TestEnvironment.reel(["frame", "files.json", "--segment", "1", "--time", "1.2", "-o", "local.png"], in: farm.dir)
+        #expect(local.status == 0, "\(local.stderr)")
+        let served = try farm.reel(["frame", "s.json", "--segment", "1", "--time", "1.2", "-o", "farm.png"] + Self.allow)
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(try Self.bytes(farm.dir, "farm.png") == Self.bytes(farm.dir, "local.png"))
+        let thumbnail = try HTTPExchange.send("GET", "\(try farm.apiBase())/jobs/\(job)/segments/0/thumbnail?time=1&size=160x90")
+        #expect(thumbnail.status == 200, "\(thumbnail.text.prefix(300))")
+        #expect(thumbnail.body.prefix(2) == Data([0xFF, 0xD8]))
+        let cachesAfter = try ["a", "b"].flatMap { try FileManager.default.contentsOfDirectory(atPath: farm.path("cache-\($0)")) }
+        #expect(!cachesAfter.contains { $0.contains(".b64k") }, "a worker fetched media blocks from the coordinator for a still")
+        #expect(!farm.log("coordinator.log").contains(Self.secret))
     }
 
     @Test func anOriginThatFailsForAWhileIsRetried() throws {

@@ -148,7 +148,8 @@ public final class FarmClient {
     public func stills(_ loaded: LoadedSession, _ stills: [StillRequest],
                        contentID: (URL) throws -> String = { try ContentID.of(file: $0.path) }) throws -> StillsOutcome {
         let (session, files, paths) = try describe(loaded, contentID: contentID)
-        let request = StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths, stills: stills)
+        let request = StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths, stills: stills,
+                                    origins: loaded.origins.isEmpty ? nil : loaded.origins)
         for _ in 0..<2 {
             let message = try self.request(.stills, request)
             let reply = try message.decode(StillsReply.self)

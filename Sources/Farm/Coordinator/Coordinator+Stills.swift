@@ -18,8 +18,16 @@ extension Coordinator {
         } catch {
             return reply(invalid: "a still request needs a one-segment video session: \(error)")
         }
-        guard let source = session.video?.videoSegments.first?.source, let mediaID = request.files[source] else {
-            return reply(invalid: "a still request needs a one-segment video session with its media's content id")
+        guard let source = session.video?.videoSegments.first?.source,
+              let mediaID = request.files[source] ?? request.origins?[source]?.contentID else {
+            return reply(invalid: "a still request needs a one-segment video session with its media's content id or origin")
+        }
+        // Names only: resolving would wait on the loop. The worker resolves and checks
+        // every address before it connects.
+        for object in (request.origins ?? [:]).values {
+            if case .failure(let refused) = submissionContext.origins.policy.checkByName(object.url) {
+                return reply(invalid: refused.description)
+            }
         }
         let id = "s\(UInt64.random(in: 0...UInt64.max))"
         stillsBroker.add(request, from: client, mediaID: mediaID, id: id, now: Self.now)

@@ -377,8 +377,9 @@ public final class Coordinator {
             let request = try message.decode(JobStillsRequest.self)
             guard let record = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
             try mayManage(request.jobID, credentials)
+            let origins = try store.spec(of: request.jobID).flatMap { try? JobSpec.decode(Data($0.utf8)) }?.files.compactMapValues(\.origin)
             try stills(StillsRequest(requestID: UUID().uuidString, session: record.session, files: record.files, paths: record.paths,
-                                     stills: request.stills), from: identity)
+                                     stills: request.stills, origins: origins?.isEmpty == false ? origins : nil), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)
         default:

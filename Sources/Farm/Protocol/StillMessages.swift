@@ -24,6 +24,9 @@ public struct StillsRequest: Codable, Sendable {
     public var files: [String: String]
     public var paths: [String: String]
     public var stills: [StillRequest]
+    /// Sources by URL, pinned by whoever asks: the worker reads them from their origins,
+    /// under its own address policy (docs/operations.md, "Sources by URL").
+    public var origins: [String: OriginObject]?
 }
 
 /// One payload frame per picture, in request order, unless `invalid`, `error` or `missing`.

@@ -24,7 +24,8 @@ final class StillThread: Sendable {
 
     private let mailbox = Mailbox()
 
-    init(directory: URL, limit: Int64, workerID: String, renderLog: String?, wakeup: Wakeup,
+    /// `origins` reads the sources a request names by URL.
+    init(directory: URL, limit: Int64, workerID: String, renderLog: String?, origins: OriginClient, wakeup: Wakeup,
          logger: Logger) throws {
         // The cache is opened once, on the thread that owns it; a cache that cannot open
         // fails the worker's start here, never the thread later.
@@ -47,7 +48,7 @@ final class StillThread: Sendable {
                 for job in mailbox.jobs.take() {
                     switch job {
                     case .serve(let request, let files):
-                        let reply = Self.serve(request, files: files, service: service, workerID: workerID)
+                        let reply = Self.serve(request, files: files, origins: origins, service: service, workerID: workerID)
                         mailbox.replies.post(reply)
                         wakeup.signal()
                     case .invalidate(let ids):
@@ -80,17 +81,20 @@ final class StillThread: Sendable {
 
     func shutDown() { mailbox.stop.raise() }
 
-    private static func serve(_ request: StillsRequest, files: [String: URL], service: StillService,
+    private static func serve(_ request: StillsRequest, files: [String: URL], origins: OriginClient, service: StillService,
                               workerID: String) -> (StillsReply, [Data]) {
         var reply = StillsReply(requestID: request.requestID, worker: workerID, results: [], invalid: nil, error: nil, missing: [])
         do {
             let session = try SessionDocument.decode(Data(request.session.utf8))
-            let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files)
+            let pinned = request.origins ?? [:]
+            let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files,
+                                            origins: pinned, originClient: origins)
             guard loaded.report.isValid else {
                 reply.invalid = loaded.report.problems.map(\.description).joined(separator: "; ")
                 return (reply, [])
             }
-            let served = try service.serve(loaded, contentIDs: request.files, requests: request.stills)
+            let served = try service.serve(loaded, contentIDs: request.files.merging(pinned.mapValues(\.contentID)) { $1 },
+                                           requests: request.stills)
             reply.results = served.map(\.0)
             return (reply, try served.map { try Data(contentsOf: $0.1) })
         } catch let invalid as StillRequestError {

@@ -90,7 +90,8 @@ public final class Worker {
         wakeup = try Wakeup()
         ranges = RangeFetcher(directory: options.cacheDirectory, wakeup: wakeup)
         stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
-                                 workerID: options.workerID, renderLog: options.renderLog, wakeup: wakeup, logger: logger)
+                                 workerID: options.workerID, renderLog: options.renderLog, origins: options.origins,
+                                 wakeup: wakeup, logger: logger)
     }
 
     deinit { stills.shutDown() }

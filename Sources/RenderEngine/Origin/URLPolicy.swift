@@ -22,13 +22,25 @@ public struct URLPolicy: Sendable, Hashable {
         }
     }
 
-    /// The addresses `url` may be read from, or why it may not.
-    public func addresses(for url: MediaURL, resolve: (String, Int) throws -> [String] = HostResolver.resolve(_:port:)) -> Result<[String], OriginError> {
+    /// What can be told of `url` without resolving its host: refused when the farm lists
+    /// hosts and this is not one, or when it is an internal address literal not listed.
+    public func checkByName(_ url: MediaURL) -> Result<Void, OriginError> {
         let listed = lists(url.host)
         if !allowedHosts.isEmpty, !listed {
             return .failure(OriginError(.refused, "\(url.redacted): host \(url.host) is not allowed on this farm "
                 + "(allowed: \(allowedHosts.joined(separator: ", ")); --allow-url-host)"))
         }
+        if !listed, let kind = IPAddressKind.internalKind(of: url.host) {
+            return .failure(OriginError(.refused, "\(url.redacted): \(url.host) is a \(kind) address; "
+                + "the farm reads such addresses only from hosts allowed by name (--allow-url-host \(url.host))"))
+        }
+        return .success(())
+    }
+
+    /// The addresses `url` may be read from, or why it may not.
+    public func addresses(for url: MediaURL, resolve: (String, Int) throws -> [String] = HostResolver.resolve(_:port:)) -> Result<[String], OriginError> {
+        if case .failure(let refused) = checkByName(url) { return .failure(refused) }
+        let listed = lists(url.host)
         let addresses: [String]
         do {
             addresses = try resolve(url.host, url.port)
