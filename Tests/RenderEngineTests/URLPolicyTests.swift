@@ -78,6 +78,19 @@ import Testing
         #expect((try? URLPolicy(allowedHosts: ["127.0.0.1"]).addresses(for: try url("http://127.0.0.1:9/a.mp4")).get()) == ["127.0.0.1"])
     }
 
+    /// What the coordinator checks of a still request's pinned origins, on its loop:
+    /// names and literals only, never a lookup.
+    @Test func checkingByNameRefusesUnlistedHostsAndInternalLiterals() throws {
+        let open = URLPolicy()
+        #expect((try? open.checkByName(try url("https://media.example.com/a.mp4")).get()) != nil, "a name is left to the worker")
+        for literal in ["http://127.0.0.1:8080/a.mp4", "http://[::1]/a.mp4", "http://169.254.169.254/x", "http://10.1.2.3/a.mp4"] {
+            #expect((try? open.checkByName(try url(literal)).get()) == nil, "\(literal)")
+        }
+        let listed = URLPolicy(allowedHosts: ["127.0.0.1"])
+        #expect((try? listed.checkByName(try url("http://127.0.0.1:8080/a.mp4")).get()) != nil)
+        #expect((try? listed.checkByName(try url("https://media.example.com/a.mp4")).get()) == nil)
+    }
+
     @Test func announcedRangesJoinAcrossSmallGapsOnly() {
         let ranges: [Range<Int64>] = [0..<100, 5000..<5100, 100..<200, 9000..<9100, 20_000..<20_050]
         #expect(ByteRanges.merged(ranges, within: 30_000, longest: 1 << 20) == [0..<200, 5000..<5100, 9000..<9100, 20_000..<20_050])
