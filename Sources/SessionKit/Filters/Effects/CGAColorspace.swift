@@ -26,28 +26,33 @@ public enum CGAColorspace {
         }
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
-            let amount = amount
+            let amount = amount, width = source.width
             // A cell's corner: u alone across, v alone down.
-            let columns = pixelCentres(source.width).map { $0 - glslMod($0, 1.0 / 200) }
+            let columns = pixelCentres(width).map { $0 - glslMod($0, 1.0 / 200) }
             let rows = pixelCentres(source.height).map { $0 - glslMod($0, 1.0 / 320) }
             // Each column's palette colour: the same for every row that crosses the same cells.
-            var cga = PlanarPicture(width: source.width, height: 1)
-            PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
-                let cv = rows[y]
-                if y == 0 || rows[y - 1] != cv {
-                    var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
-                    for x in 0..<out.width {
-                        let cu = columns[x]
-                        let (r, g, b) = cell.value(at: cu, cv) {
-                            let (r, g, b) = reader.sample(u: cu, v: cv)
-                            return Self.nearest(r, g, b)
+            var cga = [Float](repeating: 0, count: 3 * width)
+            cga.withUnsafeMutableBufferPointer { cga in
+                let (cr, cg, cb) = (cga.baseAddress.unsafelyUnwrapped, cga.baseAddress.unsafelyUnwrapped + width,
+                                    cga.baseAddress.unsafelyUnwrapped + 2 * width)
+                PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
+                    let cv = rows[y]
+                    if y == 0 || rows[y - 1] != cv {
+                        var cell = CellCache<(Float, Float, Float)>((0, 0, 0))
+                        for x in 0..<width {
+                            let cu = columns[x]
+                            (cr[x], cg[x], cb[x]) = cell.value(at: cu, cv) {
+                                let (r, g, b) = reader.sample(u: cu, v: cv)
+                                return Self.nearest(r, g, b)
+                            }
                         }
-                        (cga.r[x], cga.g[x], cga.b[x]) = (r, g, b)
                     }
-                }
-                let (r, g, b) = reader.row(y)
-                for x in 0..<out.width {
-                    out.set(x, (mix(r[x], cga.r[x], amount), mix(g[x], cga.g[x], amount), mix(b[x], cga.b[x], amount)))
+                    let (r, g, b) = reader.row(y)
+                    for x in 0..<width {
+                        out.r[x] = clampUnit(mix(r[x], cr[x], amount))
+                        out.g[x] = clampUnit(mix(g[x], cg[x], amount))
+                        out.b[x] = clampUnit(mix(b[x], cb[x], amount))
+                    }
                 }
             }
         }

@@ -21,17 +21,20 @@ public enum Toon {
 
         public func apply(_ source: PlanarPicture, into destination: inout PlanarPicture) {
             let m = SobelGradient.magnitudes(of: source, step: step), threshold = threshold
-            // ⌊10c + ½⌋ for c in [0, 1] is a whole number 0 … 10: truncation, which
-            // vectorises, gives the same value as floor for these non-negative inputs.
+            // ⌊10c + ½⌋ for c in [0, 1] is 0 … 10. Adding 2²³ rounds 10c to the nearest whole
+            // number in the float's own arithmetic (the same but at exact halves, which
+            // 8-bit inputs never give) and, unlike a conversion to an integer, vectorises.
             @inline(__always)
-            func posterize(_ c: Float) -> Float { Float(Int32(c * Self.levels + 0.5)) / Self.levels }
+            func posterize(_ c: Float) -> Float { ((c * Self.levels + 0x1p23) - 0x1p23) * (1 / Self.levels) }
             PlanarPicture.renderRows(from: source, into: &destination) { reader, y, out in
                 let (r, g, b) = reader.row(y)
                 m.withUnsafeBufferPointer { m in
                     let edges = m.baseAddress.unsafelyUnwrapped + y * out.width
                     for x in 0..<out.width {
-                        let keep = 1 - glslStep(threshold, edges[x])
-                        out.set(x, (posterize(r[x]) * keep, posterize(g[x]) * keep, posterize(b[x]) * keep))
+                        let keep: Float = edges[x] < threshold ? 1 : 0
+                        out.r[x] = posterize(r[x]) * keep
+                        out.g[x] = posterize(g[x]) * keep
+                        out.b[x] = posterize(b[x]) * keep
                     }
                 }
             }
