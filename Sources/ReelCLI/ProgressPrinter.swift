@@ -29,7 +29,7 @@ final class ProgressPrinter: Sendable {
                 last = p.elapsed
                 return true
             }
-            if due { printError("render: \(String(format: "%.0f", fraction * 100))% \(stats)") }
+            if due { FileHandle.standardError.write(Data("render: \(String(format: "%.0f", fraction * 100))% \(stats)\n".utf8)) }
         }
     }
 

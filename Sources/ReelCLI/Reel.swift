@@ -25,8 +25,10 @@ struct Reported: Error {
     let code: ExitCode
 }
 
+/// One line on stderr in the one format every command uses: `reel: error: …` or
+/// `reel: warning: …` (`line` starts with its level).
 func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data(("reel: " + line + "\n").utf8))
 }
 
 @main

@@ -14,6 +14,8 @@ import Testing
         let option = try TestEnvironment.reel(["render", "s.json", "-o", "out.mp4", "--workres", "2"], in: dir)
         #expect(option.status == 2)
         #expect(option.stderr.contains("did you mean '--workers'?"), "\(option.stderr)")
+        // One error format everywhere: usage errors as every other.
+        for result in [command, option] { #expect(result.stderrLines == result.stderrLines.filter { $0.hasPrefix("reel: error: ") }) }
     }
 
     @Test func anOutputFolderThatIsNotThereIsRefusedBeforeAnyWork() throws {
@@ -23,6 +25,7 @@ import Testing
         let r = try TestEnvironment.reel(["render", "s.json", "-o", "no/such/folder/out.mp4"], in: dir)
         #expect(r.status == 2)
         #expect(r.stderr.contains("no/such/folder") && r.stderr.contains("does not exist"), "\(r.stderr)")
+        #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("reel: error: "), "\(r.stderr)")
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
@@ -35,9 +38,11 @@ import Testing
         #expect(r.status != 0)
         #expect(r.stderr.contains("waiting for the coordinator at tcp://127.0.0.1:\(port)"), "\(r.stderr)")
         #expect(r.stderr.contains("within 3 s"), "\(r.stderr)")
+        #expect(r.stderrLines.last?.hasPrefix("reel: error: ") == true, "\(r.stderr)")
         #expect(Date().timeIntervalSince(started) < 15)
         let bad = try TestEnvironment.reel(["status", "--coordinator", "http://127.0.0.1:\(port)"])
         #expect(bad.status == 2 && bad.stderr.contains("tcp://"), "\(bad.stderr)")
+        #expect(bad.stderr.hasPrefix("reel: error: "), "\(bad.stderr)")
     }
 
     /// HOST:PORT reaches a coordinator; `watch --json` prints one status a line, the last final.

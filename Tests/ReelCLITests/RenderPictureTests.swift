@@ -145,7 +145,7 @@ import Testing
             try fx.session(#"{"video": {"videoSegments": [{"source": "\#(source)"}]}}"#)
             let result = try fx.render()
             #expect(result.status == 2, "\(source): \(result.stderr)")
-            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("reel: error:") }
             #expect(lines.count == 1 && lines[0].contains("video.videoSegments[0].source") && lines[0].contains(reason), "\(lines)")
             #expect(!FileManager.default.fileExists(atPath: fx.path("out.mp4")))
         }

@@ -24,11 +24,11 @@ import Testing
         let result = try TestEnvironment.reel(["validate", "s.json"], in: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderrLines == [
-            "warning: futureField: unknown key (ignored)",
-            "warning: video.renderSise: unknown key, did you mean renderSize? (ignored)",
-            "warning: video.videoSegments[0].trimEnd: unknown key, did you mean trimDuration? (ignored)",
-            "warning: video.videoSegments[1].location.altitud: unknown key, did you mean altitude? (ignored)",
-            "warning: video.videoSegments[1].trimStart: unknown key, did you mean trimStartTime? (ignored)",
+            "reel: warning: futureField: unknown key (ignored)",
+            "reel: warning: video.renderSise: unknown key, did you mean renderSize? (ignored)",
+            "reel: warning: video.videoSegments[0].trimEnd: unknown key, did you mean trimDuration? (ignored)",
+            "reel: warning: video.videoSegments[1].location.altitud: unknown key, did you mean altitude? (ignored)",
+            "reel: warning: video.videoSegments[1].trimStart: unknown key, did you mean trimStartTime? (ignored)",
         ])
     }
 
@@ -44,9 +44,9 @@ import Testing
         let result = try TestEnvironment.reel(["validate", "s.json"], in: dir)
         #expect(result.status == 2)
         #expect(result.stderrLines == [
-            "error: video.videoSegments[0].trimDuration: 4.2 s exceeds duration - trimStartTime (1.5 s)",
-            "error: video.videoSegments[1].speedMultiplier: -2 must be a finite number greater than 0",
-            "error: video.videoSegments[2].filters[0].type: unknown filter type 'sepia' (did you mean 'sepiaTone'?); known types: abbotKinney, brightness, bulge, cgaColorspace, contrast, edgeDetection, exposure, falseColor, gamma, gaussianBlur, halftone, highlights, horizontalPerspective, hue, laCienega, lookup, luminanceThreshold, lut, melrose, montana, mulholland, pinch, pixellate, polkaDot, sanVicente, saturation, sepiaTone, sepulveda, shadows, sharpness, sketch, speed, sphereRefraction, straighten, stretchDistortion, sunset, swirl, tiltShift, toon, verticalPerspective, vibrance, vignette, warmth, wilshire",
+            "reel: error: video.videoSegments[0].trimDuration: 4.2 s exceeds duration - trimStartTime (1.5 s)",
+            "reel: error: video.videoSegments[1].speedMultiplier: -2 must be a finite number greater than 0",
+            "reel: error: video.videoSegments[2].filters[0].type: unknown filter type 'sepia' (did you mean 'sepiaTone'?); known types: abbotKinney, brightness, bulge, cgaColorspace, contrast, edgeDetection, exposure, falseColor, gamma, gaussianBlur, halftone, highlights, horizontalPerspective, hue, laCienega, lookup, luminanceThreshold, lut, melrose, montana, mulholland, pinch, pixellate, polkaDot, sanVicente, saturation, sepiaTone, sepulveda, shadows, sharpness, sketch, speed, sphereRefraction, straighten, stretchDistortion, sunset, swirl, tiltShift, toon, verticalPerspective, vibrance, vignette, warmth, wilshire",
         ])
     }
 
