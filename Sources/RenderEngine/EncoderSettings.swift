@@ -44,20 +44,36 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
         max(1, (keyframeInterval / frameDuration).roundedHalfUp)
     }
 
+    /// A setting out of its range: named as the CLI option and as the API's JSON key.
+    public struct Invalid: Error, CustomStringConvertible {
+        /// The setting's key in the API's `settings` object.
+        public let key: String
+        /// The message in the API's terms (the JSON value).
+        public let apiMessage: String
+        /// The message in the CLI's terms (its option and units).
+        public let description: String
+    }
+
     public func validate() throws {
-        guard (0...51).contains(crf) else { throw EngineError("--crf \(crf) is outside 0 … 51") }
+        guard (0...51).contains(crf) else {
+            throw Invalid(key: "crf", apiMessage: "\(crf) is outside 0 … 51", description: "--crf \(crf) is outside 0 … 51")
+        }
         let encoder = videoCodec == .hevc ? "libx265" : "libx264"
         guard avcodec_find_encoder_by_name(encoder) != nil else {
-            throw EngineError("--codec \(videoCodec.rawValue): this system's libavcodec has no \(encoder) encoder")
+            let why = "this system's libavcodec has no \(encoder) encoder"
+            throw Invalid(key: "codec", apiMessage: "\(videoCodec.rawValue): \(why)", description: "--codec \(videoCodec.rawValue): \(why)")
         }
         guard Self.presets.contains(preset) else {
-            throw EngineError("--preset '\(preset)' is not one of \(Self.presets.joined(separator: ", "))")
+            let known = Self.presets.joined(separator: ", ")
+            throw Invalid(key: "preset", apiMessage: "'\(preset)' is not one of \(known)", description: "--preset '\(preset)' is not one of \(known)")
         }
         guard keyframeIntervalSeconds.isFinite, keyframeIntervalSeconds >= 0.1, keyframeIntervalSeconds <= 60 else {
-            throw EngineError("--keyframe-interval \(keyframeIntervalSeconds) s is outside 0.1 … 60")
+            throw Invalid(key: "keyframeIntervalSeconds", apiMessage: "\(keyframeIntervalSeconds) is outside 0.1 … 60",
+                          description: "--keyframe-interval \(keyframeIntervalSeconds) s is outside 0.1 … 60")
         }
         if let audioBitRate, !(32_000...512_000).contains(audioBitRate) {
-            throw EngineError("--audio-bitrate \(audioBitRate / 1000) kb/s is outside 32 … 512")
+            throw Invalid(key: "audioBitRate", apiMessage: "\(audioBitRate) bits per second is outside 32000 … 512000",
+                          description: "--audio-bitrate \(audioBitRate / 1000) kb/s is outside 32 … 512")
         }
     }
 }

@@ -23,7 +23,8 @@ extension APIRoutes {
         let start = range?.first ?? 0
         let count = range?.count ?? size
         var headers = HTTPFields()
-        headers[.contentType] = type
+        // A range of a JSON document is not one: sent as bytes (docs/api.yaml).
+        headers[.contentType] = range != nil && type == "application/json" ? "application/octet-stream" : type
         headers[.acceptRanges] = "bytes"
         if let range { headers[.contentRange] = "bytes \(range.first)-\(range.last)/\(size)" }
         let gateway = self.gateway
@@ -82,13 +83,22 @@ extension APIRoutes {
         var query: [(String, String)] = []
         if let segment {
             path = "/v1/jobs/\(id)/segments/\(segment)/thumbnail"
+            var texts: [String: String] = [:]
             for key in ["size", "time", "format"] {
                 guard let raw = fields[key] else { continue }
-                guard let text = raw as? String ?? (raw as? NSNumber).map({ "\($0)" }) else {
-                    return try json(["problems": [Problem(path: key, message: "must be a string or a number")]] as [String: [Problem]],
-                                    status: .unprocessableContent)
+                // time is a number; size and format are strings (docs/api.yaml).
+                guard let text = key == "time" ? (raw as? NSNumber).flatMap({ $0 is Bool ? nil : "\($0)" }) : raw as? String else {
+                    return try json(["problems": [Problem(path: key, message: key == "time" ? "must be a number" : "must be a string")]]
+                                    as [String: [Problem]], status: .unprocessableContent)
                 }
+                texts[key] = text
                 query.append((key, text))
+            }
+            do {
+                _ = try ThumbnailQuery(size: texts["size"], time: texts["time"], format: texts["format"])
+            } catch let invalid as ThumbnailQuery.Invalid {
+                return try json(["problems": [Problem(path: invalid.key, message: invalid.message)]] as [String: [Problem]],
+                                status: .unprocessableContent)
             }
         } else {
             let part = fields["part"] as? String ?? "output"

@@ -98,7 +98,7 @@ struct APIRoutes: Sendable {
         }
         group.post("jobs/:id/output-url") { request, context in try await signedURL(request, context, segment: nil) }
         group.post("jobs/:id/segments/:segment/thumbnail-url") { request, context in
-            try await signedURL(request, context, segment: try context.parameters.require("segment"))
+            try await signedURL(request, context, segment: String(try Self.segment(context)))
         }
         group.put("media/:contentID") { request, context in try await upload(request, context) }
         group.head("media/:contentID") { request, context in try await mediaState(request, context) }
@@ -110,6 +110,10 @@ struct APIRoutes: Sendable {
     /// and parameters (docs/api.md, "Signed URLs"), else the bearer token as anywhere.
     func authorizeRead(_ request: Request) throws -> Caller {
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        // Checked with a token too: a malformed parameter is refused, never ignored.
+        for (key, value) in query where key == "expires" && !(Int(value).map { (0...99_999_999_999).contains($0) } ?? false) {
+            throw HTTPError(.badRequest, message: "expires=\(value.prefix(40)) is not Unix seconds from 0 to 99999999999")
+        }
         if query.contains(where: { $0.0 == "signature" }) {
             guard signer.verifies(path: request.uri.path, query: query) else {
                 throw HTTPError(.forbidden, message: "the signed URL is not valid for this path, or has expired")

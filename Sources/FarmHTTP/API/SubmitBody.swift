@@ -60,7 +60,11 @@ struct SubmitBody {
             } catch {
                 throw Invalid(path: "settings", message: "a field has the wrong type")
             }
-            do { try settings.validate() } catch { throw Invalid(path: "settings", message: "\(error)") }
+            do {
+                try settings.validate()
+            } catch let invalid as EncoderSettings.Invalid {
+                throw Invalid(path: "settings.\(invalid.key)", message: invalid.apiMessage)
+            }
         }
         var priority = 0
         if object["priority"] != nil {
