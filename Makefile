@@ -33,6 +33,8 @@ test-deps: deps
 	@python3 -c 'import prometheus_client' 2>/dev/null || python3 -m pip install -q prometheus_client==0.23.1
 	@# The HTTP API test fuzzes the API from docs/api.yaml with schemathesis.
 	@command -v schemathesis >/dev/null || python3 -m pip install -q schemathesis==4.32.5
+	@# ... and drives it through a client generated from docs/api.yaml by openapi-python-client.
+	@command -v openapi-python-client >/dev/null || python3 -m pip install -q openapi-python-client==0.29.1
 	@# The dashboard test drives Chromium through chromedriver.
 	@python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium==4.27.1
 

@@ -208,7 +208,10 @@ import Testing
         let badSetting = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice),
                                                body: Data(#"{"session": {}, "settings": {"crf": 99}}"#.utf8))
         #expect(badSetting.status == 422)
-        #expect(((badSetting.json as? [String: Any])?["problems"] as? [[String: String]])?.first?["path"] == "settings")
+        // The setting named by its key, in the API's terms (not the CLI's --crf).
+        let settingProblem = ((badSetting.json as? [String: Any])?["problems"] as? [[String: String]])?.first
+        #expect(settingProblem?["path"] == "settings.crf")
+        #expect(settingProblem?["message"] == "99 is outside 0 … 51")
         // A boolean is not a priority (Foundation's bridged numbers would say 1 == true).
         let boolPriority = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice),
                                                  body: Data(#"{"session": {}, "priority": true}"#.utf8))
@@ -281,6 +284,23 @@ import Testing
         #expect(result.stdout.contains("passed") && !result.stdout.contains("failures"), "\(result.stdout.suffix(4000))")
         // The finished job and the uploaded file were reached, not only 404s.
         #expect(!result.stdout.contains("Missing test data"), "\(result.stdout.suffix(3000))")
+    }
+
+    /// A client generated from docs/api.yaml by openapi-python-client (PyPI), with no code
+    /// of ours in it, uploads the media, submits the session, waits and downloads the MP4:
+    /// the bytes `reel render` makes. The generator must take the spec without a warning.
+    @Test func aGeneratedClientUploadsSubmitsAndDownloads() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let base = try start(farm)
+        let python = try #require(ProcessRunner.which("python3"))
+        #expect(ProcessRunner.which("openapi-python-client") != nil, "make test-deps installs openapi-python-client")
+        let script = TestEnvironment.packageRoot.appendingPathComponent("Tests/api/generated-client-check.py").path
+        let result = try ProcessRunner.run(python, [script, base, Self.alice, farm.path("s.json"), farm.path("client.mp4")],
+                                           directory: farm.dir, environment: ProcessInfo.processInfo.environment, timeout: 240)
+        #expect(result.status == 0, "\(result.stdout.suffix(1000)) \(result.stderr.suffix(2000))")
+        let downloaded = try Data(contentsOf: URL(fileURLWithPath: farm.path("client.mp4")))
+        #expect(downloaded == (try farm.reference()), "the generated client downloaded \(downloaded.count) bytes")
     }
 
     @Test func aNonLoopbackAPIWithoutTokensIsRefused() throws {
