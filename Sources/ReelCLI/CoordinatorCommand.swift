@@ -69,6 +69,17 @@ struct CoordinatorCommand: AsyncParsableCommand {
         "File holding the secret that signs webhooks (HMAC-SHA256); with it, jobs may name a callback URL.", valueName: "file"))
     var webhookSecret: String?
 
+    @Option(name: .customLong("max-event-streams"), help: "Event streams the HTTP API serves at once (more: 429).")
+    var maxEventStreams = 1024
+
+    @Option(name: .customLong("max-event-streams-per-client"), help: "Event streams one API token may hold at once (more: 429).")
+    var maxEventStreamsPerClient = 64
+
+    @Option(name: .customLong("allow-callback-host"), help: ArgumentHelp(
+        "A host webhooks may go to (repeatable; then only the hosts listed). Loopback, private, link-local and metadata "
+            + "addresses are refused unless their host is listed.", valueName: "host"))
+    var allowCallbackHosts: [String] = []
+
     @Option(name: .customLong("url-signing-secret"), help: ArgumentHelp(
         "File holding the key that signs the API's short-lived URLs (at least 16 characters; the same on every replica). "
             + "Default: a random key, so signed URLs end when the coordinator restarts.", valueName: "file"))
@@ -145,18 +156,26 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 options.curve = curve
                 gatewayCurve = CurveClient(keys: keys, serverKey: curve.keys.publicKey)
             }
+            // A stream is a connection: the total stays below the descriptors the process has,
+            // with headroom for the farm's own (docs/operations.md, "Limits").
+            let descriptors = DescriptorLimit.raiseToHard()
+            var streams = JobEvents.Budget()
+            streams.total = min(maxEventStreams, max(16, (descriptors - DescriptorLimit.headroom) / 2))
+            streams.perClient = min(maxEventStreamsPerClient, streams.total)
+            logger.info("HTTP API: at most \(streams.total) event streams, \(streams.perClient) per client (\(descriptors) descriptors)")
             var signer = URLSigner.random()
             if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
             extra.append(APIServer.service(at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
                                            uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer,
-                                           logger: logger))
+                                           streams: streams, logger: logger))
         }
         if let webhookSecret {
             let trimmed = try Self.secret(webhookSecret, option: "--webhook-secret")
             options.acceptsCallbacks = true
+            options.callbackPolicy = URLPolicy(allowedHosts: allowCallbackHosts)
             extra.append(LoopService.webhooks(WebhookDeliverer(
                 storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, secret: trimmed,
-                coordinatorPulse: options.pulse, logger: logger), logger: logger))
+                coordinatorPulse: options.pulse, logger: logger, policy: options.callbackPolicy), logger: logger))
         }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
         try await farmCall {

@@ -147,9 +147,7 @@ import RenderEngine
         let fetched = try TestEnvironment.reel(["fetch", job, "-o", "farm.mp4", "--wait", "--coordinator", endpoint], in: dir)
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(Date().timeIntervalSince(started) < 60)
-        let status = try String(contentsOfFile: "/proc/\(coordinator)/status", encoding: .utf8)
-        let rssKB = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) } ?? .max
+        let rssKB = ProcessMemory.residentKB(of: coordinator) ?? .max
         #expect(rssKB < 200 * 1024, "coordinator RSS \(rssKB) kB")
         // The flooder was cut off (past 200 messages in a turn), or — if its burst was
         // spread thin — the replies beyond its queue were dropped; said once, not 6,000 times.

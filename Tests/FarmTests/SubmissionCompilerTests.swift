@@ -19,7 +19,7 @@ struct SubmissionCompilerTests {
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: roots, withIntermediateDirectories: true)
         let context = SubmissionCompiler.Context(stateDirectory: dir, catalog: MediaCatalog(directory: media, roots: [roots]),
-                                                 looks: nil, strictLooks: false, acceptsCallbacks: false,
+                                                 looks: nil, strictLooks: false, acceptsCallbacks: false, callbackPolicy: URLPolicy(),
                                                  origins: OriginClient(policy: URLPolicy()))
         let session = #"{"video": {"videoSegments": [{"source": "clip.mp4", "trimDuration": 0.5}]}}"#
         func compile(files: [String: String], paths: [String: String] = [:], callback: String? = nil,

@@ -14,12 +14,7 @@ import Testing
         try farm.startWorker("slow", ["--test-shard-delay", "400"])   // the job runs while the streams open
         let base = try farm.apiBase()
         let port = try #require(URLComponents(string: base)?.port)
-        var files: [String: String] = [:]
-        for name in ["a.mp4", "b.mp4"] {
-            let id = "sha256:" + (try ProcessRunner.run("/usr/bin/sha256sum", [farm.path(name)]).stdout.split(separator: " ").first.map(String.init) ?? "")
-            files[name] = id
-            #expect(try HTTPExchange.send("PUT", "\(base)/media/\(id)", body: try Data(contentsOf: URL(fileURLWithPath: farm.path(name)))).status == 201)
-        }
+        let files = try farm.uploadMedia(to: base)
         let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
         let body = try JSONSerialization.data(withJSONObject: ["session": session, "files": files, "settings": ["keyframeIntervalSeconds": 0.5]])
         let created = try HTTPExchange.send("POST", "\(base)/jobs", body: body)
@@ -46,5 +41,51 @@ import Testing
         // Once the job has ended and the clients have gone, the subscription is gone too.
         let settled = try farm.waitUntil(20) { try descriptors() <= before + 4 }
         #expect(settled, "\(before) → \((try? descriptors()) ?? -1) descriptors")
+    }
+
+    /// docs/operations.md, "Limits": streams beyond a client's budget, or the API's, are
+    /// answered 429 with Retry-After at once, the others keep streaming, and a client that
+    /// closes its streams may open new ones.
+    @Test func streamsBeyondTheBudgetAre429AndTheRestStream() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 2)
+        let alice = "alice-token-0123456789abcdefghij", bob = "bob-token-0123456789abcdefghijkl"
+        try TestEnvironment.write("\(alice) client alice\n\(bob) client bob\n", to: "tokens", in: farm.dir)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens",
+                                   "--max-event-streams", "12", "--max-event-streams-per-client", "8"])
+        try farm.startWorker("slow", ["--test-shard-delay", "400"])
+        let base = try farm.apiBase()
+        let port = try #require(URLComponents(string: base)?.port)
+        let files = try farm.uploadMedia(to: base, token: alice)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        func submit(_ token: String) throws -> String {
+            let body = try JSONSerialization.data(withJSONObject: ["session": session, "files": files])
+            let created = try HTTPExchange.send("POST", "\(base)/jobs", headers: ["Authorization": "Bearer \(token)"], body: body)
+            return try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String, "\(created.text)")
+        }
+        let (aliceJob, bobJob) = (try submit(alice), try submit(bob))
+        func open(_ token: String, _ job: String) throws -> OpenHTTPStream {
+            try OpenHTTPStream(port: port, path: "/v1/jobs/\(job)/events", headers: ["Authorization": "Bearer \(token)"])
+        }
+        var aliceStreams = try (0..<8).map { _ in try open(alice, aliceJob) }
+        for stream in aliceStreams { #expect(stream.read(until: "event: progress"), "\(stream.text.prefix(300))") }
+        let ninth = try open(alice, aliceJob)
+        #expect(ninth.read(until: "\r\n\r\n") && ninth.text.hasPrefix("HTTP/1.1 429"), "\(ninth.text.prefix(300))")
+        #expect(ninth.text.lowercased().contains("retry-after: 5"))
+        // Bob has his own budget, under the API's 12 in all.
+        let bobStreams = try (0..<4).map { _ in try open(bob, bobJob) }
+        for stream in bobStreams { #expect(stream.read(until: "event: progress"), "\(stream.text.prefix(300))") }
+        let thirteenth = try open(bob, bobJob)
+        #expect(thirteenth.read(until: "\r\n\r\n") && thirteenth.text.hasPrefix("HTTP/1.1 429"), "\(thirteenth.text.prefix(300))")
+        // Alice closes hers: the budget is hers again.
+        aliceStreams = []
+        let reopened = try farm.waitUntil(10) {
+            let again = try open(alice, aliceJob)
+            return again.read(until: "event: ", seconds: 5) && again.text.hasPrefix("HTTP/1.1 200")
+        }
+        #expect(reopened)
+        #expect(aliceStreams.isEmpty)
+        // The streams that were admitted still see their job's end.
+        for stream in bobStreams { #expect(stream.read(until: "event: done", seconds: 120), "\(stream.text.suffix(300))") }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ReelTestSupport
 import Testing
@@ -7,6 +8,8 @@ final class FarmFixture {
     let dir: URL
     let endpoint: String
     var coordinator: Process?
+    /// The running coordinator's process id.
+    var coordinatorPID: Int32? { coordinator.map(\.processIdentifier) }
     var workers: [String: Process] = [:]
     let stateDir: URL
 
@@ -114,6 +117,21 @@ final class FarmFixture {
           {"source": "a.mp4", "speedMultiplier": 2, "trimStartTime": 0.5, "trimDuration": \(seconds)}
         ]}}
         """, to: "s.json", in: dir)
+    }
+
+    /// Uploads `makeSession`'s media over the HTTP API at `base` (`…/v1`); returns each
+    /// file's content id by name.
+    func uploadMedia(to base: String, token: String? = nil) throws -> [String: String] {
+        var files: [String: String] = [:]
+        for name in ["a.mp4", "b.mp4"] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path(name)))
+            let id = "sha256:" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+            let put = try HTTPExchange.send("PUT", "\(base)/media/\(id)", headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:],
+                                            body: data)
+            guard [200, 201].contains(put.status) else { throw Failure("upload of \(name): \(put.status) \(put.text)") }
+            files[name] = id
+        }
+        return files
     }
 
     static let shortGOP = ["--keyframe-interval", "0.5"]

@@ -30,7 +30,7 @@ import Testing
         })
         let callback = "http://127.0.0.1:\(port ?? "0")/hook"
 
-        try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret"])
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret", "--allow-callback-host", "127.0.0.1"])
         try farm.startWorker("a", ["--test-shard-delay", "300"])
         let api = try farm.apiBase()
         var files: [String: String] = [:]
@@ -96,5 +96,92 @@ import Testing
         #expect(problems.contains { $0["path"] == "callback" && ($0["message"] ?? "").contains("--webhook-secret") }, "\(problems)")
         let notHTTP = try HTTPExchange.send("POST", "\(api)/jobs", body: Data(#"{"session": {}, "callback": "file:///etc/passwd"}"#.utf8))
         #expect(notHTTP.status == 422)
+    }
+
+    /// Callbacks that point inward are refused at submission unless the operator lists the
+    /// host; nothing is sent to them (the checks are on the URL's text).
+    @Test func callbacksToInternalAddressesAreRefusedByDefault() throws {
+        let farm = try FarmFixture()
+        try TestEnvironment.write("a-webhook-secret-for-the-test-0123456789\n", to: "secret", in: farm.dir)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret"])
+        let api = try farm.apiBase()
+        for callback in ["http://169.254.169.254/latest/meta-data/", "http://[::ffff:169.254.169.254]/x", "http://2852039166/x",
+                         "http://0xa9.0xfe.0xa9.0xfe/x", "http://127.0.0.1:9/x", "http://[::1]/x", "http://10.0.0.1/x",
+                         "http://user:pass@example.com/x", "ftp://example.com/x"] {
+            let body = try JSONSerialization.data(withJSONObject: ["session": ["video": ["videoSegments": []]], "callback": callback])
+            let reply = try HTTPExchange.send("POST", "\(api)/jobs", body: body)
+            let problems = ((reply.json as? [String: Any])?["problems"] as? [[String: String]]) ?? []
+            #expect(reply.status == 422 && problems.contains { $0["path"] == "callback" }, "\(callback): \(reply.text)")
+        }
+    }
+
+    /// Receivers that never answer, or answer with a body that never ends, cost only
+    /// their own deliveries: each attempt ends within the 10 s deadline, the coordinator's
+    /// memory stays flat, and another tenant's webhook is delivered meanwhile. A silent
+    /// host and a closed port read the same in the job's status.
+    @Test func aSilentOrEndlessReceiverDelaysOnlyItself() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        try TestEnvironment.write("a-webhook-secret-for-the-test-0123456789\n", to: "secret", in: farm.dir)
+        let python = try #require(ProcessRunner.which("python3"))
+        var receivers: [Process] = []
+        defer { for r in receivers { kill(r.processIdentifier, SIGKILL); r.waitUntilExit() } }
+        func receiver(_ script: String, _ arguments: [String], port name: String) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [TestEnvironment.packageRoot.appendingPathComponent("Tests/\(script)").path] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            receivers.append(process)
+            var port = ""
+            _ = try farm.waitUntil(20) {
+                port = (try? String(contentsOfFile: farm.path(name), encoding: .utf8)) ?? ""
+                return !port.isEmpty
+            }
+            return "http://127.0.0.1:\(port)/hook"
+        }
+        let silent = try receiver("webhook-misbehaving.py", ["silent", farm.path("silent.port"), farm.path("silent.log")], port: "silent.port")
+        let endless = try receiver("webhook-misbehaving.py", ["endless", farm.path("endless.port"), farm.path("endless.log")],
+                                   port: "endless.port")
+        let good = try receiver("webhook-receiver.py", [farm.path("secret"), farm.path("good.port"), farm.path("good.log")],
+                                port: "good.port")
+        let closed = "http://127.0.0.1:\(LoopbackPort.free())/hook"
+
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret", "--allow-callback-host", "127.0.0.1"])
+        try farm.startWorker("a")
+        let api = try farm.apiBase()
+        let files = try farm.uploadMedia(to: api)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        func submit(_ callback: String) throws -> String {
+            let body: [String: Any] = ["session": session, "files": files, "callback": callback]
+            let reply = try HTTPExchange.send("POST", "\(api)/jobs", body: try JSONSerialization.data(withJSONObject: body))
+            return try #require(((reply.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String, "\(reply.text)")
+        }
+        func webhook(_ id: String) throws -> [String: Any] {
+            ((try HTTPExchange.send("GET", "\(api)/jobs/\(id)").json as? [String: Any])?["webhook"] as? [String: Any]) ?? [:]
+        }
+        let coordinatorPID = try #require(farm.coordinatorPID)
+        let before = try #require(ProcessMemory.residentKB(of: coordinatorPID))
+        // The misbehaving ones first, so their attempts are under way when the good one is due.
+        let jobs = (silent: try submit(silent), endless: try submit(endless), closed: try submit(closed), good: try submit(good))
+
+        // The good receiver answers 500 once, then 200: delivered at its second attempt, 1 s
+        // after the first, while the silent receiver still holds its first.
+        let goodDelivered = try farm.waitUntil(30) { try webhook(jobs.good)["state"] as? String == "delivered" }
+        let goodState = try webhook(jobs.good)
+        #expect(goodDelivered, "\(goodState) \(farm.log("coordinator.log").suffix(800))")
+        #expect((try webhook(jobs.silent)["lastError"]) == nil, "the silent receiver's first attempt had ended before the good one was delivered")
+
+        // Every attempt is over within the deadline: the silent one's first ends by ~10 s.
+        let silentEnded = try farm.waitUntil(20) { try webhook(jobs.silent)["lastError"] != nil }
+        #expect(silentEnded)
+        let silentError = try webhook(jobs.silent)["lastError"] as? String
+        #expect(silentError == "no answer within 10 s", "\(String(describing: silentError))")
+        #expect(try webhook(jobs.closed)["lastError"] as? String == silentError, "a closed port reads as a silent host")
+        let endlessState = try webhook(jobs.endless)
+        #expect(endlessState["lastStatus"] as? Int == 500, "\(endlessState)")
+        let after = try #require(ProcessMemory.residentKB(of: coordinatorPID))
+        #expect(after - before < 50_000, "the coordinator grew from \(before) to \(after) KB")
     }
 }

@@ -42,6 +42,9 @@ public final class Coordinator {
         /// Jobs may name a callback URL: a webhook deliverer runs beside the coordinator
         /// (docs/api.md, "Webhooks").
         public var acceptsCallbacks = false
+        /// Where callbacks may go: checked by name at submission (the deliverer checks
+        /// the addresses at each attempt).
+        public var callbackPolicy = URLPolicy()
 
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint
@@ -104,7 +107,7 @@ public final class Coordinator {
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
-            acceptsCallbacks: options.acceptsCallbacks, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(

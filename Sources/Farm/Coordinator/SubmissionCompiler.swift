@@ -17,6 +17,8 @@ final class SubmissionCompiler: Sendable {
         var looks: URL?
         var strictLooks: Bool
         var acceptsCallbacks: Bool
+        /// Where callbacks may go (`--allow-callback-host`).
+        var callbackPolicy: URLPolicy
         /// Reads sources named by URL: their index, to validate and plan.
         var origins: OriginClient
     }
@@ -153,11 +155,16 @@ final class SubmissionCompiler: Sendable {
         // The same rules as the command line's: a peer's settings are input like any other.
         do { try request.settings.validate() } catch { problems.append("settings: \(error)") }
         if let callback = request.callback {
-            let url = URL(string: callback)
             if !context.acceptsCallbacks {
                 problems.append("callback: this coordinator delivers no webhooks (it was started without --webhook-secret)")
-            } else if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
-                problems.append("callback: '\(callback)' is not an http or https URL")
+            } else {
+                // By name here (no lookup on the loop); the deliverer resolves and checks
+                // again at each attempt (docs/api.md, "Webhooks").
+                switch MediaURL.parse(callback).mapError({ OriginError(.refused, $0.description) })
+                    .flatMap({ context.callbackPolicy.checkByName($0) }) {
+                case .success: break
+                case .failure(let refused): problems.append("callback: \(refused.message)")
+                }
             }
         }
         for (path, text) in [("output.url", request.outputURL), ("output.sidecarUrl", request.sidecarURL)] {

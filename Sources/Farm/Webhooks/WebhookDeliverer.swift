@@ -1,32 +1,70 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
+import RenderEngine
+import SessionKit
+import Synchronization
 
-/// Delivers webhooks (docs/api.md, "Webhooks"): every half second, the deliveries that
-/// are due, each POSTed with its signature; 2xx is delivered (never sent again),
-/// anything else is tried again on `WebhookSchedule` for an hour. Its own connection
-/// to the job store, its own thread: a slow receiver never holds up the coordinator.
+/// Delivers webhooks (docs/api.md, "Webhooks"): the deliveries that are due, each POSTed
+/// with its signature; 2xx is delivered (never sent again), anything else is tried again
+/// on `WebhookSchedule` for an hour. Its own thread owns its connection to the job store;
+/// the POSTs run beside it, at most `parallel` at once and `perHost` to one receiver's
+/// host, so a slow receiver delays only its own deliveries. Each POST goes through the
+/// callback policy when it is sent (the host resolved and checked then, so a name that
+/// later points inward is refused), follows no redirect, reads at most 16 KiB of the
+/// answer, and is over within `timeout` seconds whatever the receiver does.
 public final class WebhookDeliverer: Sendable {
+    public struct Limits: Sendable {
+        /// Seconds a delivery attempt may take in all: connecting, sending, the answer.
+        public var timeout = 10.0
+        /// Attempts in flight at once, and to any one receiver host.
+        public var parallel = 16
+        public var perHost = 2
+
+        public init() {}
+    }
+
     let storePath: String
     let secret: Data
     /// The coordinator's loop: the store is opened once it turns (it made the tables).
     let coordinatorPulse: LoopPulse
     let logger: Logger
     let stop = StopSignal()
-    /// Seconds a receiver has to answer.
-    let timeout: Double
+    let limits: Limits
+    /// Sends the POSTs under the callback policy (`--allow-callback-host`).
+    let client: OriginClient
+    /// Attempts that finished, for the store's thread to record.
+    private let finished = Inbox<Attempt>()
+    private let wake = DispatchSemaphore(value: 0)
 
-    public init(storePath: String, secret: Data, coordinatorPulse: LoopPulse, logger: Logger, timeout: Double = 10) {
+    /// What a receiver did with one attempt.
+    struct Attempt: Sendable {
+        var delivery: WebhookDelivery
+        var retryAt: Double?
+        var status: Int?
+        /// What the job's status shows: the same words for a closed port, a silent host
+        /// and an unknown name, so the field is no port scanner.
+        var error: String?
+        /// The operator's log line.
+        var detail: String
+    }
+
+    public init(storePath: String, secret: Data, coordinatorPulse: LoopPulse, logger: Logger,
+                policy: URLPolicy = URLPolicy(), limits: Limits = Limits()) {
         self.storePath = storePath
         self.coordinatorPulse = coordinatorPulse
         self.secret = secret
         self.logger = logger
-        self.timeout = timeout
+        self.limits = limits
+        var connection = OriginClient.Limits()
+        connection.connections = limits.parallel
+        connection.connectTimeout = min(limits.timeout, connection.connectTimeout)
+        client = OriginClient(policy: policy, limits: connection)
     }
 
-    public func stopDelivering() { stop.raise() }
+    public func stopDelivering() {
+        stop.raise()
+        wake.signal()
+    }
 
     /// Runs until `stopDelivering()`. A store that cannot be opened ends it (and so the
     /// process: docs/operations.md, "Shutting down"); a round the store fails is logged and
@@ -34,66 +72,86 @@ public final class WebhookDeliverer: Sendable {
     public func run() throws {
         while coordinatorPulse.secondsSinceBeat == nil {
             if stop.isRaised { return }
-            Thread.sleep(forTimeInterval: 0.1)
+            _ = wake.wait(timeout: .now() + .milliseconds(100))
         }
         let store = try JobStore(path: storePath)
+        var inFlight: [String: String] = [:]   // delivery id → receiver host
         while !stop.isRaised {
-            let now = Date().timeIntervalSince1970
             do {
-                for delivery in try store.dueWebhooks(now: now) where !stop.isRaised {
-                    try deliver(delivery, store: store)
+                for attempt in finished.take() {
+                    inFlight[attempt.delivery.id] = nil
+                    try record(attempt, store: store)
                 }
+                try start(due: try store.dueWebhooks(now: Date().timeIntervalSince1970, limit: 64), inFlight: &inFlight, store: store)
             } catch {
                 logger.error("webhook deliveries wait: the job store failed (\(error)); trying again")
             }
-            Thread.sleep(forTimeInterval: 0.5)
+            // Woken by a finished attempt; else a look at the store every half second.
+            _ = wake.wait(timeout: .now() + .milliseconds(500))
         }
     }
 
-    func deliver(_ delivery: WebhookDelivery, store: JobStore) throws {
-        let now = Date().timeIntervalSince1970
-        let attempt = delivery.attempts + 1
-        let retryAt = WebhookSchedule.next(after: attempt, now: now, created: delivery.created)
-        try store.beginWebhookAttempt(delivery, retryAt: retryAt)
-        let body = try store.webhookBody(delivery)
-        let (status, error) = post(body, to: delivery)
-        let delivered = status.map { (200..<300).contains($0) } ?? false
+    /// Starts each due delivery that is not in flight, while the bounds allow.
+    private func start(due: [WebhookDelivery], inFlight: inout [String: String], store: JobStore) throws {
+        for delivery in due where inFlight[delivery.id] == nil && inFlight.count < limits.parallel {
+            let host = (try? MediaURL.parse(delivery.url).get())?.host ?? delivery.url
+            guard inFlight.values.filter({ $0 == host }).count < limits.perHost else { continue }
+            let now = Date().timeIntervalSince1970
+            let retryAt = WebhookSchedule.next(after: delivery.attempts + 1, now: now, created: delivery.created)
+            try store.beginWebhookAttempt(delivery, retryAt: retryAt)
+            let body = try store.webhookBody(delivery)
+            inFlight[delivery.id] = host
+            let deliverer = self
+            DispatchQueue.global().async {
+                deliverer.finished.post(deliverer.attempt(delivery, body: body, retryAt: retryAt))
+                deliverer.wake.signal()
+            }
+        }
+    }
+
+    private func record(_ attempt: Attempt, store: JobStore) throws {
+        let delivery = attempt.delivery
+        let delivered = attempt.status.map { (200..<300).contains($0) } ?? false
         let ids = LogIDs(job: delivery.jobID)
+        let number = delivery.attempts + 1
+        let target = MediaURL.redact(delivery.url)
         if delivered {
-            logger.log(.info, "webhook \(delivery.event) delivered to \(delivery.url) (attempt \(attempt))", ids)
+            logger.log(.info, "webhook \(delivery.event) delivered to \(target) (attempt \(number))", ids)
         } else {
-            let why = status.map { "answered \($0)" } ?? error ?? "no answer"
-            logger.log(.warning, "webhook \(delivery.event) to \(delivery.url) \(why) (attempt \(attempt))"
-                + (retryAt.map { "; again in \(Int($0 - now)) s" } ?? "; giving up after an hour"), ids)
+            let now = Date().timeIntervalSince1970
+            logger.log(.warning, "webhook \(delivery.event) to \(target) \(attempt.detail) (attempt \(number))"
+                + (attempt.retryAt.map { "; again in \(max(0, Int($0 - now))) s" } ?? "; giving up after an hour"), ids)
         }
-        try store.endWebhookAttempt(delivery, status: status, error: delivered ? nil : error, delivered: delivered,
-                                    givenUp: !delivered && retryAt == nil, at: Date().timeIntervalSince1970)
+        try store.endWebhookAttempt(delivery, status: attempt.status, error: delivered ? nil : attempt.error, delivered: delivered,
+                                    givenUp: !delivered && attempt.retryAt == nil, at: Date().timeIntervalSince1970)
     }
 
-    private func post(_ body: Data, to delivery: WebhookDelivery) -> (status: Int?, error: String?) {
-        guard let url = URL(string: delivery.url) else { return (nil, "not a URL") }
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("reel-webhook/1", forHTTPHeaderField: "User-Agent")
-        request.setValue(delivery.id, forHTTPHeaderField: "X-Reel-Delivery")
-        request.setValue(delivery.event, forHTTPHeaderField: "X-Reel-Event")
-        request.setValue(WebhookSignature.header(body: body, secret: secret, timestamp: Int(Date().timeIntervalSince1970)),
-                         forHTTPHeaderField: "X-Reel-Signature")
-        let done = DispatchSemaphore(value: 0)
-        let outcome = OutcomeBox()
-        URLSession.shared.dataTask(with: request) { _, response, error in
-            outcome.set((response as? HTTPURLResponse)?.statusCode, error.map { "\($0.localizedDescription)" })
-            done.signal()
-        }.resume()
-        done.wait()
-        return outcome.get()
-    }
-
-    private final class OutcomeBox: @unchecked Sendable {   // set once before the semaphore is signalled
-        private var value: (Int?, String?) = (nil, nil)
-        func set(_ status: Int?, _ error: String?) { value = (status, error) }
-        func get() -> (Int?, String?) { value }
+    /// One POST (on a thread of its own).
+    func attempt(_ delivery: WebhookDelivery, body: Data, retryAt: Double?) -> Attempt {
+        var attempt = Attempt(delivery: delivery, retryAt: retryAt, status: nil, error: nil, detail: "")
+        let url: MediaURL
+        switch MediaURL.parse(delivery.url) {
+        case .success(let parsed): url = parsed
+        case .failure(let why):
+            (attempt.error, attempt.detail) = ("not a callback URL", "\(why)")
+            return attempt
+        }
+        let headers = [
+            "Content-Type: application/json", "User-Agent: reel-webhook/1", "X-Reel-Delivery: \(delivery.id)",
+            "X-Reel-Event: \(delivery.event)",
+            "X-Reel-Signature: " + WebhookSignature.header(body: body, secret: secret, timestamp: Int(Date().timeIntervalSince1970)),
+            "Expect:",   // no 100-continue round trip for a small body
+        ]
+        switch client.post(body, to: url, headers: headers, timeout: limits.timeout) {
+        case .success(let status):
+            attempt.status = status
+            attempt.detail = "answered \(status)"
+            attempt.error = (200..<300).contains(status) ? nil : "answered \(status)"
+        case .failure(let failure) where failure.kind == .refused:
+            (attempt.error, attempt.detail) = ("refused by the farm's callback policy", failure.message)
+        case .failure(let failure):
+            (attempt.error, attempt.detail) = ("no answer within \(Int(limits.timeout)) s", failure.message)
+        }
+        return attempt
     }
 }

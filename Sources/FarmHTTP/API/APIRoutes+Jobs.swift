@@ -89,11 +89,18 @@ extension APIRoutes {
 
     /// Server-Sent Events: `progress` with the job's status on each change, then one
     /// event named after its final state, then the stream ends.
-    func events(_ id: String) -> Response {
+    func events(_ id: String, client: String) throws -> Response {
+        let stream: AsyncThrowingStream<JobStatus, any Error>
+        do {
+            stream = try events.stream(id, client: client)
+        } catch let over as JobEvents.OverBudget {
+            var headers = HTTPFields()
+            headers[.retryAfter] = "5"
+            throw HTTPError(.tooManyRequests, headers: headers, message: over.message)
+        }
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let stream = events.stream(id)
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -10,14 +10,17 @@ import ServiceLifecycle
 /// own protocol through `FarmGateway`; the coordinator decides.
 public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
-                               uploads: URL, signer: URLSigner = .random(), logger: Logger) -> some Service {
-        HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer), at: address, idleSeconds: 60,
-                         announcing: "HTTP API", path: "/v1", logger: logger)
+                               uploads: URL, signer: URLSigner = .random(), streams: JobEvents.Budget = .init(),
+                               logger: Logger) -> some Service {
+        HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer, streams: streams), at: address,
+                         idleSeconds: 60, announcing: "HTTP API", path: "/v1", logger: logger)
     }
 
     /// The API's routes and the dashboard, with the error middleware in front.
-    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL, signer: URLSigner = .random()) -> Router<BasicRequestContext> {
-        let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway), tokens: tokens, uploads: uploads, signer: signer)
+    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL, signer: URLSigner = .random(),
+                       streams: JobEvents.Budget = .init()) -> Router<BasicRequestContext> {
+        let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway, budget: streams), tokens: tokens, uploads: uploads,
+                               signer: signer)
         let router = Router()
         router.add(middleware: FarmErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware())
@@ -83,8 +86,9 @@ struct APIRoutes: Sendable {
         }
         group.get("jobs/:id/events") { request, context in
             let id = try context.parameters.require("id")
-            _ = try await job(id, for: try authorize(request))
-            return events(id)
+            let caller = try authorize(request)
+            _ = try await job(id, for: caller)
+            return try events(id, client: caller.owner ?? "(no token)")
         }
         group.get("jobs/:id/output") { request, context in
             try await download(request, context, part: "output", type: "video/mp4")

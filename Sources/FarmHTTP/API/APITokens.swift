@@ -50,8 +50,10 @@ public struct APITokens: Sendable {
 
     /// The holder of `Authorization: Bearer TOKEN`, if any.
     public func holder(authorization: String?) -> Holder? {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
-        return holders[String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)]
+        // The scheme's name is case-insensitive (RFC 9110, 11.1): `bearer` is `Bearer`.
+        let parts = authorization?.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true) ?? []
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return holders[String(parts[1]).trimmingCharacters(in: .whitespaces)]
     }
 }
 

@@ -8,7 +8,21 @@ import Synchronization
 /// stream starts with the newest status. Each stream keeps only the newest status it has
 /// not sent yet: a slow client skips intermediate progress, never the final state, and
 /// never holds memory for it.
-final class JobEvents: Sendable {
+public final class JobEvents: Sendable {
+    /// Streams open at once, in all and per client (docs/operations.md, "Limits"): a
+    /// stream costs a few kilobytes, but each is a connection, and descriptors run out.
+    public struct Budget: Sendable {
+        public var total = 1024
+        public var perClient = 64
+
+        public init() {}
+    }
+
+    /// Over the budget: answered 429 with `Retry-After`.
+    struct OverBudget: Error {
+        let message: String
+    }
+
     private struct Follow {
         var subscribers: [UUID: AsyncThrowingStream<JobStatus, any Error>.Continuation] = [:]
         var latest: JobStatus?
@@ -16,17 +30,35 @@ final class JobEvents: Sendable {
     }
 
     private let gateway: FarmGateway
+    private let budget: Budget
     private let follows = Mutex<[String: Follow]>([:])
+    /// Open streams by client, and their sum.
+    private let open = Mutex<(byClient: [String: Int], total: Int)>(([:], 0))
 
-    init(gateway: FarmGateway) {
+    init(gateway: FarmGateway, budget: Budget = Budget()) {
         self.gateway = gateway
+        self.budget = budget
     }
+
+    /// Streams open now (for tests and metrics).
+    var openStreams: Int { open.withLock { $0.total } }
 
     /// Jobs followed now (for tests and metrics).
     var followed: Int { follows.withLock { $0.count } }
 
     /// The job's statuses: the newest now, then each change, ending after the final one.
-    func stream(_ jobID: String) -> AsyncThrowingStream<JobStatus, any Error> {
+    /// `client` names who asks, for the per-client budget; over a budget, `OverBudget`.
+    func stream(_ jobID: String, client: String) throws -> AsyncThrowingStream<JobStatus, any Error> {
+        try open.withLock { open in
+            if open.total >= budget.total {
+                throw OverBudget(message: "the API serves at most \(budget.total) event streams at once; try again shortly")
+            }
+            if open.byClient[client, default: 0] >= budget.perClient {
+                throw OverBudget(message: "a client may follow at most \(budget.perClient) event streams at once")
+            }
+            open.byClient[client, default: 0] += 1
+            open.total += 1
+        }
         let (stream, continuation) = AsyncThrowingStream<JobStatus, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
         let start = follows.withLock { all -> Bool in
@@ -37,9 +69,20 @@ final class JobEvents: Sendable {
             all[jobID] = follow
             return isNew
         }
-        continuation.onTermination = { [weak self] _ in self?.leave(jobID, id) }
+        continuation.onTermination = { [weak self] _ in
+            self?.leave(jobID, id)
+            self?.close(client)
+        }
         if start { follow(jobID) }
         return stream
+    }
+
+    private func close(_ client: String) {
+        open.withLock { open in
+            open.total -= 1
+            open.byClient[client, default: 1] -= 1
+            if open.byClient[client] == 0 { open.byClient[client] = nil }
+        }
     }
 
     private func leave(_ jobID: String, _ id: UUID) {

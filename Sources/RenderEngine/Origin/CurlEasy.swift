@@ -36,8 +36,10 @@ final class CurlEasy: @unchecked Sendable {
         var bodyLimit: Int
         /// For `.put`: the file sent.
         var upload: String?
+        /// For `.post`: the body sent.
+        var postBody = Data()
 
-        enum Method { case get, put }
+        enum Method { case get, put, post }
     }
 
     struct Response {
@@ -53,6 +55,8 @@ final class CurlEasy: @unchecked Sendable {
         let message: String
         /// The body outgrew `bodyLimit`.
         let overflowed: Bool
+        /// The answer's status, when one arrived before the failure (0 if none).
+        var status = 0
         var description: String { message }
         var timedOut: Bool { code == CURLE_OPERATION_TIMEDOUT }
         /// Connection refused, reset, timed out, cut short: worth trying again.
@@ -123,6 +127,11 @@ final class CurlEasy: @unchecked Sendable {
                 set(CCurl_setPointer(handle, CURLOPT_READDATA, UnsafeMutableRawPointer(opened)))   // libcurl's own fread
                 set(CCurl_setOffT(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(info.st_size)))
             }
+            if request.method == .post {
+                set(CCurl_setOffT(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.postBody.count)))
+                // libcurl copies the bytes: they need not outlive this call.
+                request.postBody.withUnsafeBytes { set(CCurl_setPointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))) }
+            }
             guard failed == CURLE_OK else {
                 throw TransferError(code: failed, message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))", overflowed: false)
             }
@@ -130,7 +139,9 @@ final class CurlEasy: @unchecked Sendable {
             guard result == CURLE_OK else {
                 let detail = String(cString: text.baseAddress.unsafelyUnwrapped)
                 let words = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
-                throw TransferError(code: result, message: Self.withoutQuery(words), overflowed: exchange.overflowed)
+                var error = TransferError(code: result, message: Self.withoutQuery(words), overflowed: exchange.overflowed)
+                _ = CCurl_getLong(handle, CURLINFO_RESPONSE_CODE, &error.status)
+                throw error
             }
             var status = 0
             set(CCurl_getLong(handle, CURLINFO_RESPONSE_CODE, &status))

@@ -134,6 +134,32 @@ public final class OriginClient: Sendable {
         }
     }
 
+    /// One POST of `body` to `url` (a webhook): the address checked by the policy when it
+    /// is sent, no redirect followed, no retry (the caller schedules those), everything over
+    /// within `timeout` seconds, and at most `answerLimit` bytes of the answer read. The
+    /// status, or why there is none: `.refused` by the policy, else `.unreachable`.
+    public func post(_ body: Data, to url: MediaURL, headers: [String], timeout: Double, answerLimit: Int = 16 << 10)
+        -> Result<Int, OriginError> {
+        let addresses: [String]
+        switch policy.addresses(for: url) {
+        case .success(let checked): addresses = checked
+        case .failure(let refused): return .failure(refused)
+        }
+        var request = CurlEasy.Request(url: url, method: .post, range: nil, headers: headers, addresses: addresses,
+                                       connectTimeout: min(timeout, limits.connectTimeout), stallTimeout: timeout,
+                                       totalTimeout: timeout, bodyLimit: answerLimit, upload: nil)
+        request.postBody = body
+        do {
+            return .success(try withHandle { try $0.perform(request) }.status)
+        } catch let error as CurlEasy.TransferError {
+            // An answer whose body outgrew the limit still answered: its status counts.
+            if error.overflowed, error.status > 0 { return .success(error.status) }
+            return .failure(OriginError(.unreachable, error.message))
+        } catch {
+            return .failure(OriginError(.unreachable, "\(error)"))
+        }
+    }
+
     // MARK: Requests
 
     private enum Retry: Error {

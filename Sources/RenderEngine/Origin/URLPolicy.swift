@@ -63,7 +63,7 @@ public enum IPAddressKind {
     /// (and for text that is not an address, which the resolver never returns).
     public static func internalKind(of address: String) -> String? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, address, &v4) == 1 {
+        if inet_pton(AF_INET, address, &v4) == 1 || isLegacyIPv4(address, &v4) {
             return kind(ofIPv4: withUnsafeBytes(of: v4.s_addr) { Array($0) })
         }
         var v6 = in6_addr()
@@ -74,7 +74,16 @@ public enum IPAddressKind {
     /// Whether `host` is an IPv4 or IPv6 address rather than a name.
     public static func isLiteral(_ host: String) -> Bool {
         var v4 = in_addr(), v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 || isLegacyIPv4(host, &v4)
+    }
+
+    /// The older IPv4 spellings resolvers and libcurl still accept — one number
+    /// (`2852039166`), hex or octal parts (`0xa9.0xfe.0xa9.0xfe`), fewer than four parts
+    /// (`169.254.43518`) — are addresses too, never names: `inet_aton` reads them.
+    static func isLegacyIPv4(_ host: String, _ address: inout in_addr) -> Bool {
+        guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == "x" || $0 == "X" }),
+              host.first?.isNumber == true else { return false }
+        return inet_aton(host, &address) != 0
     }
 
     static func kind(ofIPv4 b: [UInt8]) -> String? {
