@@ -69,6 +69,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         "File holding the secret that signs webhooks (HMAC-SHA256); with it, jobs may name a callback URL.", valueName: "file"))
     var webhookSecret: String?
 
+    @Option(name: .customLong("test-stop-http-after"), help: .hidden)
+    var testStopHTTPAfter: Double?
+
     @Option(name: .customLong("max-event-streams"), help: "Event streams the HTTP API serves at once (more: 429).")
     var maxEventStreams = 1024
 
@@ -165,9 +168,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
             logger.info("HTTP API: at most \(streams.total) event streams, \(streams.perClient) per client (\(descriptors) descriptors)")
             var signer = URLSigner.random()
             if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
-            extra.append(APIServer.service(at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
-                                           uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer,
-                                           streams: streams, logger: logger))
+            extra.append(EssentialService("the HTTP API", APIServer.service(
+                at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
+                uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer, streams: streams, logger: logger),
+                stopAfter: testStopHTTPAfter.map { .milliseconds(Int($0 * 1000)) }))
         }
         if let webhookSecret {
             let trimmed = try Self.secret(webhookSecret, option: "--webhook-secret")

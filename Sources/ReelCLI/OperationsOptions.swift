@@ -42,7 +42,7 @@ struct OperationsOptions: ParsableArguments {
         if let address = metricsAddress {
             let registry = MetricsServer.bootstrap()
             MetricsCatalogue.exportAtZero(role)
-            all.append(MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger))
+            all.append(EssentialService("the metrics server", MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger)))
         }
         let services = all.map {
             ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,

@@ -303,6 +303,22 @@ import Testing
         #expect(downloaded == (try farm.reference()), "the generated client downloaded \(downloaded.count) bytes")
     }
 
+    /// The HTTP side is part of the process's health: an API server that stops by itself
+    /// (here, a test hook cancels its task, as the crash that left a coordinator
+    /// half-dead did) ends the process non-zero, so its orchestrator restarts it; started
+    /// again on its state, it serves.
+    @Test func aStoppedAPIEndsTheProcessForARestart() throws {
+        let farm = try FarmFixture()
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--test-stop-http-after", "1"])
+        let process = try #require(farm.coordinator)
+        #expect(try farm.waitUntil(30) { !process.isRunning }, "the coordinator kept running without its API")
+        #expect(process.terminationStatus != 0)
+        #expect(farm.log("coordinator.log").contains("the HTTP API stopped while the process was running"),
+                "\(farm.log("coordinator.log").suffix(600))")
+        try farm.startCoordinator(["--http", "127.0.0.1:0"])   // a new log: the old one is read above
+        #expect(try HTTPExchange.send("GET", "\(try farm.apiBase())/workers").status == 200)
+    }
+
     @Test func aNonLoopbackAPIWithoutTokensIsRefused() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let result = try TestEnvironment.reel(["coordinator", "--state-dir", dir.appendingPathComponent("s").path,
