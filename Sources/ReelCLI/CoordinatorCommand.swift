@@ -72,6 +72,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("test-stop-http-after"), help: .hidden)
     var testStopHTTPAfter: Double?
 
+    @Option(name: .customLong("max-segments"), help: "Segments one session may have (more: refused, exit 2 / 422).")
+    var maxSegments = 1_000
+
+    @Option(name: .customLong("max-shards"), help: "Shards one job may be planned into (more: refused, exit 2 / 422).")
+    var maxShards = 10_000
+
     @Option(name: .customLong("max-event-streams"), help: "Event streams the HTTP API serves at once (more: 429).")
     var maxEventStreams = 1024
 
@@ -123,12 +129,15 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        PictureMemory.shareHeaps()
         var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.looks = looks.map { URL(fileURLWithPath: $0) }
         options.strictLooks = strictLooks
         options.origins = urls.client
         options.minimumFreeBytes = Int64(minFreeSpace) << 20
+        options.jobLimits.segments = maxSegments
+        options.jobLimits.shards = maxShards
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
         options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
         options.keepJobsSeconds = Self.seconds(keepJobs) ?? 30 * 86_400

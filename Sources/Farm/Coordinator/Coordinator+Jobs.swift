@@ -61,7 +61,7 @@ extension Coordinator {
     var submissionContext: SubmissionCompiler.Context {
         SubmissionCompiler.Context(stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks,
                                    strictLooks: options.strictLooks, acceptsCallbacks: options.acceptsCallbacks,
-                                   callbackPolicy: options.callbackPolicy, origins: options.origins)
+                                   callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins)
     }
 
     /// Submissions the compiler has finished: answered, or created as jobs.

@@ -45,6 +45,8 @@ public final class Coordinator {
         /// Where callbacks may go: checked by name at submission (the deliverer checks
         /// the addresses at each attempt).
         public var callbackPolicy = URLPolicy()
+        /// The largest job taken (`--max-segments`, `--max-shards`).
+        public var jobLimits = JobLimits()
 
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint
@@ -107,7 +109,7 @@ public final class Coordinator {
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
-            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(

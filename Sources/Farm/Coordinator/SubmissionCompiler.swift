@@ -19,6 +19,8 @@ final class SubmissionCompiler: Sendable {
         var acceptsCallbacks: Bool
         /// Where callbacks may go (`--allow-callback-host`).
         var callbackPolicy: URLPolicy
+        /// How big a job may be (docs/operations.md, "Limits").
+        var limits = JobLimits()
         /// Reads sources named by URL: their index, to validate and plan.
         var origins: OriginClient
     }
@@ -79,6 +81,8 @@ final class SubmissionCompiler: Sendable {
                 _ = wake.wait(timeout: .now() + .milliseconds(200))
                 for request in requests.take() where !stop.isRaised {
                     results.post(Self.compile(request, context: context, known: known))
+                    // A large session's decoding is transient: its memory goes back, kept or refused.
+                    if request.submit.session.utf8.count > 1 << 20 { PictureMemory.releaseFreed() }
                 }
             }
         }
@@ -126,6 +130,11 @@ final class SubmissionCompiler: Sendable {
             } catch {
                 return answer(problems: ["\(error)"])
             }
+            let segments = session.video?.videoSegments.count ?? 0
+            guard segments <= context.limits.segments else {
+                return answer(problems: ["video.videoSegments: \(segments) segments; this farm takes at most \(context.limits.segments) "
+                    + "in one session (--max-segments)"])
+            }
             let problems = self.problems(of: submit, session: session, context: context)
             guard problems.isEmpty else { return answer(problems: problems) }
             var verified: [(contentID: String, path: String, stat: FileStat)] = []
@@ -137,6 +146,10 @@ final class SubmissionCompiler: Sendable {
             guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
             let contentIDs = submit.files.merging(loaded.origins.mapValues(\.contentID)) { $1 }
             var spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: contentIDs, layout: submit.layout ?? .whole)
+            guard spec.tasks.count <= context.limits.shards else {
+                return answer(problems: ["video: the job would be \(spec.tasks.count) shards; this farm takes at most \(context.limits.shards) "
+                    + "in one job (--max-shards)"])
+            }
             if let text = submit.outputURL, let url = try? MediaURL.parse(text).get() {   // checked by `problems`
                 spec.destination = OutputTarget(url: url, sidecarURL: submit.sidecarURL.flatMap { try? MediaURL.parse($0).get() })
             }

@@ -1,0 +1,55 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// docs/operations.md, "Limits": what one client's submission may cost the coordinator.
+/// Loopback only, bounded in count and time.
+@Suite(.serialized) struct HostileClientTests {
+    /// 100,000 one-frame segments (1.9 MB of JSON, under the API's 4 MiB): refused with the
+    /// limit's numbers, off the coordinator's loop — its worker never finds it silent, its
+    /// memory stays where it was, and the next job renders as usual.
+    @Test func aHundredThousandSegmentSessionIsRefusedWithoutStallingTheLoop() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        try farm.startCoordinator(["--http", "127.0.0.1:0"])
+        try farm.startWorker("a")
+        let base = try farm.apiBase()
+        let files = try farm.uploadMedia(to: base)
+        let coordinator = try #require(farm.coordinatorPID)
+        let before = try #require(ProcessMemory.residentKB(of: coordinator))
+
+        let segments = Array(repeating: #"{"source":"a.mp4"}"#, count: 100_000).joined(separator: ",")
+        let body = #"{"session":{"video":{"videoSegments":[\#(segments)]}},"files":{"a.mp4":"\#(files["a.mp4"] ?? "")"}}"#
+        let started = Date()
+        let reply = try HTTPExchange.send("POST", "\(base)/jobs", body: Data(body.utf8))
+        #expect(reply.status == 422, "\(reply.text.prefix(300))")
+        let problems = ((reply.json as? [String: Any])?["problems"] as? [[String: String]]) ?? []
+        #expect(problems.contains { $0["path"] == "video.videoSegments" && ($0["message"] ?? "").contains("100000 segments")
+                                    && ($0["message"] ?? "").contains("at most 1000") }, "\(problems)")
+        #expect(Date().timeIntervalSince(started) < 30)
+
+        // The farm goes on: an ordinary job renders, nobody saw the coordinator silent.
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", body: try JSONSerialization.data(withJSONObject: ["session": session, "files": files]))
+        #expect(created.status == 201, "\(created.text)")
+        let job = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String)
+        let events = try HTTPExchange.send("GET", "\(base)/jobs/\(job)/events")
+        #expect(events.text.contains("event: done"), "\(events.text.suffix(300))")
+        #expect(!farm.log("worker-a.log").contains("coordinator silent"), "\(farm.log("worker-a.log").suffix(500))")
+        let after = try #require(ProcessMemory.residentKB(of: coordinator))
+        #expect(after - before < 50_000, "the coordinator grew from \(before) to \(after) KB")
+    }
+
+    /// A session within the segment limit whose plan is too many shards is refused too,
+    /// with both numbers, before anything is stored.
+    @Test func aJobOfTooManyShardsIsRefusedWithItsNumbers() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        try farm.startCoordinator(["--max-shards", "2"])
+        let refused = try farm.reel(["submit", "s.json"])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("shards; this farm takes at most 2 in one job (--max-shards)"), "\(refused.stderr)")
+        let jobs = try JSONSerialization.jsonObject(with: farm.reel(["status", "--json"]).stdoutData) as? [Any]
+        #expect(jobs?.isEmpty == true, "nothing was stored")
+    }
+}
