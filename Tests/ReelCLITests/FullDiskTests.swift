@@ -21,6 +21,10 @@ import Testing
         #expect(error.contains("cannot store the") && error.contains("in the coordinator's state directory/chunks/\(job)"), "\(error)")
         #expect(farm.log("coordinator.log").contains(chunks.path + "/" + job))
         #expect(error.contains("No space left on device"), "\(error)")
+        #expect(!error.contains("file://"), "\(error)")
+        // A failed job runs nothing and waits for nothing: its unfinished shards are abandoned.
+        let shards = try farm.status(job)["shards"] as? [String: Int] ?? [:]
+        #expect(shards["running"] == nil && shards["queued"] == nil, "\(shards)")
         // The coordinator goes on: with space again, the next job renders as a clean render does.
         try disk.empty()
         let next = try farm.submit()

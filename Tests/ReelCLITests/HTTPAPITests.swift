@@ -205,6 +205,14 @@ import Testing
 
         let notJSON = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice), body: Data("{".utf8))
         #expect(notJSON.status == 422)
+        // What the parser found, not a guess: nesting past its depth, a number no double holds.
+        func problem(_ body: String) throws -> String {
+            let reply = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice), body: Data(body.utf8))
+            return ((reply.json as? [String: Any])?["problems"] as? [[String: String]])?.first?["message"] ?? reply.text
+        }
+        #expect(try problem(String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)).contains("nested"))
+        #expect(try problem(#"{"priority": "# + String(repeating: "9", count: 401) + "}").contains("not representable"))
+        #expect(try problem("[1, 2]").contains("not an object"))
         let badSetting = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice),
                                                body: Data(#"{"session": {}, "settings": {"crf": 99}}"#.utf8))
         #expect(badSetting.status == 422)

@@ -172,6 +172,12 @@ extension Coordinator {
         }
         let ended = endedUncommitted[record.id]
         let state = job?.phase ?? ended?.phase ?? record.state
+        if state.isFinal {
+            // An ended job runs nothing and waits for nothing: what it had not done was abandoned.
+            let unfinished = (counts.removeValue(forKey: ShardState.queued.rawValue) ?? 0)
+                + (counts.removeValue(forKey: ShardState.running.rawValue) ?? 0)
+            if unfinished > 0 { counts["abandoned"] = unfinished }
+        }
         var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
                                totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
                                created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,

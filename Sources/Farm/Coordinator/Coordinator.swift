@@ -463,12 +463,22 @@ public final class Coordinator {
     func publicText(_ error: Error) -> String { publicText("\(error)") }
 
     func publicText(_ message: String) -> String {
-        var text = message
         let state = options.stateDirectory.standardizedFileURL
-        for (directory, name) in [(state.appendingPathComponent("media"), "the coordinator's media store"),
-                                  (state, "the coordinator's state directory")]
-                                  + options.mediaRoots.map({ ($0, "a media root") }) {
-            text = text.replacingOccurrences(of: directory.standardizedFileURL.path, with: name)
+        return Self.scrub(message, naming: [(state.appendingPathComponent("media"), "the coordinator's media store"),
+                                            (state, "the coordinator's state directory")]
+                                           + options.mediaRoots.map({ ($0, "a media root") }))
+    }
+
+    /// `message` with each directory's path, and its `file://` URL, told by name instead:
+    /// what a client may read of the coordinator's disk. The innermost first (`media`
+    /// inside the state directory).
+    static func scrub(_ message: String, naming directories: [(URL, String)]) -> String {
+        var text = message
+        for (directory, name) in directories {
+            let path = directory.standardizedFileURL.path
+            // As a URL the path would read `file://the coordinator's state directory/…`.
+            text = text.replacingOccurrences(of: "file://" + path, with: name)
+            text = text.replacingOccurrences(of: path, with: name)
         }
         return text
     }

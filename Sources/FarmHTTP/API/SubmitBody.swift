@@ -21,9 +21,22 @@ struct SubmitBody {
         let message: String
     }
 
+    /// What the parser said (a number too long for a double, nesting past its depth, the
+    /// character where the text stopped being JSON), at most 160 characters of it.
+    static func parserWords(_ error: any Error) -> String {
+        let words = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        return words.count <= 160 ? words : words.prefix(100) + "… (" + words.suffix(40) + ")"
+    }
+
     static func parse(_ data: Data) throws -> SubmitBody {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw Invalid(path: "$", message: "the body is not a JSON object")
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw Invalid(path: "$", message: "the body is not JSON the API reads: \(Self.parserWords(error))")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw Invalid(path: "$", message: "the body is JSON but not an object: a job is {\"session\": …}")
         }
         let known: Set = ["session", "files", "settings", "priority", "callback", "output"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
