@@ -128,5 +128,16 @@ import Testing
         #expect(image.status == 200 && image.body.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(image.status) \(image.text.prefix(200))")
         let bad = try HTTPExchange.send("POST", "\(api)/jobs/\(job)/output-url", headers: auth, body: Data(#"{"seconds": true}"#.utf8))
         #expect(bad.status == 422)
+
+        // Chromium plays it from the signed URL as a page's <video src> does, and seeks by
+        // ranges. The page is one of the API's origin (the video's own document: an
+        // about:blank page's opaque origin gets no media in headless Chromium).
+        let python = try #require(ProcessRunner.which("python3"))
+        let played = try ProcessRunner.run(python, [TestEnvironment.packageRoot.appendingPathComponent("Tests/video-check.py").path,
+                                                    base + signed, base + signed, "3.0"], directory: farm.dir, timeout: 120)
+        #expect(played.status == 0, "\(played.stdout) \(played.stderr.suffix(800))")
+        let seen = (try? JSONSerialization.jsonObject(with: played.stdoutData) as? [String: Any]) ?? [:]
+        #expect((seen["advanced"] as? Double ?? 0) > 0.3, "\(seen)")
+        #expect(abs((seen["seekedTo"] as? Double ?? 0) - 3.0) < 0.1, "the seek landed at \(seen["seekedTo"] ?? "nothing")")
     }
 }

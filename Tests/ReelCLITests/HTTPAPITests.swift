@@ -181,6 +181,22 @@ import Testing
         let afterForgery = try HTTPExchange.send("HEAD", otherURL, headers: auth(Self.alice))
         #expect(afterForgery.status == 404 && afterForgery.headers["upload-offset"] == "0")
         #expect(try HTTPExchange.send("PUT", "\(base)/media/sha256:nothex", headers: auth(Self.alice), body: Data()).status == 400)
+
+        // An upload that declares more than the disk holds is refused before a byte is
+        // read: by its Content-Range's total, and by a Content-Length with no body behind it.
+        let huge = try HTTPExchange.send("PUT", otherURL, headers: auth(Self.alice, ["Content-Range": "bytes 0-99/99999999999999999"]),
+                                         body: Data(count: 100))
+        #expect(huge.status == 507, "\(huge.text)")
+        let port = try #require(URLComponents(string: base)?.port)
+        let python = try #require(ProcessRunner.which("python3"))
+        let lied = try ProcessRunner.run(python, ["-c", """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(port)), timeout=10)
+            s.sendall(b"PUT /v1/media/\(otherID) HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer \(Self.alice)\\r\\n"
+                      b"Content-Length: 200000000000000\\r\\n\\r\\n")
+            print(s.recv(100).decode(errors="replace").splitlines()[0])
+            """], timeout: 30)
+        #expect(lied.stdout.hasPrefix("HTTP/1.1 507"), "\(lied.stdout) \(lied.stderr)")
     }
 
     @Test func everyProblemIsA422WithItsJSONPath() throws {

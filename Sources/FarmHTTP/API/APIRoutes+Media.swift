@@ -25,11 +25,18 @@ extension APIRoutes {
         } catch {
             throw HTTPError(.badRequest, message: "Content-Range must be bytes FIRST-LAST/TOTAL")
         }
+        // Refused at once, before a byte is read, if the file could never fit: what it
+        // declares (its Content-Range's total, or its Content-Length) against the free space.
+        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
+        let declared = range.map { Int64($0.total) } ?? request.headers[.contentLength].flatMap { Int64($0) }
+        if let declared, let free = DiskSpace.available(at: uploads), declared > free {
+            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"),
+                            message: "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
+        }
         guard uploadLocks.claim(contentID) else {
             throw HTTPError(.conflict, message: "another upload of \(contentID) is in progress")
         }
         defer { uploadLocks.release(contentID) }
-        try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         let partial = uploads.appendingPathComponent(String(contentID.dropFirst("sha256:".count)) + ".part")
         let had = range == nil ? 0 : Self.size(of: partial)
         if let range, range.first != had {

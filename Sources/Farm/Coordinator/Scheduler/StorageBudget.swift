@@ -33,8 +33,8 @@ enum StorageBudget {
 }
 
 /// Free space of the file system holding a path, as an unprivileged user may use it.
-enum DiskSpace {
-    static func available(at url: URL) -> Int64? {
+public enum DiskSpace {
+    public static func available(at url: URL) -> Int64? {
         var stats = statvfs()
         guard statvfs(url.path, &stats) == 0 else { return nil }
         return Int64(stats.f_bavail) * Int64(stats.f_frsize)
