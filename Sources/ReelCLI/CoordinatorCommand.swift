@@ -109,6 +109,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--api-tokens goes with --http")
         }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
+        guard (1...99_999).contains(maxSegments), maxShards >= 1, maxEventStreams >= 1, maxEventStreamsPerClient >= 1 else {
+            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-event-streams and --max-event-streams-per-client at least 1")
+        }
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
         }

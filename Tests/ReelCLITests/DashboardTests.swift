@@ -126,6 +126,16 @@ import Testing
         let picture = try #require((thumb.json as? [String: Any])?["url"] as? String)
         let image = try HTTPExchange.send("GET", base + picture)
         #expect(image.status == 200 && image.body.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(image.status) \(image.text.prefix(200))")
+        // A frame URL: the segment as the video shows it, at the render size (160x96).
+        let frameURL = try HTTPExchange.send("POST", "\(api)/jobs/\(job)/segments/2/frame-url", headers: auth,
+                                             body: Data(#"{"time": 1.5}"#.utf8))
+        let frame = try HTTPExchange.send("GET", base + (try #require((frameURL.json as? [String: Any])?["url"] as? String)))
+        #expect(frame.status == 200 && frame.headers["content-type"] == "image/jpeg", "\(frame.status) \(frame.text.prefix(200))")
+        try frame.body.write(to: URL(fileURLWithPath: farm.path("frame.jpg")))
+        let size = try ProcessRunner.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+                                                              farm.path("frame.jpg")]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(size == "160,96", "\(size)")
+        #expect(try HTTPExchange.send("GET", "\(api)/jobs/\(job)/segments/2/frame?size=5000x10", headers: auth).status == 400)
         let bad = try HTTPExchange.send("POST", "\(api)/jobs/\(job)/output-url", headers: auth, body: Data(#"{"seconds": true}"#.utf8))
         #expect(bad.status == 422)
 

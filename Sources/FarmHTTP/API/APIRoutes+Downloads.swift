@@ -2,6 +2,7 @@ import Farm
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RenderEngine
 
 extension APIRoutes {
     // MARK: Downloads
@@ -48,7 +49,8 @@ extension APIRoutes {
     /// `POST /v1/jobs/{id}/output-url` (`{"seconds": N, "part": "output"|"sidecar"}`) and
     /// `POST /v1/jobs/{id}/segments/{segment}/thumbnail-url` (`{"seconds", "size", "time",
     /// "format"}`): a URL of the resource a browser can load without a token until it expires.
-    func signedURL(_ request: Request, _ context: BasicRequestContext, segment: String?) async throws -> Response {
+    func signedURL(_ request: Request, _ context: BasicRequestContext, segment: String?,
+                   still: StillRequest.Kind = .thumbnail) async throws -> Response {
         let id = try context.parameters.require("id")
         _ = try await job(id, for: try authorize(request))
         var request = request
@@ -82,7 +84,7 @@ extension APIRoutes {
         let path: String
         var query: [(String, String)] = []
         if let segment {
-            path = "/v1/jobs/\(id)/segments/\(segment)/thumbnail"
+            path = "/v1/jobs/\(id)/segments/\(segment)/\(still.rawValue)"
             var texts: [String: String] = [:]
             for key in ["size", "time", "format"] {
                 guard let raw = fields[key] else { continue }
@@ -95,7 +97,7 @@ extension APIRoutes {
                 query.append((key, text))
             }
             do {
-                _ = try ThumbnailQuery(size: texts["size"], time: texts["time"], format: texts["format"])
+                _ = try ThumbnailQuery(kind: still, size: texts["size"], time: texts["time"], format: texts["format"])
             } catch let invalid as ThumbnailQuery.Invalid {
                 return try json(["problems": [Problem(path: invalid.key, message: invalid.message)]] as [String: [Problem]],
                                 status: .unprocessableContent)

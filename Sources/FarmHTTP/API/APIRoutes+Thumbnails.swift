@@ -6,45 +6,48 @@ import RenderEngine
 import SessionKit
 
 extension APIRoutes {
-    // MARK: Thumbnails
+    // MARK: Thumbnails and frames
 
     /// `GET /v1/jobs/{id}/segments/{i}/thumbnail?time=SECONDS&size=WxH&format=jpeg|png`: the
     /// segment's oriented, filtered picture at `time` (default: its trim start) fit into
-    /// the box (default 320x180, at most 400x400), made by the workers' stills path.
-    func thumbnail(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    /// the box (default 320x180, at most 400x400); `…/frame`: the segment's frame as the
+    /// video shows it (its crop, at the render size, or fit into `size`, at most
+    /// 4096x4096). Both made by the workers' stills path and cache.
+    func still(_ request: Request, _ context: BasicRequestContext, kind: StillRequest.Kind) async throws -> Response {
         let id = try context.parameters.require("id")
         _ = try await job(id, for: try authorizeRead(request))
         let segment = try Self.segment(context)
         let query = request.uri.queryParameters
         let asked: ThumbnailQuery
         do {
-            asked = try ThumbnailQuery(size: query["size"].map(String.init), time: query["time"].map(String.init),
+            asked = try ThumbnailQuery(kind: kind, size: query["size"].map(String.init), time: query["time"].map(String.init),
                                        format: query["format"].map(String.init))
         } catch let invalid as ThumbnailQuery.Invalid {
             throw HTTPError(.badRequest, message: invalid.message)
         }
-        let (box, time, png) = (asked.box, asked.time, asked.png)
-        let still = StillRequest(kind: .thumbnail, segment: segment, time: time, box: box, png: png)
+        let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png)
         let outcome = try await gateway.call { try $0.jobStills(id, [still]) }
         if let invalid = outcome.invalid { throw HTTPError(.unprocessableContent, message: invalid) }
         guard let picture = outcome.pictures.first?.1 else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
         var headers = HTTPFields()
-        headers[.contentType] = png ? "image/png" : "image/jpeg"
+        headers[.contentType] = asked.png ? "image/png" : "image/jpeg"
         headers[.cacheControl] = "private, max-age=3600"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: picture)))
     }
 
-    /// The `{segment}` path parameter: a whole number from 0.
+    /// The `{segment}` path parameter: a whole number from 0 to 99999 (docs/api.yaml; a
+    /// session has at most `--max-segments`, whose ceiling this is).
     static func segment(_ context: BasicRequestContext) throws -> Int {
-        guard let segment = Int(try context.parameters.require("segment")), segment >= 0 else {
-            throw HTTPError(.badRequest, message: "the segment is a whole number from 0")
+        guard let segment = Int(try context.parameters.require("segment")), (0...99_999).contains(segment) else {
+            throw HTTPError(.badRequest, message: "the segment is a whole number from 0 to 99999")
         }
         return segment
     }
 }
 
-/// A thumbnail's `size`, `time` and `format`, as a query or a signing request gives them
-/// (docs/api.yaml): the box 1x1 … 400x400 (default 320x180), seconds 0 … 10⁶ into the
+/// A thumbnail's or a frame's `size`, `time` and `format`, as a query or a signing request
+/// gives them (docs/api.yaml): the box 1x1 … 400x400 for a thumbnail (default 320x180),
+/// 1x1 … 4096x4096 for a frame (default: the render size), seconds 0 … 10⁶ into the
 /// segment's media (default its trim start), jpeg (default) or png.
 struct ThumbnailQuery {
     /// A field that is not as the API says, named by its key.
@@ -53,17 +56,22 @@ struct ThumbnailQuery {
         let message: String
     }
 
-    var box = Size(width: 320, height: 180)
+    var box: Size?
     var time: SessionTime?
     var png = false
 
     static let latest = 1_000_000.0
 
-    init(size: String?, time: String?, format: String?) throws {
+    /// The largest side a box may have.
+    static func largest(_ kind: StillRequest.Kind) -> Int { kind == .thumbnail ? 400 : 4096 }
+
+    init(kind: StillRequest.Kind, size: String?, time: String?, format: String?) throws {
+        if kind == .thumbnail { box = Size(width: 320, height: 180) }
         if let size {
+            let most = Self.largest(kind)
             let parts = size.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
-            guard parts.count == 2, let w = parts[0], let h = parts[1], (1...400).contains(w), (1...400).contains(h) else {
-                throw Invalid(key: "size", message: "size=\(size.prefix(40)) is not WxH from 1x1 to 400x400")
+            guard parts.count == 2, let w = parts[0], let h = parts[1], (1...most).contains(w), (1...most).contains(h) else {
+                throw Invalid(key: "size", message: "size=\(size.prefix(40)) is not WxH from 1x1 to \(most)x\(most)")
             }
             box = Size(width: Double(w), height: Double(h))
         }

@@ -78,7 +78,8 @@ struct APIRoutes: Sendable {
             }
             return try json(try await gateway.call { try $0.setPriority(id, change.priority) })
         }
-        group.get("jobs/:id/segments/:segment/thumbnail") { request, context in try await thumbnail(request, context) }
+        group.get("jobs/:id/segments/:segment/thumbnail") { request, context in try await still(request, context, kind: .thumbnail) }
+        group.get("jobs/:id/segments/:segment/frame") { request, context in try await still(request, context, kind: .frame) }
         group.get("jobs/:id/shards") { request, context in
             let id = try context.parameters.require("id")
             _ = try await job(id, for: try authorize(request))
@@ -102,7 +103,10 @@ struct APIRoutes: Sendable {
         }
         group.post("jobs/:id/output-url") { request, context in try await signedURL(request, context, segment: nil) }
         group.post("jobs/:id/segments/:segment/thumbnail-url") { request, context in
-            try await signedURL(request, context, segment: String(try Self.segment(context)))
+            try await signedURL(request, context, segment: String(try Self.segment(context)), still: .thumbnail)
+        }
+        group.post("jobs/:id/segments/:segment/frame-url") { request, context in
+            try await signedURL(request, context, segment: String(try Self.segment(context)), still: .frame)
         }
         group.put("media/:contentID") { request, context in try await upload(request, context) }
         group.head("media/:contentID") { request, context in try await mediaState(request, context) }
