@@ -57,6 +57,7 @@ import Testing
         let base = try farm.apiBase()
         let port = try #require(URLComponents(string: base)?.port)
         let files = try farm.uploadMedia(to: base, token: alice)
+        _ = try farm.uploadMedia(to: base, token: bob)   // each client shows its own media
         let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
         func submit(_ token: String) throws -> String {
             let body = try JSONSerialization.data(withJSONObject: ["session": session, "files": files])

@@ -343,6 +343,31 @@ import Testing
         #expect(try HTTPExchange.send("GET", "\(try farm.apiBase())/workers").status == 200)
     }
 
+    /// A content id confirms nothing to a client that has not sent its bytes: `HEAD` says
+    /// 404, a job naming it is missing it, a `PUT` must send the bytes (checked) — then it
+    /// is that client's too. An admin holds everything.
+    @Test func anotherClientsMediaIsNotConfirmedByItsContentID() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let base = try start(farm)
+        let files = try farm.uploadMedia(to: base, token: Self.alice)
+        let id = try #require(files["a.mp4"])
+        #expect(try HTTPExchange.send("HEAD", "\(base)/media/\(id)", headers: auth(Self.alice)).status == 200)
+        let guessed = try HTTPExchange.send("HEAD", "\(base)/media/\(id)", headers: auth(Self.bob))
+        #expect(guessed.status == 404 && guessed.headers["upload-offset"] == "0")
+        #expect(try HTTPExchange.send("HEAD", "\(base)/media/\(id)", headers: auth(Self.admin)).status == 200)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let body = try JSONSerialization.data(withJSONObject: ["session": session, "files": files])
+        let borrowed = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.bob), body: body)
+        #expect(borrowed.status == 409, "\(borrowed.text)")
+        #expect(Set((borrowed.json as? [String: [String]])?["missing"] ?? []) == Set(files.values))
+        let wrong = try HTTPExchange.send("PUT", "\(base)/media/\(id)", headers: auth(Self.bob), body: Data("not the clip".utf8))
+        #expect(wrong.status == 422)
+        _ = try farm.uploadMedia(to: base, token: Self.bob)   // the bytes, once: answered 200, stored once
+        #expect(try HTTPExchange.send("HEAD", "\(base)/media/\(id)", headers: auth(Self.bob)).status == 200)
+        #expect(try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.bob), body: body).status == 201)
+    }
+
     @Test func aNonLoopbackAPIWithoutTokensIsRefused() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let result = try TestEnvironment.reel(["coordinator", "--state-dir", dir.appendingPathComponent("s").path,

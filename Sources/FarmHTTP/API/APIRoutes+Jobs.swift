@@ -17,6 +17,9 @@ extension APIRoutes {
         } catch let invalid as SubmitBody.Invalid {
             return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
         }
+        // Media the caller has not sent are missing to it, whoever else sent them.
+        let unshown = Set(body.files.values.filter { !possession.holds(caller, $0) }).sorted()
+        guard unshown.isEmpty else { return try json(["missing": unshown] as [String: [String]], status: .conflict) }
         var submission = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
                                 priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
         submission.outputURL = body.outputURL

@@ -14,9 +14,12 @@ extension APIRoutes {
     /// (`HEAD` says where: `Upload-Offset`). The bytes wait in a scratch file; once whole,
     /// and only if their SHA-256 is the content id, they go to the coordinator.
     func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        _ = try authorize(request)
+        let caller = try authorize(request)
         let contentID = try Self.contentID(context)
-        if try await gateway.call({ try $0.hasMedia(contentID) }) {
+        // "Already there" only to a client that has sent these bytes before; another sends
+        // them once, checked like any upload (docs/api.md, "Uploading media").
+        let present = try await gateway.call({ try $0.hasMedia(contentID) })
+        if present, possession.holds(caller, contentID) {
             return try json(UploadState(contentID: contentID, received: nil, present: true))
         }
         let range: ContentRange?
@@ -33,11 +36,13 @@ extension APIRoutes {
             throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"),
                             message: "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
         }
-        guard uploadLocks.claim(contentID) else {
+        let partial = possession.partial(caller, contentID)
+        // One upload at a time of each client's file (another client's says nothing here).
+        guard uploadLocks.claim(partial.path) else {
             throw HTTPError(.conflict, message: "another upload of \(contentID) is in progress")
         }
-        defer { uploadLocks.release(contentID) }
-        let partial = uploads.appendingPathComponent(String(contentID.dropFirst("sha256:".count)) + ".part")
+        defer { uploadLocks.release(partial.path) }
+        try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
         let had = range == nil ? 0 : Self.size(of: partial)
         if let range, range.first != had {
             var headers = HTTPFields()
@@ -86,18 +91,19 @@ extension APIRoutes {
         guard digest == contentID else {
             throw HTTPError(.unprocessableContent, message: "the \(received) bytes uploaded hash to \(digest), not \(contentID)")
         }
-        try await gateway.call { try $0.upload(partial, contentID: contentID) }
-        return try json(UploadState(contentID: contentID, received: received, present: true), status: .created)
+        if !present { try await gateway.call { try $0.upload(partial, contentID: contentID) } }
+        try possession.record(caller, contentID)
+        return try json(UploadState(contentID: contentID, received: received, present: true), status: present ? .ok : .created)
     }
 
     /// `HEAD /v1/media/{contentID}`: 200 when the coordinator has it; else 404 with the
     /// bytes of an unfinished upload in `Upload-Offset`.
     func mediaState(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        _ = try authorize(request)
+        let caller = try authorize(request)
         let contentID = try Self.contentID(context)
-        if try await gateway.call({ try $0.hasMedia(contentID) }) { return Response(status: .ok) }
+        if possession.holds(caller, contentID), try await gateway.call({ try $0.hasMedia(contentID) }) { return Response(status: .ok) }
         var headers = HTTPFields()
-        headers[Self.uploadOffset] = "\(Self.size(of: uploads.appendingPathComponent(String(contentID.dropFirst(7)) + ".part")))"
+        headers[Self.uploadOffset] = "\(Self.size(of: possession.partial(caller, contentID)))"
         return Response(status: .notFound, headers: headers)
     }
 
