@@ -38,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Already under Hummingbird: named for the HTTP API's connection budget, a channel
+        // handler over HTTP parts (docs/operations.md, "Limits").
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
     ],
     targets: [
         // C libraries from Debian, found with pkg-config; shims turn macros into functions.
@@ -79,6 +83,8 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]

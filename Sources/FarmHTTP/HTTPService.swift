@@ -3,14 +3,16 @@ import Logging
 import ServiceLifecycle
 
 /// A Hummingbird server as one service of a process's `ServiceGroup`: HTTP/1.1, idle
-/// connections closed after `idleSeconds`, and where it listens logged once it does
-/// (`"\(what) on http://HOST:PORT\(path)"`, which port 0 makes worth saying).
+/// connections closed after `idleSeconds`, at most `connections` held at once (past them:
+/// `503`), and where it listens logged once it does (`"\(what) on http://HOST:PORT\(path)"`,
+/// which port 0 makes worth saying).
 enum HTTPService {
     static func make(_ router: Router<BasicRequestContext>, at address: HTTPAddress, idleSeconds: Int64,
+                     connections: ConnectionBudget = ConnectionBudget(limit: 256),
                      announcing what: String, path: String, logger: Logger) -> some Service {
         Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(idleSeconds))),
+            server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: .seconds(idleSeconds))),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "reel"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port.map { HTTPAddress("\(address.host):\($0)") ?? address } ?? address

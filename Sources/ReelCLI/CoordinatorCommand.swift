@@ -78,6 +78,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-shards"), help: "Shards one job may be planned into (more: refused, exit 2 / 422).")
     var maxShards = 10_000
 
+    @Option(name: .customLong("max-connections"), help: "HTTP connections the API holds at once (more: 503).")
+    var maxConnections = 2048
+
     @Option(name: .customLong("max-event-streams"), help: "Event streams the HTTP API serves at once (more: 429).")
     var maxEventStreams = 1024
 
@@ -109,8 +112,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--api-tokens goes with --http")
         }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
-        guard (1...99_999).contains(maxSegments), maxShards >= 1, maxEventStreams >= 1, maxEventStreamsPerClient >= 1 else {
-            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-event-streams and --max-event-streams-per-client at least 1")
+        guard (1...99_999).contains(maxSegments), maxShards >= 1, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1 else {
+            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-event-streams and "
+                + "--max-event-streams-per-client at least 1")
         }
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
@@ -171,18 +175,21 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 options.curve = curve
                 gatewayCurve = CurveClient(keys: keys, serverKey: curve.keys.publicKey)
             }
-            // A stream is a connection: the total stays below the descriptors the process has,
-            // with headroom for the farm's own (docs/operations.md, "Limits").
+            // A connection is a descriptor: they stay below the descriptors the process has,
+            // with headroom for the farm's own; a stream is a connection, and at most half of
+            // them (docs/operations.md, "Limits").
             let descriptors = DescriptorLimit.raiseToHard()
+            let connections = ConnectionBudget(limit: min(maxConnections, max(32, descriptors - DescriptorLimit.headroom)))
             var streams = JobEvents.Budget()
-            streams.total = min(maxEventStreams, max(16, (descriptors - DescriptorLimit.headroom) / 2))
+            streams.total = min(maxEventStreams, max(16, connections.limit / 2))
             streams.perClient = min(maxEventStreamsPerClient, streams.total)
-            logger.info("HTTP API: at most \(streams.total) event streams, \(streams.perClient) per client (\(descriptors) descriptors)")
+            logger.info("HTTP API: at most \(connections.limit) connections, \(streams.total) event streams, \(streams.perClient) per client (\(descriptors) descriptors)")
             var signer = URLSigner.random()
             if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
             extra.append(EssentialService("the HTTP API", APIServer.service(
                 at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
-                uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer, streams: streams, logger: logger),
+                uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer, streams: streams,
+                connections: connections, logger: logger),
                 stopAfter: testStopHTTPAfter.map { .milliseconds(Int($0 * 1000)) }))
         }
         if let webhookSecret {

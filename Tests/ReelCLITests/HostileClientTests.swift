@@ -52,4 +52,25 @@ import Testing
         let jobs = try JSONSerialization.jsonObject(with: farm.reel(["status", "--json"]).stdoutData) as? [Any]
         #expect(jobs?.isEmpty == true, "nothing was stored")
     }
+
+    /// Connections past `--max-connections` get 503 with Retry-After and are closed, while
+    /// the ones held stay served; once clients leave, new ones are taken again. Idle
+    /// keep-alive connections hold their slots, as a slow client's would.
+    @Test func connectionsPastTheBudgetAre503AndTheFarmGoesOn() throws {
+        let farm = try FarmFixture()
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--max-connections", "40"])
+        let base = try farm.apiBase()
+        let port = try #require(URLComponents(string: base)?.port)
+        var held = try (0..<40).map { _ in try OpenHTTPStream(port: port, path: "/v1/workers") }
+        for connection in held { #expect(connection.read(until: "\r\n\r\n") && connection.text.hasPrefix("HTTP/1.1 200"), "\(connection.text.prefix(200))") }
+        let refused = try (0..<20).map { _ in try OpenHTTPStream(port: port, path: "/v1/workers") }
+        for connection in refused {
+            #expect(connection.read(until: "\r\n\r\n") && connection.text.hasPrefix("HTTP/1.1 503"), "\(connection.text.prefix(200))")
+            #expect(connection.text.lowercased().contains("retry-after: 5"))
+        }
+        held = []
+        #expect(try farm.waitUntil(10) { (try? HTTPExchange.send("GET", "\(base)/workers").status) == 200 })
+        #expect(farm.coordinator?.isRunning == true)
+        #expect(held.isEmpty)
+    }
 }

@@ -11,9 +11,9 @@ import ServiceLifecycle
 public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
                                uploads: URL, signer: URLSigner = .random(), streams: JobEvents.Budget = .init(),
-                               logger: Logger) -> some Service {
+                               connections: ConnectionBudget = ConnectionBudget(limit: 2048), logger: Logger) -> some Service {
         HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer, streams: streams), at: address,
-                         idleSeconds: 60, announcing: "HTTP API", path: "/v1", logger: logger)
+                         idleSeconds: 60, connections: connections, announcing: "HTTP API", path: "/v1", logger: logger)
     }
 
     /// The API's routes and the dashboard, with the error middleware in front.
