@@ -89,4 +89,36 @@ import Testing
         // The streams that were admitted still see their job's end.
         for stream in bobStreams { #expect(stream.read(until: "event: done", seconds: 120), "\(stream.text.suffix(300))") }
     }
+
+    /// The finding's scale: 2,000 streams of one job against a budget of 256. The
+    /// coordinator stays up and serving: 256 stream, the rest are 429 at once, its
+    /// descriptors stay bounded, and the admitted streams see the job's end.
+    @Test func twoThousandStreamsAgainstABudgetOf256LeaveTheCoordinatorServing() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 2)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--max-event-streams", "256", "--max-event-streams-per-client", "256"])
+        try farm.startWorker("slow", ["--test-shard-delay", "1500"])   // running while the 2,000 arrive
+        let base = try farm.apiBase()
+        let port = try #require(URLComponents(string: base)?.port)
+        let files = try farm.uploadMedia(to: base)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", body: try JSONSerialization.data(withJSONObject: ["session": session, "files": files]))
+        let job = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String, "\(created.text)")
+        let coordinator = try #require(farm.coordinatorPID)
+        func descriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(coordinator)/fd").count }
+
+        var streaming: [OpenHTTPStream] = []
+        var refused = 0
+        for _ in 0..<2000 {
+            let stream = try OpenHTTPStream(port: port, path: "/v1/jobs/\(job)/events")
+            guard stream.read(until: "\r\n\r\n", seconds: 10) else { continue }
+            if stream.text.hasPrefix("HTTP/1.1 200") { streaming.append(stream) } else if stream.text.hasPrefix("HTTP/1.1 429") { refused += 1 }
+        }
+        #expect(streaming.count == 256 && refused == 1744, "\(streaming.count) streaming, \(refused) refused")
+        #expect(try HTTPExchange.send("GET", "\(base)/workers").status == 200)
+        let open = try descriptors()
+        #expect(open < 256 + 200, "\(open) descriptors")
+        for stream in streaming { #expect(stream.read(until: "event: done", seconds: 120), "\(stream.text.suffix(200))") }
+        #expect(farm.coordinator?.isRunning == true)
+    }
 }
