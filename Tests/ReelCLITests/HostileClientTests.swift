@@ -40,6 +40,30 @@ import Testing
         #expect(after - before < 50_000, "the coordinator grew from \(before) to \(after) KB")
     }
 
+    /// The largest session the farm takes (1,000 segments), accepted and then cancelled:
+    /// the coordinator's memory comes back to within 50 MB of where it was, and the loop
+    /// kept beating for its worker.
+    @Test func aCancelledThousandSegmentJobGivesItsMemoryBack() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        try farm.startCoordinator(["--http", "127.0.0.1:0"])
+        try farm.startWorker("a", ["--test-shard-delay", "200"])
+        let base = try farm.apiBase()
+        let files = try farm.uploadMedia(to: base)
+        let coordinator = try #require(farm.coordinatorPID)
+        let before = try #require(ProcessMemory.residentKB(of: coordinator))
+        let segments = Array(repeating: #"{"source":"a.mp4","trimDuration":0.1}"#, count: 1000).joined(separator: ",")
+        let body = #"{"session":{"video":{"videoSegments":[\#(segments)]}},"files":{"a.mp4":"\#(files["a.mp4"] ?? "")"}}"#
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", body: Data(body.utf8))
+        #expect(created.status == 201, "\(created.text.prefix(300))")
+        let job = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String)
+        #expect(try HTTPExchange.send("DELETE", "\(base)/jobs/\(job)").status == 200)
+        #expect(try farm.waitUntil(30) { try farm.status(job)["state"] as? String == "cancelled" })
+        let after = try #require(ProcessMemory.residentKB(of: coordinator))
+        #expect(after - before < 50_000, "the coordinator grew from \(before) to \(after) KB")
+        #expect(!farm.log("worker-a.log").contains("coordinator silent"), "\(farm.log("worker-a.log").suffix(500))")
+    }
+
     /// A session within the segment limit whose plan is too many shards is refused too,
     /// with both numbers, before anything is stored.
     @Test func aJobOfTooManyShardsIsRefusedWithItsNumbers() throws {

@@ -171,6 +171,10 @@ import Testing
         let goodDelivered = try farm.waitUntil(30) { try webhook(jobs.good)["state"] as? String == "delivered" }
         let goodState = try webhook(jobs.good)
         #expect(goodDelivered, "\(goodState) \(farm.log("coordinator.log").suffix(800))")
+        // Its two attempts (500, then 200 a second later) within about 2 s of the job's end.
+        let finished = try farm.status(jobs.good)["finished"] as? Double ?? 0
+        let late = (goodState["deliveredAt"] as? Double ?? .infinity) - finished
+        #expect(late < 3, "delivered \(late) s after the job ended")
         #expect((try webhook(jobs.silent)["lastError"]) == nil, "the silent receiver's first attempt had ended before the good one was delivered")
 
         // Every attempt is over within the deadline: the silent one's first ends by ~10 s.
