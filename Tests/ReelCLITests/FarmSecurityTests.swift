@@ -31,6 +31,31 @@ import Testing
         #expect(farm.log("coordinator.log").contains("refused a connection: CURVE key \(try key("stranger").trimmingCharacters(in: .whitespacesAndNewlines))"))
     }
 
+    /// Two client keys: the second names the first's media by content id. The coordinator
+    /// has the files, but tells the second key nothing of them until it has sent their
+    /// bytes (its `reel submit` does, as for any missing file), then renders its job.
+    @Test func aClientKeyUsesOnlyMediaItHasSent() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        for name in ["coordinator", "worker", "alice", "bob"] { _ = try TestEnvironment.reel(["keygen", farm.path(name)]) }
+        let key = { (name: String) in try String(contentsOfFile: farm.path(name + ".pub"), encoding: .utf8).trimmed }
+        _ = try TestEnvironment.write("\(try key("worker")) worker\n\(try key("alice")) client alice\n\(try key("bob")) client bob\n",
+                                      to: "authorized", in: farm.dir)
+        try farm.startCoordinator(["--curve-key", farm.path("coordinator.key"), "--authorized-keys", farm.path("authorized")])
+        let serverKey = ["--server-key", farm.path("coordinator.pub")]
+        try farm.startWorker("a", ["--curve-key", farm.path("worker.key")] + serverKey)
+        for name in ["alice", "bob"] {
+            let r = try farm.reel(["submit", "s.json", "--wait", "-o", "\(name).mp4"] + FarmFixture.shortGOP
+                                  + ["--curve-key", farm.path("\(name).key")] + serverKey)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("bob.mp4"))) == (try farm.reference()))
+        let log = farm.log("coordinator.log")
+        // Alice's uploads stored the files; Bob had to send the same bytes before he could use them.
+        #expect(!log.contains("client key \(try key("alice")) sent"), "\(log.suffix(800))")
+        #expect(log.components(separatedBy: "client key \(try key("bob")) sent").count == 3, "\(log.suffix(800))")
+    }
+
     @Test func keysAreCheckedBeforeAnythingRuns() throws {
         let dir = try TestEnvironment.scratchDirectory()
         #expect(try TestEnvironment.reel(["keygen", "k"], in: dir).status == 0)

@@ -5,12 +5,14 @@ import SessionKit
 extension Coordinator {
     /// A client's request: refused at once if it lacks media or is not a one-segment
     /// session, else routed (docs/operations.md, "Thumbnails and frames").
-    func stills(_ request: StillsRequest, from client: Data) throws {
+    func stills(_ request: StillsRequest, from client: Data, holder: String? = nil) throws {
         func reply(invalid: String? = nil, missing: [String] = []) {
             send(to: client, .stillsReply, StillsReply(requestID: request.requestID, worker: "", results: [], invalid: invalid,
                                                        error: nil, missing: missing))
         }
-        let missing = missingMedia(files: request.files, paths: request.paths)
+        // A client's pictures are of media it has sent (as its jobs are).
+        let unshown = try holder.map { holder in try request.files.values.filter { try !store.holds(holder, $0) } } ?? []
+        let missing = Set(missingMedia(files: request.files, paths: request.paths) + unshown).sorted()
         guard missing.isEmpty else { return reply(missing: missing) }
         let session: Session
         do {

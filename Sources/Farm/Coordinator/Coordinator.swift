@@ -59,6 +59,8 @@ public final class Coordinator {
     let media: MediaStore
     /// Submissions are compiled on its thread, not on the loop.
     let compiler: SubmissionCompiler
+    /// Client keys that have sent files this run (the store keeps them too).
+    let holders = MediaHolders()
     let chunkCache: ChunkCache
     private let context: ZMQContext
     private let socket: ZMQSocket
@@ -109,7 +111,7 @@ public final class Coordinator {
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
-            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(
@@ -322,7 +324,8 @@ public final class Coordinator {
             // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
             let onBehalf = credentials.map { $0.role == .admin } ?? true
             compiler.post(SubmissionCompiler.Request(identity: identity, submit: submit,
-                                                     owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key))
+                                                     owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key,
+                                                     holder: Self.mustShowMedia(credentials)))
         case .upload:
             let upload = try message.decode(Upload.self)
             if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),
@@ -330,7 +333,18 @@ public final class Coordinator {
                                                        directory: options.stateDirectory.path) {
                 throw FarmError(.storageFull, shortfall.replacingOccurrences(of: "this job", with: "the upload of \(upload.contentID)"))
             }
-            let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data())
+            // A client shows it holds a file by sending its bytes, even of one stored already.
+            let holder = Self.mustShowMedia(credentials)
+            var proving = false
+            if let holder, !holders.contains(holder, upload.contentID) { proving = try !store.holds(holder, upload.contentID) }
+            let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
+            let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data(),
+                                                         uploader: proving ? holder : nil)
+            if complete, let holder {
+                holders.record(holder, upload.contentID)
+                try store.recordHolder(holder, upload.contentID)
+                if hadIt { log("client key \(holder) sent \(upload.contentID), which the store had: it may use it now") }
+            }
             send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
         case .status:
             let request = try message.decode(StatusRequest.self)
@@ -370,14 +384,15 @@ public final class Coordinator {
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
         case .mediaQuery:
             let query = try message.decode(MediaQuery.self)
+            let shown = try Self.mustShowMedia(credentials).map { try store.holds($0, query.contentID) } ?? true
             send(to: identity, .mediaState, MediaState(contentID: query.contentID,
-                                                       present: media.file(for: query.contentID, candidate: nil) != nil))
+                                                       present: shown && media.file(for: query.contentID, candidate: nil) != nil))
         case .shards:
             let jobID = try message.decode(JobRequest.self).jobID
             guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
             try mayManage(jobID, credentials)
             send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
-        case .stills: try stills(message.decode(StillsRequest.self), from: identity)
+        case .stills: try stills(message.decode(StillsRequest.self), from: identity, holder: Self.mustShowMedia(credentials))
         case .jobStills:
             let request = try message.decode(JobStillsRequest.self)
             guard let record = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
@@ -419,6 +434,14 @@ public final class Coordinator {
     }
 
     // MARK: Who may do what (docs/operations.md, "Trust")
+
+    /// The key that must have sent a file's bytes before it learns the file is stored or
+    /// renders it: a client's under CURVE; nil for an admin (the HTTP API's gateway among
+    /// them: the API checks its own clients) and on a farm without keys.
+    static func mustShowMedia(_ credentials: PeerCredentials?) -> String? {
+        guard let credentials, credentials.role == .client else { return nil }
+        return credentials.key
+    }
 
     /// Under CURVE only the client that submitted a job, or an admin, may cancel or fetch it.
     private func mayManage(_ jobID: String, _ credentials: PeerCredentials?) throws {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SessionKit
 import RenderEngine
@@ -78,17 +79,21 @@ final class MediaStore {
     }
 
     /// Appends an uploaded block; returns the bytes received and whether the file is complete and verified.
-    func receive(_ upload: Upload, data: Data) throws -> (Int, Bool) {
+    /// `uploader`: a client that must send the bytes even of a stored file, to show it
+    /// holds them (its own partial file, checked, then dropped); nil for one that need not.
+    func receive(_ upload: Upload, data: Data, uploader: String? = nil) throws -> (Int, Bool) {
         guard let hex = Self.hex(upload.contentID) else { throw FarmError(.invalidInput, "'\(upload.contentID)' is not a content id") }
         let final = directory.appendingPathComponent(hex)
-        if FileManager.default.fileExists(atPath: final.path) { return (upload.total, true) }
-        let partial = directory.appendingPathComponent(hex + ".part")
+        let stored = FileManager.default.fileExists(atPath: final.path)
+        if stored, uploader == nil { return (upload.total, true) }
+        let key = stored ? hex + "." + Self.tag(uploader ?? "") : hex
+        let partial = directory.appendingPathComponent(key + ".part")
         if upload.offset == 0 {
-            uploads[hex]?.closeFile()
+            uploads[key]?.closeFile()
             _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
-            uploads[hex] = try FileHandle(forWritingTo: partial)
+            uploads[key] = try FileHandle(forWritingTo: partial)
         }
-        guard let handle = uploads[hex] else { throw FarmError(.invalidInput, "upload of \(upload.contentID) did not start at offset 0") }
+        guard let handle = uploads[key] else { throw FarmError(.invalidInput, "upload of \(upload.contentID) did not start at offset 0") }
         let position = Int(try handle.seekToEnd())
         guard position == upload.offset else { throw FarmError(.invalidInput, "upload block at \(upload.offset), expected \(position)") }
         do {
@@ -99,13 +104,22 @@ final class MediaStore {
         let received = position + data.count
         guard received >= upload.total else { return (received, false) }
         try handle.close()
-        uploads[hex] = nil
+        uploads[key] = nil
         guard try ContentID.of(file: partial.path) == upload.contentID else {
             try? FileManager.default.removeItem(at: partial)
             throw FarmError(.invalidInput, "upload of \(upload.contentID) does not match its content id")
         }
-        try FileManager.default.moveItem(at: partial, to: final)
+        if stored {
+            try? FileManager.default.removeItem(at: partial)   // the bytes were shown; the store keeps its copy
+        } else {
+            try FileManager.default.moveItem(at: partial, to: final)
+        }
         return (received, true)
+    }
+
+    /// A short name for an uploader in a partial file's name.
+    static func tag(_ uploader: String) -> String {
+        SHA256.hash(data: Data(uploader.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A block of a stored file for a worker: its bytes, `missing` when the store has no

@@ -29,6 +29,9 @@ final class SubmissionCompiler: Sendable {
         var identity: Data
         var submit: Submit
         var owner: String?
+        /// A client key that must have sent the bytes of every file it names (under CURVE;
+        /// nil for an admin and on a farm without keys).
+        var holder: String? = nil
     }
 
     /// A job ready to be created.
@@ -59,7 +62,7 @@ final class SubmissionCompiler: Sendable {
     private let pending = Atomic<Int>(0)
 
     /// Opens the thread's store connection (a failure fails the coordinator's start).
-    init(context: Context, storePath: String) throws {
+    init(context: Context, storePath: String, holders: MediaHolders = MediaHolders()) throws {
         let opened = Mutex<Result<Void, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let (requests, results, wake, stop) = (requests, results, wake, stop)
@@ -74,13 +77,16 @@ final class SubmissionCompiler: Sendable {
                 ready.signal()
                 return
             }
+            let holds = { (owner: String, contentID: String) -> Bool in
+                holders.contains(owner, contentID) || ((try? store.holds(owner, contentID)) ?? false)
+            }
             let known = { (path: String, stat: FileStat) -> String? in
                 do { return try store.knownMedia(path: path, size: stat.size, mtime: stat.mtime) } catch { return nil }
             }
             while !stop.isRaised {
                 _ = wake.wait(timeout: .now() + .milliseconds(200))
                 for request in requests.take() where !stop.isRaised {
-                    results.post(Self.compile(request, context: context, known: known))
+                    results.post(Self.compile(request, context: context, known: known, holds: holds))
                     // A large session's decoding is transient: its memory goes back, kept or refused.
                     if request.submit.session.utf8.count > 1 << 20 { PictureMemory.releaseFreed() }
                 }
@@ -116,7 +122,8 @@ final class SubmissionCompiler: Sendable {
 
     // MARK: Compiling (no state of the loop is read here)
 
-    static func compile(_ request: Request, context: Context, known: (String, FileStat) -> String?) -> Outcome {
+    static func compile(_ request: Request, context: Context, known: (String, FileStat) -> String?,
+                        holds: (String, String) -> Bool = { _, _ in true }) -> Outcome {
         let identity = request.identity
         func answer(problems: [String] = [], missing: [String] = []) -> Outcome {
             .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
@@ -141,7 +148,9 @@ final class SubmissionCompiler: Sendable {
             let (loaded, missing) = load(session: session, files: submit.files, paths: submit.paths, context: context, known: known) {
                 verified.append(($0, $1, $2))
             }
-            guard missing.isEmpty else { return answer(missing: missing) }
+            // Files the client has not sent are missing to it, whoever else sent them.
+            let unshown = request.holder.map { holder in submit.files.values.filter { !holds(holder, $0) } } ?? []
+            guard missing.isEmpty, unshown.isEmpty else { return answer(missing: Set(missing + unshown).sorted()) }
             guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
             guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
             let contentIDs = submit.files.merging(loaded.origins.mapValues(\.contentID)) { $1 }

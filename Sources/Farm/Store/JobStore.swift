@@ -24,6 +24,7 @@ public final class JobStore {
         CREATE TABLE IF NOT EXISTS workers(
           id TEXT PRIMARY KEY, host TEXT NOT NULL, slots INTEGER NOT NULL, last_seen REAL NOT NULL, shards_done INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS media(content_id TEXT PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL);
+        CREATE TABLE IF NOT EXISTS media_holders(owner TEXT NOT NULL, content_id TEXT NOT NULL, PRIMARY KEY(owner, content_id)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS webhooks(
           job_id TEXT NOT NULL, event TEXT NOT NULL, url TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
           created REAL NOT NULL, next_at REAL NOT NULL, last_status INTEGER, last_error TEXT, delivered_at REAL,
@@ -382,6 +383,16 @@ public final class JobStore {
     /// A content id the coordinator can read at `path` (verified when recorded).
     public func rememberMedia(contentID: String, path: String, size: Int64, mtime: Double) throws {
         try db.query("INSERT OR REPLACE INTO media VALUES(?,?,?,?)", [.text(contentID), .text(path), .integer(size), .real(mtime)])
+    }
+
+    /// Whether the client `owner` has sent the bytes of `contentID` (docs/operations.md,
+    /// "Trust": a content id alone confirms nothing to a client).
+    public func holds(_ owner: String, _ contentID: String) throws -> Bool {
+        try !db.query("SELECT 1 FROM media_holders WHERE owner=? AND content_id=?", [.text(owner), .text(contentID)]).isEmpty
+    }
+
+    public func recordHolder(_ owner: String, _ contentID: String) throws {
+        try db.query("INSERT OR IGNORE INTO media_holders VALUES(?,?)", [.text(owner), .text(contentID)])
     }
 
     public func knownMedia(path: String, size: Int64, mtime: Double) throws -> String? {
