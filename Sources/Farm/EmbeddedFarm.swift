@@ -10,6 +10,8 @@ public struct EmbeddedFarm: Sendable {
     public let executable: String
     public let workers: Int
     public var logger = Logger(label: "reel.render", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// `reel render --trace FILE`: the embedded coordinator's jobs and attempts as JSON lines.
+    public var tracePath: String?
 
     public init(executable: String, workers: Int) {
         self.executable = executable
@@ -41,6 +43,7 @@ public struct EmbeddedFarm: Sendable {
         let roots = Array(Set(loaded.files.values.map { $0.deletingLastPathComponent() }))
         var options = Coordinator.Options(endpoint: endpoint, stateDirectory: state.appendingPathComponent("state"))
         options.mediaRoots = roots
+        options.tracePath = tracePath
         let origins = loaded.originClient ?? OriginClient(policy: URLPolicy())
         options.origins = origins
         let stop = options.stop

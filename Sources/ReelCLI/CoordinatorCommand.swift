@@ -72,6 +72,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("test-stop-http-after"), help: .hidden)
     var testStopHTTPAfter: Double?
 
+    @Option(help: ArgumentHelp("Append every job and shard attempt as a JSON line to FILE (docs/operations.md, \"Tracing a render\").",
+                               valueName: "file"))
+    var trace: String?
+
     @Option(name: .customLong("max-segments"), help: "Segments one session may have (more: refused, exit 2 / 422).")
     var maxSegments = 1_000
 
@@ -143,6 +147,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.strictLooks = strictLooks
         options.origins = urls.client
         options.minimumFreeBytes = Int64(minFreeSpace) << 20
+        options.tracePath = trace
         options.jobLimits.segments = maxSegments
         options.jobLimits.shards = maxShards
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20

@@ -48,6 +48,10 @@ struct Render: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout when done.")
     var json = false
 
+    @Option(help: ArgumentHelp("Write the embedded farm's jobs and shard attempts as JSON lines to FILE (docs/operations.md, \"Tracing a render\").",
+                               valueName: "file"))
+    var trace: String?
+
     @Flag(name: .customLong("in-process"), help: "Render on threads of this process instead of the embedded farm.")
     var inProcess = false
 
@@ -95,8 +99,11 @@ struct Render: ParsableCommand {
         let printer = ProgressPrinter()
         if !inProcess {
             do {
-                let (status, seconds) = try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
-                    .render(loaded, settings: settings, layout: layout, to: destination) { printer.update($0, elapsed: $1) }
+                var farm = EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
+                farm.tracePath = trace
+                let (status, seconds) = try farm.render(loaded, settings: settings, layout: layout, to: destination) {
+                    printer.update($0, elapsed: $1)
+                }
                 printer.finish()
                 if json {
                     try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,

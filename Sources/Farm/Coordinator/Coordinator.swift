@@ -47,6 +47,8 @@ public final class Coordinator {
         public var callbackPolicy = URLPolicy()
         /// The largest job taken (`--max-segments`, `--max-shards`).
         public var jobLimits = JobLimits()
+        /// `--trace FILE`: one JSON line per job and per attempt (`AttemptTrace`).
+        public var tracePath: String?
 
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint
@@ -59,6 +61,8 @@ public final class Coordinator {
     let media: MediaStore
     /// Submissions are compiled on its thread, not on the loop.
     let compiler: SubmissionCompiler
+    /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
+    let trace: AttemptTrace?
     /// Client keys that have sent files this run (the store keeps them too).
     let holders = MediaHolders()
     let chunkCache: ChunkCache
@@ -109,6 +113,7 @@ public final class Coordinator {
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
+        trace = try options.tracePath.map { try AttemptTrace(path: $0) }
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
             acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
@@ -215,6 +220,7 @@ public final class Coordinator {
             case .send(let peer, let message): send(message, to: peer)
             case .persist(let change):
                 count(change)
+                traceChange(change)
                 write(change)
             case .storeChunk(let peer, let key): storeChunk(from: peer, key)
             case .assemble(let job): startAssembly(job)
@@ -575,6 +581,16 @@ public final class Coordinator {
         } catch {
             log("could not remove the chunks of job \(job) in \(directory.path): \(error)", LogIDs(job: job), level: .error)
         }
+    }
+
+    /// Writes `change` to the trace, if tracing; a trace that cannot be written stops, said once.
+    private func traceChange(_ change: StoreChange) {
+        guard let trace else { return }
+        let failure = trace.record(change, tasks: { scheduler.jobs[$0]?.tasks }) { key in
+            let path = chunkPath(job: key.jobID, shard: key.shard).path
+            return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        }
+        if let failure { log("the trace file cannot be written (\(failure)); tracing stops", level: .error) }
     }
 
     func chunkPath(job: String, shard: Int) -> URL {

@@ -1,0 +1,88 @@
+import Foundation
+import SessionKit
+
+/// `--trace FILE` (docs/operations.md, "Tracing a render"): one JSON line per job created,
+/// per attempt ended and per job ended, as the coordinator decides them — the measured
+/// costs a capacity model of the farm starts from (issue: how long a shard takes by its
+/// size, where time goes between dispatch and the chunk). Appended as they happen; a file
+/// that cannot be written ends tracing (said once), never the coordinator.
+final class AttemptTrace {
+    /// One line. Times are Unix seconds; `chunkBytes` is the stored chunk's size.
+    struct Line: Encodable {
+        var event: String
+        var job: String
+        var time: Double
+        var shard: Int?
+        var attempt: Int?
+        var kind: String?
+        var segment: Int?
+        var frames: Int64?
+        var worker: String?
+        var started: Double?
+        var outcome: String?
+        var chunkBytes: Int64?
+        var shards: Int?
+        var state: String?
+    }
+
+    private var handle: FileHandle?
+    private var started: [AttemptID: (worker: String, at: Double)] = [:]
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    /// Opens `path` for appending (made if missing).
+    init(path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw FarmError(.ioFailed, "cannot create the trace file \(path)")
+            }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        self.handle = handle
+    }
+
+    /// Records what `change` says; `tasks(job)` gives a job's shard plan, `chunkBytes`
+    /// the size of a stored chunk. Returns an error to report once when the file fails.
+    func record(_ change: StoreChange, tasks: (String) -> [ShardTask]?, chunkBytes: (AttemptID) -> Int64?) -> (any Error)? {
+        var line: Line?
+        switch change {
+        case .createJob(let record, let plan):
+            line = Line(event: "job", job: record.id, time: record.created, shards: plan.count)
+        case .startAttempt(let key, let worker, let time):
+            started[key] = (worker, time)
+        case .finishShard(let key, _, let worker, let time):
+            line = attemptLine(key, outcome: "done", worker: worker, at: time, tasks: tasks)
+            line?.chunkBytes = chunkBytes(key)
+        case .endAttempt(let key, let outcome, _, let time) where outcome != .done:
+            line = attemptLine(key, outcome: outcome.rawValue, worker: started[key]?.worker, at: time, tasks: tasks)
+        case .jobPhase(let job, let phase, _, let finished) where phase.isFinal:
+            line = Line(event: "jobEnded", job: job, time: finished ?? Date().timeIntervalSince1970, state: phase.rawValue)
+            started = started.filter { $0.key.jobID != job }
+        default:
+            break
+        }
+        guard let line, let handle else { return nil }
+        do {
+            var data = try encoder.encode(line)
+            data.append(0x0A)
+            try handle.write(contentsOf: data)
+            return nil
+        } catch {
+            self.handle = nil
+            return error
+        }
+    }
+
+    private func attemptLine(_ key: AttemptID, outcome: String, worker: String?, at time: Double,
+                             tasks: (String) -> [ShardTask]?) -> Line {
+        let task = tasks(key.jobID).flatMap { $0.indices.contains(key.shard) ? $0[key.shard] : nil }
+        let opened = started.removeValue(forKey: key)
+        return Line(event: "attempt", job: key.jobID, time: time, shard: key.shard, attempt: key.attempt, kind: task?.kind.rawValue,
+                    segment: task?.segment, frames: task?.frameCount, worker: worker ?? opened?.worker, started: opened?.at,
+                    outcome: outcome)
+    }
+}
