@@ -1,2 +1,2 @@
-// glibc's allocator tuning (mallopt), for RenderEngine's PictureMemory.
+// glibc's allocator tuning (mallopt), for RenderEngine's HeapPolicy.
 #include <malloc.h>

@@ -140,7 +140,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        PictureMemory.shareHeaps()
+        HeapPolicy.shareHeaps()
         var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.looks = looks.map { URL(fileURLWithPath: $0) }

@@ -44,6 +44,17 @@ struct TimelineSummary: Encodable {
     var totalFrames: Int64
     var duration: Double
     var segments: [Segment]
+    /// How the farm cuts the job at the default 2-s keyframe interval (docs/rendering.md,
+    /// "Pipeline"): the audio task, then the video shards in output order. A capacity
+    /// model's shard plan (docs/operations.md, "Tracing a render").
+    var shards: [Shard]
+
+    struct Shard: Encodable {
+        var kind: String
+        var segment: Int
+        var frames: Int64
+        var outputStartFrame: Int64
+    }
 
     struct Segment: Encodable {
         var source: String
@@ -74,6 +85,8 @@ struct TimelineSummary: Encodable {
         frameRateFrom = t.origins.frameDuration
         totalFrames = t.totalFrames
         duration = t.duration.doubleValue
+        let plan = Plan(timeline: t, keyframeIntervalSeconds: Rational.approximating(EncoderSettings().keyframeIntervalSeconds) ?? Rational(2))
+        shards = plan.tasks.map { Shard(kind: $0.kind.rawValue, segment: $0.segment, frames: $0.frameCount, outputStartFrame: $0.outputStartFrame) }
         segments = t.segments.map { s in
             Segment(source: MediaURL.redact(s.source), frameCount: s.frameCount, outputStartFrame: s.outputStartFrame,
                     firstSourceTime: s.sourceTime(ofFrame: 0).doubleValue,

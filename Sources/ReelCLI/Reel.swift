@@ -35,7 +35,7 @@ func printError(_ line: String) {
 enum Main {
     static func main() async {
         ProcessorCheck.refuseUnsupportedProcessor()
-        PictureMemory.keepFreedPictures()
+        HeapPolicy.keepFreedPictures()
         do {
             var command = try Reel.parseAsRoot()
             if var service = command as? any AsyncParsableCommand {

@@ -88,7 +88,7 @@ final class SubmissionCompiler: Sendable {
                 for request in requests.take() where !stop.isRaised {
                     results.post(Self.compile(request, context: context, known: known, holds: holds))
                     // A large session's decoding is transient: its memory goes back, kept or refused.
-                    if request.submit.session.utf8.count > 1 << 20 { PictureMemory.releaseFreed() }
+                    if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
                 }
             }
         }

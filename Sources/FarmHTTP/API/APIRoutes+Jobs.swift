@@ -27,7 +27,7 @@ extension APIRoutes {
         let submit = submission
         let reply = try await gateway.call { try $0.submit(submit) }
         // A large body's parsing is transient: its memory goes back (docs/operations.md, "Limits").
-        if buffer.readableBytes > 1 << 20 { PictureMemory.releaseFreed() }
+        if buffer.readableBytes > 1 << 20 { HeapPolicy.releaseFreed() }
         if let id = reply.jobID {
             let status = try await job(id, for: caller)
             var headers = HTTPFields()

@@ -2,13 +2,16 @@
 import CMalloc
 #endif
 
-/// How the process's allocator treats picture-sized blocks (docs/rendering.md,
-/// "Processors"). glibc hands blocks over a threshold straight back to the kernel, so a
+/// How the process's allocator (glibc's) is tuned: for render processes, picture-sized
+/// blocks kept (docs/rendering.md, "Processors"); for the coordinator, few heaps and large
+/// passing allocations given back (docs/operations.md, "Limits").
+///
+/// Pictures: glibc hands blocks over a threshold straight back to the kernel, so a
 /// filter that allocates a few 8 MB planes a frame pays for the kernel zeroing fresh pages
 /// every frame (≈ 5 ms a 1080p gaussianBlur frame, `perf`: `clear_page_erms`). Raising the
 /// thresholds to glibc's ceiling keeps freed planes in the heap for the next frame; a
 /// render process's memory then stays at its peak instead of following each frame.
-public enum PictureMemory {
+public enum HeapPolicy {
     /// The largest mmap threshold glibc accepts on 64-bit systems: 32 MiB.
     static let mmapThreshold: Int32 = 32 << 20
 
