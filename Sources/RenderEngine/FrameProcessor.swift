@@ -304,10 +304,7 @@ final class FrameProcessor {
     private func distortInYCbCr(_ source: Frame, crop: Crop, reading: Reading, into output: Frame) throws -> Bool {
         let input = try distortionInput ?? Frame(videoFormat: AV_PIX_FMT_YUV420P, width: renderWidth, height: renderHeight)
         distortionInput = input
-        try input.makeWritable()
-        let upright = geometry.orientation == .up
-        guard try convertDirect(source, crop: crop, reading: reading, into: upright ? input : unoriented) else { return false }
-        if !upright { orientPlanes(from: unoriented, into: input) }
+        guard try convertOriented(source, crop: crop, reading: reading, into: input) else { return false }
         try output.makeWritable()
         chain.applyToPlanes(source: try input.ycbcrPlanes(), destination: try output.ycbcrPlanes(),
                             width: renderWidth, height: renderHeight, workspace: workspace)
@@ -319,15 +316,22 @@ final class FrameProcessor {
     /// luma (`FilterChain.applyGrey`; docs/filters.md, "How the engine runs a chain"). False
     /// when the source needs RGB.
     private func greyInYCbCr(_ source: Frame, crop: Crop, reading: Reading, into output: Frame) throws -> Bool {
+        guard try convertOriented(source, crop: crop, reading: reading, into: output) else { return false }
+        chain.applyGrey(to: try output.ycbcrPlanes(), width: renderWidth, height: renderHeight)
+        return true
+    }
+
+    /// The picture as without filters (`convertDirect`), oriented, in `destination` (the
+    /// render size). False when the source needs RGB.
+    private func convertOriented(_ source: Frame, crop: Crop, reading: Reading, into destination: Frame) throws -> Bool {
         let upright = geometry.orientation == .up
-        let target = upright ? output : unoriented
+        let target = upright ? destination : unoriented
         try target.makeWritable()
         guard try convertDirect(source, crop: crop, reading: reading, into: target) else { return false }
         if !upright {
-            try output.makeWritable()
-            orientPlanes(from: unoriented, into: output)
+            try destination.makeWritable()
+            orientPlanes(from: unoriented, into: destination)
         }
-        chain.applyGrey(to: try output.ycbcrPlanes(), width: renderWidth, height: renderHeight)
         return true
     }
 

@@ -97,8 +97,8 @@ extension APIRoutes {
                 query.append((key, text))
             }
             do {
-                _ = try ThumbnailQuery(kind: still, size: texts["size"], time: texts["time"], format: texts["format"])
-            } catch let invalid as ThumbnailQuery.Invalid {
+                _ = try StillQuery(kind: still, size: texts["size"], time: texts["time"], format: texts["format"])
+            } catch let invalid as StillQuery.Invalid {
                 return try json(["problems": [Problem(path: invalid.key, message: invalid.message)]] as [String: [Problem]],
                                 status: .unprocessableContent)
             }

@@ -2,7 +2,6 @@ import Farm
 import Foundation
 import HTTPTypes
 import Hummingbird
-import RenderEngine
 
 extension APIRoutes {
     // MARK: Submit
@@ -26,8 +25,6 @@ extension APIRoutes {
         submission.sidecarURL = body.sidecarURL
         let submit = submission
         let reply = try await gateway.call { try $0.submit(submit) }
-        // A large body's parsing is transient: its memory goes back (docs/operations.md, "Limits").
-        if buffer.readableBytes > 1 << 20 { HeapPolicy.releaseFreed() }
         if let id = reply.jobID {
             let status = try await job(id, for: caller)
             var headers = HTTPFields()

@@ -18,11 +18,11 @@ extension APIRoutes {
         _ = try await job(id, for: try authorizeRead(request))
         let segment = try Self.segment(context)
         let query = request.uri.queryParameters
-        let asked: ThumbnailQuery
+        let asked: StillQuery
         do {
-            asked = try ThumbnailQuery(kind: kind, size: query["size"].map(String.init), time: query["time"].map(String.init),
+            asked = try StillQuery(kind: kind, size: query["size"].map(String.init), time: query["time"].map(String.init),
                                        format: query["format"].map(String.init))
-        } catch let invalid as ThumbnailQuery.Invalid {
+        } catch let invalid as StillQuery.Invalid {
             throw HTTPError(.badRequest, message: invalid.message)
         }
         let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png)
@@ -49,7 +49,7 @@ extension APIRoutes {
 /// gives them (docs/api.yaml): the box 1x1 … 400x400 for a thumbnail (default 320x180),
 /// 1x1 … 4096x4096 for a frame (default: the render size), seconds 0 … 10⁶ into the
 /// segment's media (default its trim start), jpeg (default) or png.
-struct ThumbnailQuery {
+struct StillQuery {
     /// A field that is not as the API says, named by its key.
     struct Invalid: Error {
         let key: String

@@ -177,10 +177,12 @@ public struct FilterChain: Sendable {
     /// back as Y′ = 16 + 219·g, chroma 128 (grey).
     public func applyGrey(to planes: YCbCrPlanes, width: Int, height: Int) {
         guard let greyFromLuminance else { preconditionFailure("applyGrey on a chain that is not one grey effect") }
-        var luma = [Float](repeating: 0, count: width * height)
-        for y in 0..<height {
-            let row = planes.y + y * planes.yStride
-            for x in 0..<width { luma[y * width + x] = clampUnit((Float(row[x]) - 16) / 219) }
+        let luma = [Float](unsafeUninitializedCapacity: width * height) { luma, count in
+            for y in 0..<height {
+                let row = planes.y + y * planes.yStride
+                for x in 0..<width { luma[y * width + x] = clampUnit((Float(row[x]) - 16) / 219) }
+            }
+            count = width * height
         }
         let grey = greyFromLuminance.grey(fromLuminance: luma, width: width, height: height)
         for y in 0..<height {
