@@ -341,8 +341,9 @@ public final class Coordinator {
             }
             // A client shows it holds a file by sending its bytes, even of one stored already.
             let holder = Self.mustShowMedia(credentials)
-            var proving = false
-            if let holder, !holders.contains(holder, upload.contentID) { proving = try !store.holds(holder, upload.contentID) }
+            // The loop's own store connection sees its writes at once; `holders` is for the
+            // submission thread's.
+            let proving = try holder.map { try !store.holds($0, upload.contentID) } ?? false
             let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
             let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data(),
                                                          uploader: proving ? holder : nil)
