@@ -182,6 +182,31 @@ struct SchedulerTests {
         #expect(given.filter { $0 == "x" }.count == 2 && given.filter { $0 == "y" }.count == 2)
     }
 
+    /// Followers of a job hear of its end the moment its assembly ends: storing the last
+    /// chunk tells them of the assembly without forgetting them (a final notice there left
+    /// every `reel watch` and `reel render` waiting for its 2-s time-out to ask again).
+    @Test func followersHearOfTheEndWhenTheAssemblyEndsNotBefore() {
+        var farm = Farm()
+        farm.submit("j", shards: 1)
+        farm.join("a")
+        let given = farm.tick()
+        var watchers = JobWatchers()
+        watchers.add(SchedulerTests.Farm.peer("client"), to: "j")
+        farm.clock += 1
+        let stored = farm.on(.chunk(SchedulerTests.Farm.peer("a"), given[0].key))
+            + farm.on(.chunkStored(SchedulerTests.Farm.peer("a"), given[0].key, sha256: "sha", peakRSSKB: nil))
+        #expect(farm.phase("j") == .assembling)
+        for case .notify("j", let final) in stored {
+            #expect(!final, "the job is not over while it assembles")
+            _ = watchers.due("j", now: farm.clock, final: final)
+        }
+        farm.clock += 0.05   // within the progress interval: only a final notice goes out
+        let ended = farm.on(.assembled("j", error: nil))
+        let finals = ended.compactMap { if case .notify("j", let final) = $0 { final } else { nil } }
+        #expect(finals == [true])
+        #expect(watchers.due("j", now: farm.clock, final: true) == [SchedulerTests.Farm.peer("client")])
+    }
+
     /// A new priority counts from the next dispatch, is stored, and tells watchers.
     @Test func aJobGivenAHigherPriorityGoesFirstFromTheNextDispatch() {
         var farm = Farm()

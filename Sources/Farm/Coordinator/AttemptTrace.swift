@@ -21,12 +21,16 @@ final class AttemptTrace {
         var started: Double?
         var outcome: String?
         var chunkBytes: Int64?
+        /// The worker's own time for the attempt, from its task's arrival to its chunk made:
+        /// what is not in it (dispatch, transfer, commit) is the farm's overhead.
+        var renderSeconds: Double?
         var shards: Int?
         var state: String?
     }
 
     private var handle: FileHandle?
     private var started: [AttemptID: (worker: String, at: Double)] = [:]
+    private var renderSeconds: [AttemptID: Double] = [:]
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -43,6 +47,11 @@ final class AttemptTrace {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
         self.handle = handle
+    }
+
+    /// Notes the worker's own time for an attempt whose chunk has arrived (its line follows).
+    func rendered(_ key: AttemptID, seconds: Double) {
+        if started[key] != nil { renderSeconds[key] = seconds }
     }
 
     /// Records what `change` says; `tasks(job)` gives a job's shard plan, `chunkBytes`
@@ -62,6 +71,7 @@ final class AttemptTrace {
         case .jobPhase(let job, let phase, _, let finished) where phase.isFinal:
             line = Line(event: "jobEnded", job: job, time: finished ?? Date().timeIntervalSince1970, state: phase.rawValue)
             started = started.filter { $0.key.jobID != job }
+            renderSeconds = renderSeconds.filter { $0.key.jobID != job }
         default:
             break
         }
@@ -83,6 +93,6 @@ final class AttemptTrace {
         let opened = started.removeValue(forKey: key)
         return Line(event: "attempt", job: key.jobID, time: time, shard: key.shard, attempt: key.attempt, kind: task?.kind.rawValue,
                     segment: task?.segment, frames: task?.frameCount, worker: worker ?? opened?.worker, started: opened?.at,
-                    outcome: outcome)
+                    outcome: outcome, renderSeconds: renderSeconds.removeValue(forKey: key))
     }
 }

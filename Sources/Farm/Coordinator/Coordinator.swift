@@ -312,6 +312,7 @@ public final class Coordinator {
             let ready = try message.decode(ChunkReady.self)
             chunkAtHand = (ready, message.payload.first ?? Data())
             defer { chunkAtHand = nil }
+            trace?.rendered(ready.attemptID, seconds: Double(ready.millis) / 1000)
             apply(scheduler.handle(.chunk(identity, ready.attemptID), now: now))
         case .failed:
             let failure = try message.decode(ShardFailed.self)

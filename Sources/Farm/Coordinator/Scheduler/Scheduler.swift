@@ -264,7 +264,10 @@ struct Scheduler {
             emit(.assemble(job.id))
         }
         jobs[job.id] = job
-        emit(.notify(job.id, final: job.allDone))
+        // Not final even with every chunk in: a final notice forgets the job's followers,
+        // and they must still hear of the assembly's end (`finish`), not wait for their
+        // own time-out to ask again (docs/scale.md, "Idle time between shards").
+        emit(.notify(job.id, final: false))
     }
 
     /// The disk refused the chunk: the attempt is over and the job fails with the reason

@@ -1,0 +1,91 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// docs/scale.md: the capacity model (`bench/farm-sim`). Cases whose answer follows from
+/// arithmetic done here, by hand, and one real render the model must predict.
+@Suite struct CapacityModelTests {
+    /// Costs with every overhead zero unless a case sets it: a frame costs `frame` seconds.
+    private func costs(frame: Double, chunkBytesPerFrame: Double = 1_000, in dir: URL, _ extra: [String: Any] = [:]) throws -> String {
+        var fields: [String: Any] = [
+            "shard_fixed_seconds": 0, "default_frame_seconds": frame, "frame_seconds": [String: Double](),
+            "audio_seconds_per_output_second": 0, "audio_fixed_seconds": 0, "chunk_bytes_per_frame": chunkBytesPerFrame,
+            "dispatch_seconds": 0, "commit_seconds": 0, "commit_seconds_per_byte": 0, "handoff_seconds": 0,
+            "job_start_seconds": 0, "probe_seconds_per_source": 0, "assembly_fixed_seconds": 0, "assembly_seconds_per_byte": 0,
+        ]
+        fields.merge(extra) { $1 }
+        let data = try JSONSerialization.data(withJSONObject: fields)
+        return try TestEnvironment.write(String(decoding: data, as: UTF8.self), to: "costs.json", in: dir)
+    }
+
+    private func predict(_ arguments: [String], in dir: URL) throws -> [String: Any] {
+        let sim = TestEnvironment.packageRoot.appendingPathComponent("bench/farm-sim").path
+        let r = try ProcessRunner.run("/usr/bin/env", ["python3", sim, "predict"] + arguments, directory: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        return try #require(report["prediction"] as? [String: Any])
+    }
+
+    @Test func computeBoundWorkSplitsEvenlyAcrossSlots() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let costs = try costs(frame: 0.1, in: dir)
+        // 8 clips of 4 s at 30 fps, shards of two 2-s keyframe intervals: 8 shards of 120
+        // frames, 12 s each on a core; the audio costs nothing here. 2 workers × 2 slots on 2
+        // cores each run four at a time: two rounds, 24 s.
+        let p = try predict(["--costs", costs, "--export", "8,4", "--workers", "2", "--slots", "2", "--cores", "2",
+                             "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        let wall = try #require(p["wall_seconds"] as? Double)
+        #expect(abs(wall - 24) < 0.05, "\(p)")
+        #expect(p["limit"] as? String == "workers' CPU", "\(p)")
+        // Slots beyond the cores share them: 1 worker, 4 slots, 2 cores: 96 s of work / 2 = 48 s.
+        let shared = try predict(["--costs", costs, "--export", "8,4", "--workers", "1", "--slots", "4", "--cores", "2",
+                                  "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        #expect(abs((shared["wall_seconds"] as? Double ?? 0) - 48) < 0.05, "\(shared)")
+        // Cores that slow each other when all are busy (core_efficiency 0.8): two 12-s shards
+        // on one 2-core worker take 12 / 0.8 = 15 s.
+        let slower = try costs(frame: 0.1, in: dir, ["core_efficiency": 0.8])
+        let contended = try predict(["--costs", slower, "--export", "2,4", "--workers", "1", "--slots", "2", "--cores", "2",
+                                     "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        #expect(abs((contended["wall_seconds"] as? Double ?? 0) - 15) < 0.05, "\(contended)")
+    }
+
+    @Test func theCoordinatorsLinkBoundsMediaHeavyJobs() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let costs = try costs(frame: 0.0001, chunkBytesPerFrame: 1, in: dir)
+        // 4 clips of 4 s at 16 Mbit/s, a keyframe a second: each 120-frame shard starts on a
+        // source keyframe and reads its 4 s × 2 MB/s plus 2 blocks of 64 KiB (header, index) =
+        // 8,131,072 B; the audio track 16 s × 20 kB/s = 320,000 B: 32,844,288 B in all. Through
+        // an 80 Mbit/s (10 MB/s) coordinator link that is 3.284 s, whatever the workers' CPUs do.
+        let p = try predict(["--costs", costs, "--export", "4,4,16", "--workers", "8", "--slots", "1",
+                             "--coordinator-mbps", "80", "--worker-mbps", "1000", "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        let wall = try #require(p["wall_seconds"] as? Double)
+        #expect(abs(wall - 3.284) < 0.02, "\(p)")
+        #expect(abs((p["coordinator_egress_bytes"] as? Double ?? 0) - 32_844_288) < 1_000, "\(p)")
+        #expect(p["limit"] as? String == "coordinator's link out (media)", "\(p)")
+        // Read by URL from a 160 Mbit/s (20 MB/s) origin: the coordinator sends nothing, 1.642 s.
+        let byURL = try predict(["--costs", costs, "--export", "4,4,16", "--workers", "8", "--slots", "1", "--media-via", "origin",
+                                 "--origin-mbps", "160", "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        #expect((byURL["coordinator_egress_bytes"] as? Double ?? 1) == 0, "\(byURL)")
+        #expect(abs((byURL["wall_seconds"] as? Double ?? 0) - 1.642) < 0.02, "\(byURL)")
+        #expect(byURL["limit"] as? String == "origin", "\(byURL)")
+    }
+
+    @Test func aLongShardIsTheTailAndDeadWorkersCostTheirDetection() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let costs = try costs(frame: 0.05, in: dir)
+        // One 20-s clip in shards of 10 keyframe intervals: one shard of 600 frames, 30 s, that
+        // 100 workers cannot share.
+        let tail = try predict(["--costs", costs, "--export", "1,20", "--shard-gops", "10", "--workers", "100",
+                                "--latency-ms", "0"], in: dir)
+        #expect(abs((tail["wall_seconds"] as? Double ?? 0) - 30) < 0.1, "\(tail)")
+        #expect(tail["limit"] as? String == "longest shard (the tail)", "\(tail)")
+        // Every attempt's worker dies, after half its shard on average, and is noticed 3 s
+        // later: more attempts than shards and a longer wall, and still every shard done.
+        let failing = try predict(["--costs", costs, "--export", "4,4", "--workers", "4", "--slots", "1",
+                                   "--failure-rate", "0.5", "--seed", "7", "--latency-ms", "0"], in: dir)
+        let calm = try predict(["--costs", costs, "--export", "4,4", "--workers", "4", "--slots", "1", "--latency-ms", "0"], in: dir)
+        #expect((failing["failures"] as? Int ?? 0) > 0 && (failing["attempts"] as? Int ?? 0) > (calm["attempts"] as? Int ?? 0))
+        #expect((failing["wall_seconds"] as? Double ?? 0) > (calm["wall_seconds"] as? Double ?? 0) + 3, "\(failing) \(calm)")
+        #expect(abs((calm["wall_seconds"] as? Double ?? 0) - 6) < 0.05, "4 shards of 6 s on 4 slots: \(calm)")
+    }
+}

@@ -1,0 +1,208 @@
+"""The capacity model's inputs as values: the measured costs, the farm, the shard plan.
+
+docs/scale.md says where each number comes from. Units: seconds, bytes, bytes per second.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+
+# The audio track reads only its samples by range (docs/operations.md, "Media"): AAC at about
+# 160 kbit/s.
+AUDIO_BYTES_PER_SECOND = 20_000.0
+
+
+@dataclass
+class Costs:
+    """What a shard and the coordinator cost, measured by `farm-sim calibrate`."""
+    # A video shard on one core: fixed + per_frame[segment] x frames (the fixed part is opening
+    # the media, decoding from the keyframe before the shard's first frame, x264's start).
+    shard_fixed_seconds: float = 0.35
+    frame_seconds: dict[str, float] = field(default_factory=dict)
+    default_frame_seconds: float = 0.070
+    # The audio track: seconds of one core per second of output.
+    audio_seconds_per_output_second: float = 0.012
+    audio_fixed_seconds: float = 0.1
+    chunk_bytes_per_frame: float = 13_500.0
+    # Coordinator, one event-loop thread: a dispatch, a chunk's commit (LZ4 check, SHA-256,
+    # file, store), and per byte of chunk.
+    dispatch_seconds: float = 0.0003
+    commit_seconds: float = 0.0003
+    commit_seconds_per_byte: float = 1.0 / 1.5e9
+    # How fast each core runs when every core of a machine is busy, against one core alone
+    # (shared caches and memory bandwidth): two renders at once against one, measured.
+    core_efficiency: float = 1.0
+    # Between the coordinator storing a chunk and the worker starting the next shard, beyond
+    # the dispatch itself and the link's latency (measured idle on one worker).
+    handoff_seconds: float = 0.0
+    # From the job's creation to its first dispatch.
+    job_start_seconds: float = 0.01
+    # Before the job exists the coordinator probes each source once, one after another on its
+    # submission thread (header, index, stream info: libavformat decodes a few frames).
+    probe_seconds_per_source: float = 0.15
+    # Joining the chunks into the MP4 after the last one is stored.
+    assembly_fixed_seconds: float = 0.1
+    assembly_seconds_per_byte: float = 1.0 / 400e6
+
+    def frame_cost(self, segment: int) -> float:
+        return self.frame_seconds.get(str(segment), self.default_frame_seconds)
+
+    @staticmethod
+    def load(path: str) -> "Costs":
+        with open(path) as f:
+            raw = json.load(f)
+        known = {k: v for k, v in raw.items() if k in Costs.__dataclass_fields__}
+        return Costs(**known)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Farm:
+    """W workers of S slots on C cores each, and the links between them."""
+    workers: int = 1
+    slots: int = 2
+    cores: float = 2.0
+    # Every worker (and the coordinator) on one machine of this many cores; 0 = each worker
+    # has its own `cores`. The validation runs share one 2-core machine.
+    host_cores: float = 0.0
+    worker_link_bps: float = 1e9 / 8        # each direction
+    coordinator_link_bps: float = 10e9 / 8  # each direction
+    origin_bps: float = 10e9 / 8
+    latency_seconds: float = 0.0005         # one way, coordinator <-> worker
+    media_via: str = "coordinator"          # or "origin": read by URL, the coordinator out of the path
+    worker_start_seconds: float = 0.0       # a worker joins this long after the job is submitted
+    failure_rate: float = 0.0               # chance that an attempt's worker dies during it
+    failure_detect_seconds: float = 3.0     # three missed heartbeats
+    seed: int = 1
+    # The scheduler's backup copies (docs/operations.md, "Scaling").
+    backup_copies: bool = True
+    backup_factor: float = 1.5
+    backup_min_seconds: float = 2.0
+    backup_first_seconds: float = 4.0
+
+
+@dataclass
+class Segment:
+    index: int
+    frames: int
+    speed: float = 1.0
+    source_bytes_per_second: float = 2e6
+    source_gop_seconds: float = 1.0
+    first_source_time: float = 0.0
+    # The source's keyframe times, where known (else every `source_gop_seconds` from 0).
+    keyframes: list[float] = field(default_factory=list)
+
+    def lead_in(self, source_time: float) -> float:
+        """Source seconds decoded before `source_time`: from the keyframe at or before it."""
+        if self.keyframes:
+            at = bisect.bisect_right(self.keyframes, source_time + 1e-6) - 1
+            return source_time - self.keyframes[at] if at >= 0 else source_time
+        return source_time % self.source_gop_seconds if self.source_gop_seconds > 0 else 0.0
+
+
+@dataclass
+class Task:
+    index: int
+    kind: str           # "video" or "audio"
+    segment: int
+    frames: int
+    cpu_seconds: float  # on one core
+    media_bytes: float  # source bytes its reader fetches
+    chunk_bytes: float
+
+
+@dataclass
+class Export:
+    """A timeline to cut: its segments, frame rate and the output's keyframe interval."""
+    segments: list[Segment]
+    fps: float = 30.0
+    keyframe_seconds: float = 2.0
+    audio: bool = True
+    # Bytes read beyond a shard's own source range: the blocks that straddle its ends and the
+    # header and index blocks its reader reads (64 KiB blocks); a worker's block cache keeps
+    # what its earlier shards of the same file read (measured: docs/scale.md).
+    read_overhead: float = 1.0
+    blocks_per_shard: int = 2
+    block_bytes: int = 65536
+    # Distinct media files (each probed once at submission); 0 = one per segment.
+    sources: int = 0
+
+    @property
+    def source_count(self) -> int:
+        return self.sources or len(self.segments)
+
+    @property
+    def total_frames(self) -> int:
+        return sum(s.frames for s in self.segments)
+
+    def plan(self, shard_gops: int, costs: Costs) -> list[Task]:
+        """The planner's cut (docs/rendering.md, "Pipeline"): the audio track first, then each
+        segment in shards of `shard_gops` keyframe intervals, a tail under half a GOP joined
+        to the shard before it."""
+        gop = max(1, round(self.keyframe_seconds * self.fps))
+        longest = gop * max(1, shard_gops)
+        tasks: list[Task] = []
+        if self.audio:
+            seconds = self.total_frames / self.fps
+            tasks.append(Task(0, "audio", 0, 0,
+                              costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
+                              seconds * AUDIO_BYTES_PER_SECOND, 0.0))
+        for s in self.segments:
+            start = 0
+            while start < s.frames:
+                end = min(s.frames, start + longest)
+                if s.frames - end < gop // 2:
+                    end = s.frames
+                tasks.append(self._video_task(len(tasks), s, start, end - start, costs))
+                start = end
+        return tasks
+
+    def tasks_from(self, shards: list[dict], costs: Costs) -> list[Task]:
+        """Tasks for a plan given as `reel inspect --json`'s `shards`."""
+        tasks = []
+        by_index = {s.index: s for s in self.segments}
+        for i, shard in enumerate(shards):
+            if shard["kind"] == "video":
+                s = by_index[shard["segment"]]
+                start = shard["outputStartFrame"] - sum(x.frames for x in self.segments[:s.index])
+                tasks.append(self._video_task(i, s, start, shard["frames"], costs))
+            else:
+                seconds = self.total_frames / self.fps
+                tasks.append(Task(i, "audio", shard["segment"], 0,
+                                  costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
+                                  seconds * AUDIO_BYTES_PER_SECOND, 0.0))
+        return tasks
+
+    def _media(self, s: Segment, start: int, frames: int) -> float:
+        # The shard's source seconds, from the source keyframe before its first frame (keyframes
+        # every `source_gop_seconds` from 0), plus the blocks around them.
+        first = s.first_source_time + start / self.fps * s.speed
+        seconds = frames / self.fps * s.speed + s.lead_in(first)
+        return seconds * s.source_bytes_per_second * self.read_overhead + self.blocks_per_shard * self.block_bytes
+
+    def _video_task(self, index: int, s: Segment, start: int, frames: int, costs: Costs) -> Task:
+        return Task(index, "video", s.index, frames,
+                    costs.shard_fixed_seconds + costs.frame_cost(s.index) * frames,
+                    self._media(s, start, frames), costs.chunk_bytes_per_frame * frames)
+
+    @staticmethod
+    def phone_clips(clips: int, seconds: float, fps: float = 30.0, mbps: float = 16.0,
+                    source_gop_seconds: float = 1.0, keyframe_seconds: float = 2.0) -> "Export":
+        """`clips` phone clips of `seconds` each, rendered at `fps`."""
+        frames = round(seconds * fps)
+        return Export([Segment(i, frames, 1.0, mbps * 1e6 / 8, source_gop_seconds) for i in range(clips)],
+                      fps=fps, keyframe_seconds=keyframe_seconds)
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * p
+    lo, hi = math.floor(k), math.ceil(k)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
