@@ -1,5 +1,6 @@
 import Foundation
 import SessionKit
+import Synchronization
 
 /// Reads a session file, resolves and probes its media, loads the files its filters read,
 /// and validates it: the one place where a document meets the filesystem.
@@ -100,30 +101,27 @@ public struct LoadedSession: Sendable {
                             origins: [String: OriginObject] = [:], originClient: OriginClient? = nil,
                             probes: [String: MediaInfo] = [:], locator: MediaLocator? = nil,
                             strictLooks: Bool = false) -> LoadedSession {
+        let references = Set(mediaReferences(of: session))
+        // Every source to probe, once each: a file by its path, a URL by its reference.
+        var targets: [String: @Sendable () throws -> MediaInfo] = [:]
+        for reference in references where !(files[reference] == nil && probes[reference] != nil) && unavailable[reference] == nil {
+            if let object = origins[reference], let originClient {
+                targets["url:" + reference] = { try MediaProbe.probe(object.input(client: originClient)) }
+            } else if let file = files[reference] {
+                targets["file:" + file.path] = { try MediaProbe.probe(path: file.path) }
+            }
+        }
+        let probed = probeAll(targets)
         var media: [String: MediaStatus] = [:]
-        var probed: [String: MediaStatus] = [:]
-        for reference in Set(mediaReferences(of: session)) {
+        for reference in references {
             if files[reference] == nil, let probe = probes[reference] {
                 media[reference] = .available(probe)
             } else if let reason = unavailable[reference] {
                 media[reference] = .unavailable(reason)
-            } else if let object = origins[reference], let originClient {
-                do {
-                    media[reference] = .available(try MediaProbe.probe(object.input(client: originClient)))
-                } catch {
-                    media[reference] = .unavailable("\(error)")
-                }
-            } else if let file = files[reference] {
-                if let known = probed[file.path] {
-                    media[reference] = known
-                    continue
-                }
-                do {
-                    media[reference] = .available(try MediaProbe.probe(path: file.path))
-                } catch {
-                    media[reference] = .unavailable("\(error)")
-                }
-                probed[file.path] = media[reference]
+            } else if origins[reference] != nil, originClient != nil, let status = probed["url:" + reference] {
+                media[reference] = status
+            } else if let file = files[reference], let status = probed["file:" + file.path] {
+                media[reference] = status
             } else {
                 media[reference] = .unavailable("'\(MediaURL.redact(reference))' was not provided")
             }
@@ -136,6 +134,24 @@ public struct LoadedSession: Sendable {
                              locator: locator ?? MediaLocator(sessionFile: url, mediaRoots: []),
                              media: media, files: files, origins: origins, originClient: originClient, report: report, registry: registry, assets: filters.assets,
                              customFilters: filters.custom)
+    }
+
+    /// Runs the probes at once, as many as there are cores: each decodes a few frames
+    /// (stream info, the first picture), so a 60-clip session's probes one after another
+    /// held its job back by seconds before the first shard (docs/scale.md, "Before the
+    /// first shard").
+    private static func probeAll(_ targets: [String: @Sendable () throws -> MediaInfo]) -> [String: MediaStatus] {
+        let work = Array(targets)
+        let results = Mutex<[String: MediaStatus]>([:])
+        let lanes = max(1, min(work.count, ProcessInfo.processInfo.activeProcessorCount))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for index in stride(from: lane, to: work.count, by: lanes) {
+                let status: MediaStatus
+                do { status = .available(try work[index].value()) } catch { status = .unavailable("\(error)") }
+                results.withLock { $0[work[index].key] = status }
+            }
+        }
+        return results.withLock { $0 }
     }
 
     /// Files named by filters (`.cube` LUTs, lookup images) and the images of the SDK's

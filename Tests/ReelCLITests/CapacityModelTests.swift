@@ -6,7 +6,7 @@ import Testing
 /// arithmetic done here, by hand, and one real render the model must predict.
 @Suite struct CapacityModelTests {
     /// Costs with every overhead zero unless a case sets it: a frame costs `frame` seconds.
-    private func costs(frame: Double, chunkBytesPerFrame: Double = 1_000, in dir: URL, _ extra: [String: Any] = [:]) throws -> String {
+    private func writeCosts(frame: Double, chunkBytesPerFrame: Double = 1_000, in dir: URL, _ extra: [String: Any] = [:]) throws -> String {
         var fields: [String: Any] = [
             "shard_fixed_seconds": 0, "default_frame_seconds": frame, "frame_seconds": [String: Double](),
             "audio_seconds_per_output_second": 0, "audio_fixed_seconds": 0, "chunk_bytes_per_frame": chunkBytesPerFrame,
@@ -28,7 +28,7 @@ import Testing
 
     @Test func computeBoundWorkSplitsEvenlyAcrossSlots() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let costs = try costs(frame: 0.1, in: dir)
+        let costs = try writeCosts(frame: 0.1, in: dir)
         // 8 clips of 4 s at 30 fps, shards of two 2-s keyframe intervals: 8 shards of 120
         // frames, 12 s each on a core; the audio costs nothing here. 2 workers × 2 slots on 2
         // cores each run four at a time: two rounds, 24 s.
@@ -43,7 +43,7 @@ import Testing
         #expect(abs((shared["wall_seconds"] as? Double ?? 0) - 48) < 0.05, "\(shared)")
         // Cores that slow each other when all are busy (core_efficiency 0.8): two 12-s shards
         // on one 2-core worker take 12 / 0.8 = 15 s.
-        let slower = try costs(frame: 0.1, in: dir, ["core_efficiency": 0.8])
+        let slower = try writeCosts(frame: 0.1, in: dir, ["core_efficiency": 0.8])
         let contended = try predict(["--costs", slower, "--export", "2,4", "--workers", "1", "--slots", "2", "--cores", "2",
                                      "--latency-ms", "0", "--no-backup-copies"], in: dir)
         #expect(abs((contended["wall_seconds"] as? Double ?? 0) - 15) < 0.05, "\(contended)")
@@ -51,7 +51,7 @@ import Testing
 
     @Test func theCoordinatorsLinkBoundsMediaHeavyJobs() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let costs = try costs(frame: 0.0001, chunkBytesPerFrame: 1, in: dir)
+        let costs = try writeCosts(frame: 0.0001, chunkBytesPerFrame: 1, in: dir)
         // 4 clips of 4 s at 16 Mbit/s, a keyframe a second: each 120-frame shard starts on a
         // source keyframe and reads its 4 s × 2 MB/s plus 2 blocks of 64 KiB (header, index) =
         // 8,131,072 B; the audio track 16 s × 20 kB/s = 320,000 B: 32,844,288 B in all. Through
@@ -72,7 +72,7 @@ import Testing
 
     @Test func aLongShardIsTheTailAndDeadWorkersCostTheirDetection() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let costs = try costs(frame: 0.05, in: dir)
+        let costs = try writeCosts(frame: 0.05, in: dir)
         // One 20-s clip in shards of 10 keyframe intervals: one shard of 600 frames, 30 s, that
         // 100 workers cannot share.
         let tail = try predict(["--costs", costs, "--export", "1,20", "--shard-gops", "10", "--workers", "100",

@@ -27,6 +27,9 @@ import Testing
             let (started, ended) = (attempt["started"] as? Double ?? .nan, attempt["time"] as? Double ?? .nan)
             #expect(started <= ended && ended - started < 60, "\(attempt)")
             #expect((attempt["chunkBytes"] as? Int ?? 0) > 0 && attempt["worker"] as? String != nil, "\(attempt)")
+            // The worker's own time sits inside the coordinator's (one machine, one clock).
+            let render = attempt["renderSeconds"] as? Double ?? -1
+            #expect(render >= 0 && render <= ended - started + 0.01, "\(attempt)")
         }
         #expect(events.last?["event"] as? String == "jobEnded" && events.last?["state"] as? String == "done")
     }

@@ -68,7 +68,8 @@ def idle(trace: dict) -> dict:
     }
 
 
-def calibrate(trace_path: str, plan: dict, media_dir: str | None = None) -> tuple[Costs, Export]:
+def calibrate(trace_path: str, plan: dict, media_dir: str | None = None,
+              audio_traces: tuple[str, ...] = ()) -> tuple[Costs, Export]:
     """Costs fitted to a one-worker, one-slot trace, and the export its plan describes."""
     trace = read_trace(trace_path)
     done = [a for a in trace["attempts"] if a["outcome"] == "done" and a.get("started")]
@@ -93,9 +94,19 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None) -> tupl
     }
     export = export_of(plan, media_dir)
     seconds = export.total_frames / export.fps
-    if audio:
-        costs.audio_fixed_seconds = 0.05
-        costs.audio_seconds_per_output_second = max(0.0, (cost(audio[0]) - 0.05) / seconds)
+    # The audio track: one task per job, so one point per trace; further traces of longer
+    # jobs (`--audio-trace`) give the line through its cost by output seconds.
+    points = [(seconds, cost(a)) for a in audio]
+    for extra in audio_traces:
+        other = read_trace(extra)
+        done_other = [a for a in other["attempts"] if a["outcome"] == "done" and a.get("started")]
+        frames = sum(a["frames"] for a in done_other if a["kind"] == "video")
+        points += [(frames / export.fps, cost(a)) for a in done_other if a["kind"] == "audio"]
+    if len(points) > 1:
+        costs.audio_fixed_seconds, costs.audio_seconds_per_output_second = fit_line(*zip(*points))
+    elif points:
+        costs.audio_fixed_seconds = 0.0
+        costs.audio_seconds_per_output_second = points[0][1] / points[0][0]
     costs.chunk_bytes_per_frame = sum(a.get("chunkBytes", 0) for a in video) / sum(a["frames"] for a in video)
     where = idle(trace)
     costs.job_start_seconds = where["before_first_shard"]
@@ -107,8 +118,9 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None) -> tupl
     return costs, export
 
 
-def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
+def fit_line(xs, ys) -> tuple[float, float]:
     """Least squares y = a + b x, with a kept within [0, min y]."""
+    xs, ys = list(xs), list(ys)
     n = len(xs)
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)

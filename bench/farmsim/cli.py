@@ -19,6 +19,8 @@ def main(argv: list[str]) -> int:
     c.add_argument("--trace", required=True)
     c.add_argument("--plan", required=True, help="`reel inspect --json` of the session")
     c.add_argument("--media-dir", help="where the session's media are (ffprobe reads bit rates)")
+    c.add_argument("--audio-trace", action="append", default=[],
+                   help="a trace of a longer job: its audio track's cost gives the line by output seconds")
     c.add_argument("--probe-seconds", type=float,
                    help="seconds to probe one source (`reel inspect` of the session, divided by its sources)")
     c.add_argument("--core-efficiency", type=float,
@@ -47,7 +49,7 @@ def main(argv: list[str]) -> int:
         if args.command == "calibrate":
             with open(args.plan) as f:
                 plan = json.load(f)
-            costs, _ = calibrate(args.trace, plan, args.media_dir)
+            costs, _ = calibrate(args.trace, plan, args.media_dir, tuple(args.audio_trace))
             if args.probe_seconds is not None:
                 costs.probe_seconds_per_source = args.probe_seconds
             if args.core_efficiency is not None:
