@@ -82,6 +82,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-shards"), help: "Shards one job may be planned into (more: refused, exit 2 / 422).")
     var maxShards = 10_000
 
+    @Option(name: .customLong("planned-slots"),
+            help: "Render slots the farm is sized for (workers × slots): a job that does not set its shard length gets 1 keyframe interval per shard when 2 would give fewer shards than this, else 2 (docs/scale.md, \"Shard length\"). 0: always 2.")
+    var plannedSlots = 0
+
     @Option(name: .customLong("max-connections"), help: "HTTP connections the API holds at once (more: 503).")
     var maxConnections = 2048
 
@@ -116,9 +120,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--api-tokens goes with --http")
         }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
-        guard (1...99_999).contains(maxSegments), maxShards >= 1, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1 else {
+        guard (1...99_999).contains(maxSegments), maxShards >= 1, plannedSlots >= 0, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1 else {
             throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-event-streams and "
-                + "--max-event-streams-per-client at least 1")
+                + "--max-event-streams-per-client at least 1; --planned-slots at least 0")
         }
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
@@ -150,6 +154,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.tracePath = trace
         options.jobLimits.segments = maxSegments
         options.jobLimits.shards = maxShards
+        options.plannedSlots = plannedSlots
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
         options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
         options.keepJobsSeconds = Self.seconds(keepJobs) ?? 30 * 86_400

@@ -13,6 +13,9 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
     public var audio: Bool?
     /// The video codec: `h264` (libx264, the default when `nil`) or `hevc` (libx265).
     public var codec: VideoCodec?
+    /// Keyframe intervals per shard; `nil` = the farm's choice (docs/scale.md, "Shard
+    /// length"), written here when the farm makes it so that the job keeps its plan.
+    public var shardKeyframeIntervals: Int64?
 
     public enum VideoCodec: String, Codable, Sendable, CaseIterable {
         case h264, hevc
@@ -23,13 +26,14 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
     public static let defaultAudioBitRate = 160_000
 
     public init(crf: Int = 20, preset: String = "veryfast", keyframeIntervalSeconds: Double = 2,
-                audioBitRate: Int? = nil, audio: Bool? = nil, codec: VideoCodec? = nil) {
+                audioBitRate: Int? = nil, audio: Bool? = nil, codec: VideoCodec? = nil, shardKeyframeIntervals: Int64? = nil) {
         self.crf = crf
         self.preset = preset
         self.keyframeIntervalSeconds = keyframeIntervalSeconds
         self.audioBitRate = audioBitRate
         self.audio = audio
         self.codec = codec
+        self.shardKeyframeIntervals = shardKeyframeIntervals
     }
 
     public var writesAudio: Bool { audio ?? true }
@@ -70,6 +74,10 @@ public struct EncoderSettings: Hashable, Sendable, Codable {
         guard keyframeIntervalSeconds.isFinite, keyframeIntervalSeconds >= 0.1, keyframeIntervalSeconds <= 60 else {
             throw Invalid(key: "keyframeIntervalSeconds", apiMessage: "\(keyframeIntervalSeconds) is outside 0.1 … 60",
                           description: "--keyframe-interval \(keyframeIntervalSeconds) s is outside 0.1 … 60")
+        }
+        if let shardKeyframeIntervals, !(1...32).contains(shardKeyframeIntervals) {
+            throw Invalid(key: "shardKeyframeIntervals", apiMessage: "\(shardKeyframeIntervals) is outside 1 … 32",
+                          description: "--shard-keyframe-intervals \(shardKeyframeIntervals) is outside 1 … 32")
         }
         if let audioBitRate, !(32_000...512_000).contains(audioBitRate) {
             throw Invalid(key: "audioBitRate", apiMessage: "\(audioBitRate) bits per second is outside 32000 … 512000",

@@ -51,7 +51,7 @@ public struct JobSpec: Sendable, Codable {
         }
         let timeline = try loaded.timeline()
         let plan = Plan(timeline: timeline, keyframeIntervalSeconds: settings.keyframeInterval,
-                        shardKeyframeIntervals: shardKeyframeIntervals, layout: layout)
+                        shardKeyframeIntervals: settings.shardKeyframeIntervals ?? shardKeyframeIntervals, layout: layout)
         let probes = loaded.probes
         var files: [String: SpecFile] = [:]
         for (reference, contentID) in contentIDs {

@@ -82,6 +82,17 @@ public struct Plan: Hashable, Sendable {
         totalFrames = timeline.totalFrames
     }
 
+    /// Keyframe intervals per shard for a farm of `slots` render slots (docs/scale.md,
+    /// "Shard length"): 2, unless that gives fewer shards than the farm has slots, then 1 —
+    /// the shortest shard halves the tail the whole farm waits for, and a shard's own
+    /// overhead is a few milliseconds. Longer shards never won in the capacity model.
+    /// `slots` ≤ 0: unknown, 2.
+    public static func shardKeyframeIntervals(timeline: Timeline, keyframeIntervalSeconds: Rational, slots: Int) -> Int64 {
+        guard slots > 0 else { return 2 }
+        let twoGOPs = Plan(timeline: timeline, keyframeIntervalSeconds: keyframeIntervalSeconds, shardKeyframeIntervals: 2)
+        return twoGOPs.videoShards.count < slots ? 1 : 2
+    }
+
     /// The video shards, in output order.
     public var videoShards: [ShardTask] { tasks.filter { $0.kind == .video } }
 }

@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
     add_farm(s)
     s.add_argument("--sizes", default="10,30,100,300,1000")
     s.add_argument("--vary", help="KNOB=V1,V2,… one curve each: shard-gops, keyframe-interval, media-via, "
-                                  "coordinator-mbps, chunk-scale")
+                                  "coordinator-mbps, coordinator-cores, chunk-scale, audio")
     s.add_argument("--plot", help="PNG to draw (needs matplotlib)")
     s.add_argument("--title", default="")
 
@@ -90,9 +90,12 @@ def add_farm(p: argparse.ArgumentParser):
     p.add_argument("--coordinator-mbps", type=float, default=10000.0)
     p.add_argument("--origin-mbps", type=float, default=10000.0)
     p.add_argument("--latency-ms", type=float, default=0.5)
+    p.add_argument("--coordinator-cores", type=int, default=2, help="cores probing a submission's sources at once")
     p.add_argument("--media-via", choices=["coordinator", "origin"], default="coordinator")
     p.add_argument("--worker-start", type=float, default=0.0, help="seconds after submission a worker joins")
     p.add_argument("--failure-rate", type=float, default=0.0)
+    p.add_argument("--audio", choices=["one-task", "per-segment"], default="one-task",
+                   help="the audio track as the farm plans it, or (a what-if) one task per segment")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-backup-copies", action="store_true", help="the scheduler's backup copies off")
     p.add_argument("--json", help="write the report here too")
@@ -112,10 +115,12 @@ def farm_of(args, overrides: dict) -> tuple[Farm, Export, Costs, int]:
     else:
         raise ValueError("give --plan or --export")
     export.keyframe_seconds = float(get("keyframe-interval"))
+    export.audio_per_segment = str(get("audio")) == "per-segment"
     mbps = lambda v: float(v) * 1e6 / 8
     farm = Farm(workers=int(get("workers")), slots=args.slots, cores=args.cores, host_cores=args.host_cores,
                 worker_link_bps=mbps(get("worker-mbps")), coordinator_link_bps=mbps(get("coordinator-mbps")),
                 origin_bps=mbps(get("origin-mbps")), latency_seconds=args.latency_ms / 1000,
+                coordinator_cores=int(get("coordinator-cores")),
                 media_via=str(get("media-via")), worker_start_seconds=args.worker_start,
                 failure_rate=args.failure_rate, seed=args.seed, backup_copies=not args.no_backup_copies)
     return farm, export, costs, int(get("shard-gops"))

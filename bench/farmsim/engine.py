@@ -10,6 +10,7 @@ for it. Between events every rate is constant, so the simulation jumps from even
 from __future__ import annotations
 
 import heapq
+import math
 import random
 from dataclasses import dataclass, field
 
@@ -92,8 +93,10 @@ class Simulation:
         self.attempt_numbers: dict[int, int] = {}
         self.finished = None
         # The longest task alone on an idle farm: a bound no number of workers lowers.
-        self.longest = max((max(t.cpu_seconds, t.media_bytes / farm.worker_link_bps)
-                            + t.chunk_bytes / farm.worker_link_bps for t in tasks), default=0.0)
+        alone = lambda t: max(t.cpu_seconds, t.media_bytes / farm.worker_link_bps) + t.chunk_bytes / farm.worker_link_bps
+        longest = max(tasks, key=alone)
+        self.longest = alone(longest)
+        self.tail_label = "the tail: the audio track" if longest.kind == "audio" else "the tail: one video shard"
 
     # The event queue.
     def at(self, time: float, kind: str, payload=None):
@@ -108,8 +111,9 @@ class Simulation:
         self.at(self.coordinator_free, kind, payload)
 
     def run(self) -> Result:
-        # The submission's probes run on the coordinator's submission thread, not its loop.
-        start = self.costs.probe_seconds_per_source * self.sources + self.costs.job_start_seconds
+        # The submission's probes run before the job exists, one per coordinator core.
+        rounds = math.ceil(self.sources / max(1, self.farm.coordinator_cores))
+        start = self.costs.probe_seconds_per_source * rounds + self.costs.job_start_seconds
         for w in self.workers:
             self.at(max(start, self.farm.worker_start_seconds), "join", w.index)
         while self.finished is None:
@@ -350,11 +354,11 @@ class Simulation:
             # A shard runs on one core, so no more than the slots run at once.
             ideal_compute_seconds=work / min(total_cores, f.workers * f.slots),
         )
-        r.utilisation, r.limit = limit_of(r, wall)
+        r.utilisation, r.limit = limit_of(r, wall, self.tail_label)
         return r
 
 
-def limit_of(r: Result, wall: float) -> tuple[dict, str]:
+def limit_of(r: Result, wall: float, tail: str) -> tuple[dict, str]:
     """What bounds the wall time, as shares of it: the resource nearest to full."""
     shares = {
         "workers' CPU": r.worker_cpu_utilisation * r.render_seconds / wall,
@@ -362,7 +366,7 @@ def limit_of(r: Result, wall: float) -> tuple[dict, str]:
         "coordinator's link out (media)": r.coordinator_out_utilisation * r.render_seconds / wall,
         "coordinator's link in (chunks)": r.coordinator_in_utilisation * r.render_seconds / wall,
         "origin": r.origin_utilisation * r.render_seconds / wall,
-        "longest shard (the tail)": r.longest_task_seconds / wall,
+        tail: r.longest_task_seconds / wall,
         "assembly": r.assembly_seconds / wall,
     }
     shares = {k: round(v, 4) for k, v in shares.items()}

@@ -74,6 +74,7 @@ class Farm:
     coordinator_link_bps: float = 10e9 / 8  # each direction
     origin_bps: float = 10e9 / 8
     latency_seconds: float = 0.0005         # one way, coordinator <-> worker
+    coordinator_cores: int = 2              # a submission's probes run one per core
     media_via: str = "coordinator"          # or "origin": read by URL, the coordinator out of the path
     worker_start_seconds: float = 0.0       # a worker joins this long after the job is submitted
     failure_rate: float = 0.0               # chance that an attempt's worker dies during it
@@ -131,6 +132,8 @@ class Export:
     block_bytes: int = 65536
     # Distinct media files (each probed once at submission); 0 = one per segment.
     sources: int = 0
+    # A what-if: the audio track cut into one task per segment (the farm makes one task).
+    audio_per_segment: bool = False
 
     @property
     def source_count(self) -> int:
@@ -148,10 +151,14 @@ class Export:
         longest = gop * max(1, shard_gops)
         tasks: list[Task] = []
         if self.audio:
-            seconds = self.total_frames / self.fps
-            tasks.append(Task(0, "audio", 0, 0,
-                              costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
-                              seconds * AUDIO_BYTES_PER_SECOND, 0.0))
+            # One task for the whole track, as the farm plans it; or, to see what cutting it
+            # would buy, one per segment.
+            pieces = [s.frames for s in self.segments] if self.audio_per_segment else [self.total_frames]
+            for frames in pieces:
+                seconds = frames / self.fps
+                tasks.append(Task(len(tasks), "audio", 0, 0,
+                                  costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
+                                  seconds * AUDIO_BYTES_PER_SECOND, 0.0))
         for s in self.segments:
             start = 0
             while start < s.frames:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 MARKERS = {
     "workers' CPU": "o",
-    "longest shard (the tail)": "s",
+    "the tail: one video shard": "s",
+    "the tail: the audio track": "*",
     "coordinator's loop": "^",
     "coordinator's link out (media)": "v",
     "coordinator's link in (chunks)": "<",

@@ -47,6 +47,9 @@ public final class Coordinator {
         public var callbackPolicy = URLPolicy()
         /// The largest job taken (`--max-segments`, `--max-shards`).
         public var jobLimits = JobLimits()
+        /// `--planned-slots`: the render slots the farm is sized for; a job that does not say
+        /// how long its shards are gets the length for that many (docs/scale.md). 0: 2 GOPs.
+        public var plannedSlots = 0
         /// `--trace FILE`: one JSON line per job and per attempt (`AttemptTrace`).
         public var tracePath: String?
 
@@ -116,7 +119,8 @@ public final class Coordinator {
         trace = try options.tracePath.map { try AttemptTrace(path: $0) }
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
-            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
+            acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins,
+            plannedSlots: options.plannedSlots), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(

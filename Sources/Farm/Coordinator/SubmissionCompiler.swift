@@ -23,6 +23,10 @@ final class SubmissionCompiler: Sendable {
         var limits = JobLimits()
         /// Reads sources named by URL: their index, to validate and plan.
         var origins: OriginClient
+        /// The render slots the farm is sized for (`--planned-slots`): a job that does not
+        /// say how long its shards are gets the length for this many (docs/scale.md); 0 = 2
+        /// keyframe intervals.
+        var plannedSlots = 0
     }
 
     struct Request: Sendable {
@@ -130,7 +134,7 @@ final class SubmissionCompiler: Sendable {
         }
         do {
             let session: Session
-            let submit: Submit
+            var submit: Submit
             do {
                 session = try SessionDocument.decode(Data(request.submit.session.utf8))
                 submit = try withFarmLooks(request.submit, session: session, context: context)
@@ -154,6 +158,12 @@ final class SubmissionCompiler: Sendable {
             guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
             guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
             let contentIDs = submit.files.merging(loaded.origins.mapValues(\.contentID)) { $1 }
+            if submit.settings.shardKeyframeIntervals == nil, context.plannedSlots > 0 {
+                // Chosen once and stored with the job, so a restart plans it the same.
+                submit.settings.shardKeyframeIntervals = Plan.shardKeyframeIntervals(
+                    timeline: try loaded.timeline(), keyframeIntervalSeconds: submit.settings.keyframeInterval,
+                    slots: context.plannedSlots)
+            }
             var spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: contentIDs, layout: submit.layout ?? .whole)
             guard spec.tasks.count <= context.limits.shards else {
                 return answer(problems: ["video: the job would be \(spec.tasks.count) shards; this farm takes at most \(context.limits.shards) "

@@ -61,7 +61,7 @@ struct SubmitBody {
             guard let given = raw as? [String: Any] else { throw Invalid(path: "settings", message: "must be an object") }
             // The defaults with the given fields over them: a request names only what it changes.
             var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(settings)) as? [String: Any]) ?? [:]
-            let fields: Set = ["crf", "preset", "keyframeIntervalSeconds", "audioBitRate", "audio", "codec"]
+            let fields: Set = ["crf", "preset", "keyframeIntervalSeconds", "audioBitRate", "audio", "codec", "shardKeyframeIntervals"]
             for (key, value) in given {
                 guard fields.contains(key) else {
                     throw Invalid(path: "settings.\(key)", message: "is not a setting (\(fields.sorted().joined(separator: ", ")))")
