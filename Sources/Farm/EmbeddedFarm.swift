@@ -87,6 +87,7 @@ public struct EmbeddedFarm: Sendable {
                 + ["--url-timeout", String(origins.limits.stallTimeout)]
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
+            process.environment = Self.workerEnvironment
             try process.run()
             processes.append(process)
             spawned.withLock { $0.append(process.processIdentifier) }
@@ -117,6 +118,13 @@ public struct EmbeddedFarm: Sendable {
             source.resume()
             return source
         }
+    }
+
+    /// This process's environment without what points a worker at another farm: keys
+    /// and a coordinator set for `reel submit` would have the private farm's workers
+    /// attempt a CURVE handshake its coordinator never answers, and wait forever.
+    static var workerEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter { !["REEL_COORDINATOR", "REEL_CURVE_KEY", "REEL_SERVER_KEY"].contains($0.key) }
     }
 
     /// This program, for spawning workers.

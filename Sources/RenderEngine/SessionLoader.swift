@@ -138,8 +138,8 @@ public struct LoadedSession: Sendable {
 
     /// Runs the probes at once, as many as there are cores: each decodes a few frames
     /// (stream info, the first picture), so a 60-clip session's probes one after another
-    /// held its job back by seconds before the first shard (docs/scale.md, "Before the
-    /// first shard").
+    /// held its job back by seconds before the first shard (docs/scale.md, "Idle time
+    /// between shards").
     private static func probeAll(_ targets: [String: @Sendable () throws -> MediaInfo]) -> [String: MediaStatus] {
         let work = Array(targets)
         let results = Mutex<[String: MediaStatus]>([:])

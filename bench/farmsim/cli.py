@@ -41,6 +41,8 @@ def main(argv: list[str]) -> int:
     s.add_argument("--sizes", default="10,30,100,300,1000")
     s.add_argument("--vary", help="KNOB=V1,V2,… one curve each: shard-gops, keyframe-interval, media-via, "
                                   "coordinator-mbps, coordinator-cores, chunk-scale, audio")
+    s.add_argument("--curve", action="append", default=[],
+                   help="LABEL|KNOB=V;KNOB=V — a curve of its own with those knobs set (repeatable; instead of --vary)")
     s.add_argument("--plot", help="PNG to draw (needs matplotlib)")
     s.add_argument("--title", default="")
 
@@ -84,7 +86,9 @@ def add_farm(p: argparse.ArgumentParser):
     p.add_argument("--slots", type=int, default=2)
     p.add_argument("--cores", type=float, default=2.0)
     p.add_argument("--host-cores", type=float, default=0.0, help="all workers share one machine of N cores")
-    p.add_argument("--shard-gops", type=int, default=2, help="keyframe intervals per shard (the planner's 2)")
+    p.add_argument("--shard-gops", default="2",
+                   help="keyframe intervals per shard: a number, or auto (the coordinator's --planned-slots rule "
+                        "for this farm's workers × slots)")
     p.add_argument("--keyframe-interval", type=float, default=2.0)
     p.add_argument("--worker-mbps", type=float, default=1000.0)
     p.add_argument("--coordinator-mbps", type=float, default=10000.0)
@@ -123,7 +127,10 @@ def farm_of(args, overrides: dict) -> tuple[Farm, Export, Costs, int]:
                 coordinator_cores=int(get("coordinator-cores")),
                 media_via=str(get("media-via")), worker_start_seconds=args.worker_start,
                 failure_rate=args.failure_rate, seed=args.seed, backup_copies=not args.no_backup_copies)
-    return farm, export, costs, int(get("shard-gops"))
+    gops = str(get("shard-gops"))
+    if gops == "auto":
+        gops = export.auto_shard_gops(farm.workers * farm.slots)
+    return farm, export, costs, int(gops)
 
 
 def predict(args, overrides: dict):
@@ -140,19 +147,26 @@ def predict(args, overrides: dict):
 
 def sweep(args) -> dict:
     sizes = [int(x) for x in args.sizes.split(",")]
-    knob, values = (args.vary.split("=", 1)[0], args.vary.split("=", 1)[1].split(",")) if args.vary else ("", [""])
+    # Each curve: a label and the knobs it sets.
+    if args.curve:
+        specs = []
+        for text in args.curve:
+            label, _, knobs = text.partition("|")
+            specs.append((label, dict(k.split("=", 1) for k in knobs.split(";") if k)))
+    elif args.vary:
+        knob, values = args.vary.split("=", 1)
+        specs = [(f"{knob} = {v}", {knob: v}) for v in values.split(",")]
+    else:
+        specs = [("", {})]
     curves = []
-    for value in values:
+    for label, knobs in specs:
         points = []
         for w in sizes:
-            overrides = {"workers": w}
-            if knob:
-                overrides[knob] = value
-            result, _ = predict(args, overrides)
+            result, _ = predict(args, {**knobs, "workers": w})
             points.append({"workers": w, **asdict(result)})
-            print(f"{knob or 'farm'} {value:>8} workers {w:>5}: wall {result.wall_seconds:7.1f} s, "
+            print(f"{label or 'farm':>24} workers {w:>5}: wall {result.wall_seconds:7.1f} s, "
                   f"first chunk {result.first_chunk_seconds:5.1f} s, limit: {result.limit}", file=sys.stderr)
-        curves.append({"knob": knob, "value": value, "points": points})
+        curves.append({"label": label, "knobs": knobs, "points": points})
     report = {"sizes": sizes, "curves": curves}
     if args.plot:
         from .plot import draw

@@ -47,6 +47,7 @@ class Worker:
 class Result:
     wall_seconds: float
     first_chunk_seconds: float
+    probe_seconds: float            # submission to the job's creation: its sources probed
     render_seconds: float           # submission to the last chunk stored
     assembly_seconds: float
     coordinator_egress_bytes: float
@@ -113,7 +114,8 @@ class Simulation:
     def run(self) -> Result:
         # The submission's probes run before the job exists, one per coordinator core.
         rounds = math.ceil(self.sources / max(1, self.farm.coordinator_cores))
-        start = self.costs.probe_seconds_per_source * rounds + self.costs.job_start_seconds
+        self.probing = self.costs.probe_seconds_per_source * rounds
+        start = self.probing + self.costs.job_start_seconds
         for w in self.workers:
             self.at(max(start, self.farm.worker_start_seconds), "join", w.index)
         while self.finished is None:
@@ -271,7 +273,7 @@ class Simulation:
             self.failures += 1
             worker = self.workers[attempt.worker]
             self.end(attempt)
-            worker.dead = True
+            worker.dead, worker.joined = True, False
             for other in list(worker.attempts):
                 self.end(other)
             self.at(self.now + self.farm.failure_detect_seconds, "lost", worker.index)
@@ -312,9 +314,10 @@ class Simulation:
                 self.fill(self.workers[other.worker])
         self.last_stored = self.now
         if len(self.done) == len(self.tasks):
+            # The assembly runs on a thread of its own, not on the loop.
             output = sum(t.chunk_bytes for t in self.tasks)
             seconds = self.costs.assembly_fixed_seconds + self.costs.assembly_seconds_per_byte * output
-            self.coordinator(seconds, "assembled")
+            self.at(self.now + seconds, "assembled")
         else:
             self.fill(worker)
 
@@ -336,6 +339,7 @@ class Simulation:
         r = Result(
             wall_seconds=wall,
             first_chunk_seconds=self.first_chunk or wall,
+            probe_seconds=self.probing,
             render_seconds=render,
             assembly_seconds=wall - render,
             coordinator_egress_bytes=self.egress,
@@ -368,6 +372,7 @@ def limit_of(r: Result, wall: float, tail: str) -> tuple[dict, str]:
         "origin": r.origin_utilisation * r.render_seconds / wall,
         tail: r.longest_task_seconds / wall,
         "assembly": r.assembly_seconds / wall,
+        "the submission's probes": r.probe_seconds / wall,
     }
     shares = {k: round(v, 4) for k, v in shares.items()}
     return shares, max(shares, key=shares.get)

@@ -169,6 +169,12 @@ class Export:
                 start = end
         return tasks
 
+    def auto_shard_gops(self, slots: int) -> int:
+        """The coordinator's `--planned-slots` rule (docs/scale.md, "Shard length"): 1 when
+        shards of 2 would be fewer than the slots, else 2."""
+        video = sum(1 for t in self.plan(2, Costs()) if t.kind == "video")
+        return 1 if video < slots else 2
+
     def tasks_from(self, shards: list[dict], costs: Costs) -> list[Task]:
         """Tasks for a plan given as `reel inspect --json`'s `shards`."""
         tasks = []

@@ -11,6 +11,7 @@ MARKERS = {
     "coordinator's link in (chunks)": "<",
     "origin": "D",
     "assembly": "P",
+    "the submission's probes": "X",
 }
 
 
@@ -18,13 +19,14 @@ def draw(report: dict, path: str, title: str):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(7.5, 4.6), dpi=110)
     seen = set()
     for curve in report["curves"]:
         xs = [p["workers"] for p in curve["points"]]
         ys = [p["wall_seconds"] for p in curve["points"]]
-        label = f"{curve['knob']} = {curve['value']}" if curve["knob"] else "wall time"
+        label = curve["label"] or "wall time"
         line, = ax.plot(xs, ys, "-", label=label)
         for p in curve["points"]:
             limit = p["limit"]
@@ -41,6 +43,11 @@ def draw(report: dict, path: str, title: str):
     ax.set_ylabel("predicted wall time, s")
     ax.set_xticks(report["sizes"])
     ax.set_xticklabels([str(s) for s in report["sizes"]])
+    walls = [p["wall_seconds"] for c in report["curves"] for p in c["points"]]
+    ticks = [t for t in (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600) if min(walls) * 0.8 <= t <= max(walls) * 1.2]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([str(t) for t in ticks])
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.grid(True, which="both", alpha=0.3)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="upper right")
