@@ -281,6 +281,23 @@ struct SchedulerTests {
         #expect(farm.busy("a") == 0)
     }
 
+    /// On a farm with more idle slots than a job has shards, every shard starts at once
+    /// and none finishes by the first threshold: at most a tenth of the shards (here 2 of
+    /// 20) get a copy at once, not all of them (docs/scale.md, "Backup copies").
+    @Test func atMostATenthOfAJobsShardsAreCopiedAtOnce() {
+        var farm = Farm()
+        for i in 0..<40 { farm.join("w\(i)") }
+        farm.submit("j", shards: 20)
+        #expect(farm.tick().count == 20)
+        farm.clock += 4.5
+        for i in 0..<40 { farm.on(.heard(Farm.peer("w\(i)"))) }
+        let copies = farm.tick()
+        #expect(copies.count == 2 && copies.allSatisfy { $0.key.attempt == 2 }, "\(copies)")
+        // A copy that wins frees room for the next.
+        farm.deliver(copies[0].key, by: copies[0].worker)
+        #expect(farm.tick().count == 1)
+    }
+
     @Test func aBackupWaitsForOneAndAHalfTimesWhatTheJobsShardsTake() {
         var farm = Farm()
         farm.join("a")

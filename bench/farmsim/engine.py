@@ -231,6 +231,9 @@ class Simulation:
                             self.farm.backup_min_seconds)
         else:
             threshold = self.farm.backup_first_seconds
+        copies = sum(1 for attempts in self.running.values() if sum(a.phase != "ended" for a in attempts) > 1)
+        if copies >= max(1, len(self.tasks) // 10):
+            return None   # at most a tenth of the job's shards copied at once
         best = None
         for index, attempts in self.running.items():
             live = [a for a in attempts if a.phase != "ended"]

@@ -425,8 +425,13 @@ extension Scheduler {
             if let shard { return (job.id, shard) }
         }
         // Nothing queued: back up the slowest running shard near the end of a job — one
-        // running well past what this job's shards take (docs/operations.md, "Scaling").
+        // running well past what this job's shards take (docs/operations.md, "Scaling") —
+        // with at most a tenth of its shards copied at once: on a big farm every shard
+        // starts together and none has finished by the first threshold, and copying them
+        // all doubled the media the coordinator sends (docs/scale.md, "Backup copies").
         for job in candidates where !job.hasQueued && job.accepts(worker.encoders) {
+            let copies = job.running.values.filter { $0.count > 1 }.count
+            guard copies < max(1, job.tasks.count / 10) else { continue }
             let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
             let slow = job.running.filter { _, attempts in
                 attempts.count == 1 && attempts.values.allSatisfy {
