@@ -25,6 +25,8 @@ def main(argv: list[str]) -> int:
                    help="seconds to probe one source (`reel inspect` of the session, divided by its sources)")
     c.add_argument("--core-efficiency", type=float,
                    help="each core's speed with all cores busy against one alone (two renders at once)")
+    c.add_argument("--farm-cpu-seconds", type=float,
+                   help="CPU seconds of the traced run's coordinator and workers together (from /proc)")
     c.add_argument("-o", "--output", required=True, help="costs JSON to write")
 
     p = sub.add_parser("predict", help="one farm: wall time, first chunk, traffic, what limits")
@@ -56,6 +58,9 @@ def main(argv: list[str]) -> int:
                 costs.probe_seconds_per_source = args.probe_seconds
             if args.core_efficiency is not None:
                 costs.core_efficiency = args.core_efficiency
+            if args.farm_cpu_seconds is not None:
+                rendered = idle(read_trace(args.trace))["render"]
+                costs.cpu_per_render_second = max(1.0, args.farm_cpu_seconds / rendered)
             with open(args.output, "w") as f:
                 json.dump(costs.to_json(), f, indent=2)
             print(json.dumps({"costs": costs.to_json(), "idle": idle(read_trace(args.trace))}, indent=2))

@@ -167,7 +167,10 @@ class Simulation:
         rates = {}
         for a in running:
             cores, sharing = (f.host_cores, len(running)) if f.host_cores > 0 else (f.cores, per_worker_running[a.worker])
-            cpu = min(1.0, cores / sharing) * self.efficiency(cores, min(sharing, cores))
+            # Each running shard takes `cpu_per_render_second` cores of its machine, at most
+            # one of them on its render thread.
+            demand = sharing * self.costs.cpu_per_render_second
+            cpu = min(1.0, cores / demand) * self.efficiency(cores, min(sharing, cores))
             rate = cpu / max(a.task.cpu_seconds, EPSILON)
             if a.task.media_bytes > 0:
                 net = min(f.worker_link_bps / readers[a.worker], source_bps / len(reading))

@@ -35,6 +35,10 @@ class Costs:
     # How fast each core runs when every core of a machine is busy, against one core alone
     # (shared caches and memory bandwidth): two renders at once against one, measured.
     core_efficiency: float = 1.0
+    # Cores the farm burns per second of a shard's render, beyond the render thread's one:
+    # the worker's fetch, LZ4 and hashing, and the coordinator serving media and storing
+    # chunks. Measured as the farm's processes' CPU over the renders' seconds (1 = none).
+    cpu_per_render_second: float = 1.0
     # Between the coordinator storing a chunk and the worker starting the next shard, beyond
     # the dispatch itself and the link's latency (measured idle on one worker).
     handoff_seconds: float = 0.0
