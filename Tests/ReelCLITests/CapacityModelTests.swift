@@ -88,4 +88,17 @@ import Testing
         #expect((failing["wall_seconds"] as? Double ?? 0) > (calm["wall_seconds"] as? Double ?? 0) + 3, "\(failing) \(calm)")
         #expect(abs((calm["wall_seconds"] as? Double ?? 0) - 6) < 0.05, "4 shards of 6 s on 4 slots: \(calm)")
     }
+
+    @Test func badFarmsAreRefusedWithTheOptionNamed() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let costs = try writeCosts(frame: 0.1, in: dir)
+        let sim = TestEnvironment.packageRoot.appendingPathComponent("bench/farm-sim").path
+        for (arguments, message) in [(["--workers", "0"], "--workers 0 must be above 0"),
+                                     (["--shard-gops", "x"], "--shard-gops x is not auto or a whole number from 1"),
+                                     (["--failure-rate", "1"], "--failure-rate 1.0 is outside 0 … <1")] {
+            let r = try ProcessRunner.run("/usr/bin/env", ["python3", sim, "predict", "--costs", costs, "--export", "2,4"] + arguments,
+                                          directory: dir)
+            #expect(r.status == 2 && r.stderr == "farm-sim: error: \(message)\n", "\(r.stderr)")
+        }
+    }
 }

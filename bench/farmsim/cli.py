@@ -132,9 +132,18 @@ def farm_of(args, overrides: dict) -> tuple[Farm, Export, Costs, int]:
                 coordinator_cores=int(get("coordinator-cores")),
                 media_via=str(get("media-via")), worker_start_seconds=args.worker_start,
                 failure_rate=args.failure_rate, seed=args.seed, backup_copies=not args.no_backup_copies)
+    for name, value in [("--workers", farm.workers), ("--slots", farm.slots), ("--cores", farm.cores),
+                        ("--worker-mbps", farm.worker_link_bps), ("--coordinator-mbps", farm.coordinator_link_bps),
+                        ("--origin-mbps", farm.origin_bps), ("--coordinator-cores", farm.coordinator_cores)]:
+        if not value > 0:
+            raise ValueError(f"{name} {value} must be above 0")
+    if not 0 <= farm.failure_rate < 1:
+        raise ValueError(f"--failure-rate {farm.failure_rate} is outside 0 … <1")
     gops = str(get("shard-gops"))
     if gops == "auto":
         gops = export.auto_shard_gops(farm.workers * farm.slots)
+    if not str(gops).isdigit() or int(gops) < 1:
+        raise ValueError(f"--shard-gops {gops} is not auto or a whole number from 1")
     return farm, export, costs, int(gops)
 
 
