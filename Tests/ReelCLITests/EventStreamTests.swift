@@ -97,7 +97,9 @@ import Testing
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 2)
         try farm.startCoordinator(["--http", "127.0.0.1:0", "--max-event-streams", "256", "--max-event-streams-per-client", "256"])
-        try farm.startWorker("slow", ["--test-shard-delay", "1500"])   // running while the 2,000 arrive
+        // Running while the 2,000 arrive (about 9 s here): 4 tasks of 4 s. The job's end now
+        // reaches the API at once, so a job that ends mid-way serves the rest its end.
+        try farm.startWorker("slow", ["--test-shard-delay", "4000"])
         let base = try farm.apiBase()
         let port = try #require(URLComponents(string: base)?.port)
         let files = try farm.uploadMedia(to: base)

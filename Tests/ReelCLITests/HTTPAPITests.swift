@@ -119,11 +119,16 @@ import Testing
         #expect(adminView.status == 200)
         #expect((adminView.json as? [String: Any])?["owner"] as? String == "token:alice")
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/nosuchjob", headers: auth(Self.admin)).status == 404)
-        let workers = try HTTPExchange.send("GET", "\(base)/workers", headers: auth(Self.bob))
-        let worker = (workers.json as? [[String: Any]])?.first
-        #expect((workers.json as? [Any])?.count == 1)
-        // Its memory as its heartbeats report it, and a rate (0 once it has been idle 10 s).
-        #expect(((worker?["residentKB"] as? Int) ?? 0) > 10_000, "\(worker ?? [:])")
+        // Its memory as its heartbeats report it (an idle worker sends one a second; the job
+        // may have ended before the first), and a rate (0 once it has been idle 10 s).
+        var worker: [String: Any]?
+        let reported = try farm.waitUntil(10) {
+            let workers = try HTTPExchange.send("GET", "\(base)/workers", headers: auth(Self.bob))
+            #expect((workers.json as? [Any])?.count == 1)
+            worker = (workers.json as? [[String: Any]])?.first
+            return ((worker?["residentKB"] as? Int) ?? 0) > 10_000
+        }
+        #expect(reported, "\(worker ?? [:])")
         #expect(worker?["framesPerSecond"] is Double || worker?["framesPerSecond"] is Int)
     }
 
