@@ -30,8 +30,14 @@ struct StillOptions: ParsableArguments {
     func loadStill(segment: Int, filters: [SessionFilter]) throws -> LoadedSession {
         let loaded: LoadedSession
         do {
+            // Probes of clips pictured before come from the local cache (not with a farm: it probes them itself).
+            let memo = usesFarm ? nil : try? localCache()
             loaded = try LoadedSession.load(path: session.session, mediaRoots: session.mediaRoots, looks: session.looks.directory,
-                                            strictLooks: session.looks.strict, urls: session.urls.client) { document in
+                                            strictLooks: session.looks.strict, urls: session.urls.client,
+                                            knownProbe: { file in
+                                                guard let memo, let id = try? memo.contentID(of: file) else { return nil }
+                                                return try? memo.probe(contentID: id)
+                                            }) { document in
                 let count = document.video?.videoSegments.count ?? 0
                 guard let still = document.stillSession(segment: segment, filters: filters) else {
                     throw StillRequestError(document.video == nil
@@ -114,7 +120,7 @@ struct StillOptions: ParsableArguments {
         try write(data, to: output)
         if json {
             try printJSON(StillOutput(path: nil, width: result.width, height: result.height, cached: result.cached, worker: worker,
-                                      millis: Int(Date().timeIntervalSince(started) * 1000)))
+                                      millis: Int(Date().timeIntervalSince(started) * 1000), time: result.time))
         }
     }
 }
@@ -155,6 +161,18 @@ struct StillOutput: Encodable {
     var cached: Bool
     var worker: String
     var millis: Int
+    /// Seconds on the media's clock of the frame shown (with a tolerance: the keyframe chosen).
+    var time: Double?
+}
+
+/// `--tolerance SECONDS` as an exact time; nil without one.
+func toleranceTime(_ seconds: Double?) throws -> SessionTime? {
+    guard let seconds else { return nil }
+    guard seconds.isFinite, seconds >= 0, seconds <= StillRequest.maximumTolerance, let time = SessionTime(seconds: seconds) else {
+        printError("error: --tolerance \(seconds): use 0 … \(Int(StillRequest.maximumTolerance)) seconds")
+        throw Reported(code: ExitStatus.invalidInput)
+    }
+    return time
 }
 
 /// Seconds as an exact time (the simplest fraction, as for session documents).

@@ -19,6 +19,9 @@ struct Thumbnail: ParsableCommand {
     @Option(help: "Bounding size WxH, at most 400x400.")
     var size: String?
 
+    @Option(help: "Seconds either side of --time within which the nearest keyframe may be shown (faster); default: the exact frame.")
+    var tolerance: Double?
+
     @Option(help: "fit: inside the box; fill: covers the box (content is not clipped).")
     var mode: ContentMode = .fit
 
@@ -48,7 +51,7 @@ struct Thumbnail: ParsableCommand {
         guard let segment, let size, let output else { return }
         let loaded = try still.loadStill(segment: segment, filters: try parseFilter(filter))
         let request = StillRequest(kind: .thumbnail, segment: 0, time: try time.map(sessionTime), box: try parseSize(size, option: "--size"),
-                                   mode: mode, png: output.lowercased().hasSuffix(".png"))
+                                   mode: mode, png: output.lowercased().hasSuffix(".png"), tolerance: try toleranceTime(tolerance))
         try still.makeOne(loaded, request, to: output)
     }
 

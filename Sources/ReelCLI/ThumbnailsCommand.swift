@@ -16,6 +16,8 @@ struct Thumbnails: ParsableCommand {
     @Option(help: "A filter: a built-in type name or a filter's JSON.") var filter: String?
     @Option(name: .shortAndLong, help: "Directory for thumb-000.jpg … (created).") var output: String
     @Flag(help: "PNG instead of JPEG.") var png = false
+    @Option(help: "Seconds either side of each time within which the nearest keyframe may be shown (default: half the spacing; 0: exact frames).")
+    var tolerance: Double?
 
     func validate() throws {
         let box = try parseSize(size, option: "--size")
@@ -30,11 +32,17 @@ struct Thumbnails: ParsableCommand {
         let loaded = try still.loadStill(segment: segment, filters: try parseFilter(filter))
         let box = try parseSize(size, option: "--size")
         let times: [SessionTime]
-        do { times = try StillRenderer(loaded: loaded).filmstripTimes(segment: 0, count: count) } catch {
+        let spacing: SessionTime
+        do {
+            let renderer = try StillRenderer(loaded: loaded)
+            times = try renderer.filmstripTimes(segment: 0, count: count)
+            spacing = try renderer.filmstripTolerance(segment: 0, count: count)
+        } catch {
             printError("error: \(error)")
             throw Reported(code: ExitStatus.invalidInput)
         }
-        let requests = times.map { StillRequest(kind: .thumbnail, segment: 0, time: $0, box: box, mode: mode, png: png) }
+        let tolerance = try toleranceTime(tolerance) ?? spacing
+        let requests = times.map { StillRequest(kind: .thumbnail, segment: 0, time: $0, box: box, mode: mode, png: png, tolerance: tolerance) }
         let (pictures, worker) = try still.make(loaded, requests)
         do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
             printError("error: cannot create \(output): \(error)")
@@ -44,7 +52,8 @@ struct Thumbnails: ParsableCommand {
         for (i, (result, data)) in pictures.enumerated() {
             let path = URL(fileURLWithPath: output).appendingPathComponent(String(format: "thumb-%03d.%@", i, png ? "png" : "jpg")).path
             try still.write(data, to: path)
-            lines.append(StillOutput(path: path, width: result.width, height: result.height, cached: result.cached, worker: worker, millis: result.millis))
+            lines.append(StillOutput(path: path, width: result.width, height: result.height, cached: result.cached, worker: worker, millis: result.millis,
+                                     time: result.time))
         }
         if still.json { try printJSON(lines) }
     }

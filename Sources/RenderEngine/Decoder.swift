@@ -1,11 +1,12 @@
 import CFFmpeg
 
-/// An open libavcodec decoder for one stream of an input. One thread: parallelism comes
-/// from shards, and a single-threaded decoder gives frames with no extra delay.
+/// An open libavcodec decoder for one stream of an input. One thread for renders:
+/// parallelism comes from shards, and a single-threaded decoder gives frames with no
+/// extra delay. Pictures at a time (`ClipReader`) use frame threads on idle cores.
 final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
-    init(stream: UnsafeMutablePointer<AVStream>, path: String) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 1) throws {
         guard let par = stream.pointee.codecpar else { throw EngineError("\(path): stream has no parameters") }
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
             let name = avcodec_get_name(par.pointee.codec_id).map { String(cString: $0) } ?? "?"
@@ -15,7 +16,8 @@ final class Decoder {
         context = ctx
         try avCheck(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
-        ctx.pointee.thread_count = 1
+        ctx.pointee.thread_count = Int32(max(1, threads))
+        if threads > 1 { ctx.pointee.thread_type = FF_THREAD_FRAME }
         // Corrupt input is an error, not a concealed picture in someone's export.
         ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM
         try avCheck(avcodec_open2(ctx, codec, nil), "avcodec_open2(decoder)")

@@ -31,6 +31,7 @@ public struct LoadedSession: Sendable {
     /// `urls` reads the references that are URLs (the default refuses internal addresses).
     public static func load(path: String, mediaRoots: [String] = [], looks: URL? = LooksDirectory.shipped,
                             strictLooks: Bool = false, urls: OriginClient = OriginClient(policy: URLPolicy()),
+                            knownProbe: (URL) -> MediaInfo? = { _ in nil },
                             select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let data: Data
@@ -81,8 +82,10 @@ public struct LoadedSession: Sendable {
             }
         }
         for (reference, file) in customFilterFiles(of: session, in: locator) { files[reference] = file }
+        var remembered: [String: MediaInfo] = [:]
+        for reference in media { if let file = files[reference], let info = knownProbe(file) { remembered[reference] = info } }
         var loaded = make(url: url, session: session, files: files, unavailable: unavailable, origins: origins, originClient: urls,
-                          locator: locator, strictLooks: strictLooks)
+                          remembered: remembered, locator: locator, strictLooks: strictLooks)
         loaded.report.warnings = UnknownKeys.warnings(in: data) + loaded.report.warnings
         return loaded
     }
@@ -97,14 +100,17 @@ public struct LoadedSession: Sendable {
     /// `probes`: what a coordinator already learned about media this process will not
     /// read (a farm worker renders one segment; the others are known by their probes).
     /// `origins`: references that are URLs, pinned, read with `originClient`.
+    /// `remembered`: probes of references whose files (or URLs) this process reads, known from
+    /// an earlier probe of the same content (a still server's memo): not probed again.
     public static func make(url: URL, session: Session, files: [String: URL], unavailable: [String: String] = [:],
                             origins: [String: OriginObject] = [:], originClient: OriginClient? = nil,
-                            probes: [String: MediaInfo] = [:], locator: MediaLocator? = nil,
+                            probes: [String: MediaInfo] = [:], remembered: [String: MediaInfo] = [:], locator: MediaLocator? = nil,
                             strictLooks: Bool = false) -> LoadedSession {
         let references = Set(mediaReferences(of: session))
         // Every source to probe, once each: a file by its path, a URL by its reference.
         var targets: [String: @Sendable () throws -> MediaInfo] = [:]
-        for reference in references where !(files[reference] == nil && probes[reference] != nil) && unavailable[reference] == nil {
+        for reference in references where !(files[reference] == nil && probes[reference] != nil) && unavailable[reference] == nil
+            && remembered[reference] == nil {
             if let object = origins[reference], let originClient {
                 targets["url:" + reference] = { try MediaProbe.probe(object.input(client: originClient)) }
             } else if let file = files[reference] {
@@ -116,6 +122,8 @@ public struct LoadedSession: Sendable {
         for reference in references {
             if files[reference] == nil, let probe = probes[reference] {
                 media[reference] = .available(probe)
+            } else if unavailable[reference] == nil, let known = remembered[reference] {
+                media[reference] = .available(known)
             } else if let reason = unavailable[reference] {
                 media[reference] = .unavailable(reason)
             } else if origins[reference] != nil, originClient != nil, let status = probed["url:" + reference] {

@@ -25,9 +25,12 @@ public struct StillRequest: Codable, Sendable, Hashable {
     /// Frame only: apply the segment's crop (default size: the video's renderSize).
     public var cropped: Bool
     public var png: Bool
+    /// Seconds either side of `time` within which the nearest keyframe may be shown
+    /// instead of the exact frame (`requestedTimeToleranceBefore/After`); nil or 0: exact.
+    public var tolerance: SessionTime?
 
     public init(kind: Kind, segment: Int, time: SessionTime? = nil, box: Size? = nil, mode: ContentMode = .fit,
-                cropped: Bool = false, png: Bool = false) {
+                cropped: Bool = false, png: Bool = false, tolerance: SessionTime? = nil) {
         self.kind = kind
         self.segment = segment
         self.time = time
@@ -35,10 +38,13 @@ public struct StillRequest: Codable, Sendable, Hashable {
         self.mode = mode
         self.cropped = cropped
         self.png = png
+        self.tolerance = tolerance
     }
 
     /// The SDK's limit for thumbnails.
     public static let maximumThumbnailSide = 400.0
+    /// The largest tolerance, seconds.
+    public static let maximumTolerance = 3600.0
 }
 
 /// A request that cannot be served, named after what the user gave.
@@ -62,6 +68,8 @@ public struct StillPlan: Sendable, Hashable {
     /// The picture's pixels per pixel of the rendered frame, so that filters with lengths
     /// in render-size pixels (blur, edges) look as the rendered frame scaled down.
     public var pixelScale: Double = 1
+    /// Seconds either side of `sourceTime` a keyframe may be shown from; zero: exact.
+    public var tolerance: Rational = .zero
 }
 
 /// Draws stills of a loaded (one-segment or whole) session: decode the frame on screen at
@@ -98,6 +106,20 @@ public struct StillRenderer: Sendable {
         } else {
             time = segment.trimStart
         }
+        var tolerance = Rational.zero
+        if let asked = request.tolerance {
+            guard let t = asked.rational, t >= .zero, asked.seconds <= StillRequest.maximumTolerance else {
+                throw StillRequestError("--tolerance \(formatSeconds(asked.seconds)): use 0 … \(Int(StillRequest.maximumTolerance)) seconds")
+            }
+            tolerance = t
+        }
+        let plan = try geometry(request, segment: segment, time: time)
+        return StillPlan(source: plan.source, orientation: plan.orientation, sourceTime: plan.sourceTime, cropRect: plan.cropRect,
+                         width: plan.width, height: plan.height, filters: plan.filters, png: plan.png, pixelScale: plan.pixelScale,
+                         tolerance: tolerance)
+    }
+
+    private func geometry(_ request: StillRequest, segment: SegmentTimeline, time: Rational) throws(StillRequestError) -> StillPlan {
         let actual = segment.actualSize
         var crop = Rect(x: 0, y: 0, width: actual.width, height: actual.height)
         var base = actual
@@ -134,19 +156,49 @@ public struct StillRenderer: Sendable {
         }
     }
 
-    /// Decodes, processes and writes the still to `path` (through a temporary file).
-    public func render(_ plan: StillPlan, to path: String) throws {
-        let input = try loaded.input(plan.source)
+    /// Decodes, processes and writes the still to `path`; returns the time (on the
+    /// media's clock) of the frame it shows. `decoders` keeps clip `clipKey` open for the
+    /// next request; without them the clip is opened for this picture alone.
+    @discardableResult
+    public func render(_ plan: StillPlan, to path: String, decoders: StillDecoders? = nil, clipKey: String? = nil) throws -> Rational {
         guard let info = loaded.probes[plan.source] else { throw EngineError("'\(MediaURL.redact(plan.source))' is not available") }
         let chain = try loaded.chain(plan.filters, pixelScale: plan.pixelScale)
-        let source = try VideoSource(input)
-        let selector = try FrameSelector(source: source, startingAt: plan.sourceTime)
-        let (frame, _) = try selector.frame(at: plan.sourceTime)
+        let (frame, shown) = try picture(plan, info: info, decoders: decoders ?? StillDecoders(clips: 1), clipKey: clipKey ?? plan.source)
         let processor = try FrameProcessor(
             geometry: .init(orientation: plan.orientation, naturalSize: info.naturalSize, cropRect: plan.cropRect),
             renderWidth: plan.width, renderHeight: plan.height, chain: chain)
         let picture = try processor.processRGB(frame)
         try StillImageWriter(png: plan.png, quality: quality).write(picture, width: plan.width, height: plan.height, to: path)
+        return shown
+    }
+
+    /// The source frame a plan shows: from an open `ClipReader` when the clip has an
+    /// index, else decoded from the keyframe before it by `FrameSelector`.
+    private func picture(_ plan: StillPlan, info: MediaInfo, decoders: StillDecoders, clipKey: String) throws -> (Frame, Rational) {
+        if let origin = info.videoOrigin,
+           let reader = try decoders.reader(clipKey, media: { try loaded.input(plan.source) }, origin: origin) {
+            do {
+                if plan.tolerance.isPositive, let keyframe = try reader.keyframePicture(near: plan.sourceTime, tolerance: plan.tolerance) {
+                    return (keyframe.frame, keyframe.time)
+                }
+                let exact = try reader.picture(at: plan.sourceTime)
+                return (exact.frame, exact.time)
+            } catch is ClipReaderUnsuitable {
+                decoders.close(clipKey)
+            }
+        }
+        let source = try VideoSource(try loaded.input(plan.source))
+        let selector = try FrameSelector(source: source, startingAt: plan.sourceTime)
+        let (frame, _) = try selector.frame(at: plan.sourceTime)
+        return (frame, source.time(of: frame))
+    }
+
+    /// A filmstrip's default tolerance: half the spacing of its pictures, so each shows the
+    /// keyframe nearest its time when one is nearer than its neighbours' times.
+    public func filmstripTolerance(segment index: Int, count: Int) throws(StillRequestError) -> SessionTime {
+        let segment = try segment(index)
+        guard (1...100).contains(count) else { throw StillRequestError("--count \(count): use 1 … 100") }
+        return SessionTime(segment.trimDuration / Rational(2 * count))
     }
 
     /// `count` evenly spaced times over a segment's trimmed range, the first at its start.

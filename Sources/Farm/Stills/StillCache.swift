@@ -20,7 +20,11 @@ public final class StillCache {
         CREATE INDEX IF NOT EXISTS stills_used ON stills(used);
         CREATE INDEX IF NOT EXISTS stills_media ON stills(media);
         CREATE TABLE IF NOT EXISTS media(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime REAL NOT NULL, content_id TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS probes(content_id TEXT PRIMARY KEY, engine TEXT NOT NULL, info TEXT NOT NULL);
         """)
+        // The time each picture shows (caches made before tolerances lack it).
+        let columns = try db.query("PRAGMA table_info(stills)").compactMap { $0[1].string }
+        if !columns.contains("shown") { try db.execute("ALTER TABLE stills ADD COLUMN shown TEXT") }
     }
 
     /// The default local cache: `$XDG_CACHE_HOME/reelfarm/stills`, else `~/.cache/reelfarm/stills`.
@@ -32,7 +36,9 @@ public final class StillCache {
     }
 
     /// The key of a picture: the media, everything the plan draws, the filter files' content
-    /// and the engine version (a new engine may draw differently).
+    /// and the engine version (a new engine may draw differently). A tolerant request's key
+    /// holds its tolerance: the frame it shows (`StillCached.shown`) follows from the media,
+    /// the time and the tolerance, and never answers an exact request.
     public static func key(mediaID: String, plan: StillPlan, filterFiles: [String: String]) throws -> String {
         let filters = try plan.filters.map { filter -> String in
             var copy = filter
@@ -48,7 +54,7 @@ public final class StillCache {
             "time=\(plan.sourceTime.numerator)/\(plan.sourceTime.denominator)",
             "crop=\(r.minX),\(r.minY),\(r.width),\(r.height)", "size=\(plan.width)x\(plan.height)",
             "filters=\(filters.joined(separator: ";"))", "scale=\(plan.pixelScale)", "format=\(plan.png ? "png" : "jpeg")",
-        ]
+        ] + (plan.tolerance.isPositive ? ["tolerance=\(plan.tolerance.numerator)/\(plan.tolerance.denominator)"] : [])
         return Digest.sha256(Data(parts.joined(separator: "\n").utf8))
     }
 
@@ -56,16 +62,29 @@ public final class StillCache {
         directory.appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key + (png ? ".png" : ".jpg"))
     }
 
-    /// The cached file for `key`, marked as just used; `nil` on a miss.
-    public func lookup(_ key: String, png: Bool) throws -> URL? {
+    /// A cached picture: its file and the time (media clock) of the frame it shows.
+    public struct Hit {
+        public var url: URL
+        public var shown: Rational?
+    }
+
+    /// The cached picture for `key`, marked as just used; `nil` on a miss.
+    public func lookup(_ key: String, png: Bool) throws -> Hit? {
         let url = path(key, png: png)
-        guard try !db.query("SELECT 1 FROM stills WHERE key=?", [.text(key)]).isEmpty else { return nil }
+        guard let row = try db.query("SELECT shown FROM stills WHERE key=?", [.text(key)]).first else { return nil }
         guard FileManager.default.fileExists(atPath: url.path) else {
             try db.query("DELETE FROM stills WHERE key=?", [.text(key)])
             return nil
         }
         try db.query("UPDATE stills SET used=? WHERE key=?", [.real(Date().timeIntervalSince1970), .text(key)])
-        return url
+        return Hit(url: url, shown: row[0].string.flatMap(Self.rational))
+    }
+
+    /// `n/d` as stored in the `shown` column.
+    private static func rational(_ text: String) -> Rational? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]) else { return nil }
+        return Rational(n, d)
     }
 
     /// Where a new picture for `key` is written before `store` records it.
@@ -77,11 +96,13 @@ public final class StillCache {
 
     /// Records the picture written at `newFile(key)` and evicts the least recently used
     /// pictures beyond the limit (never the one just stored).
-    public func store(_ key: String, png: Bool, media: String) throws {
+    public func store(_ key: String, png: Bool, media: String, shown: Rational) throws {
         let url = path(key, png: png)
         let bytes = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
         try db.transaction {
-            try db.query("INSERT OR REPLACE INTO stills VALUES(?,?,?,?)", [.text(key), .text(media), .integer(bytes), .real(Date().timeIntervalSince1970)])
+            try db.query("INSERT OR REPLACE INTO stills(key, media, bytes, used, shown) VALUES(?,?,?,?,?)",
+                         [.text(key), .text(media), .integer(bytes), .real(Date().timeIntervalSince1970),
+                          .text("\(shown.numerator)/\(shown.denominator)")])
         }
         try evict(keeping: key)
     }
@@ -114,6 +135,21 @@ public final class StillCache {
 
     public func totalBytes() throws -> Int64 { try db.query("SELECT COALESCE(SUM(bytes), 0) FROM stills").first?.first?.int ?? 0 }
     public func count() throws -> Int { Int(try db.query("SELECT COUNT(*) FROM stills").first?.first?.int ?? 0) }
+
+    /// What a probe of this content found, when an earlier request probed it with this
+    /// engine: a picture of a known clip opens the clip once, to decode, not three times.
+    public func probe(contentID: String) throws -> MediaInfo? {
+        guard let row = try db.query("SELECT info FROM probes WHERE content_id=? AND engine=?",
+                                     [.text(contentID), .text(EngineVersion.engine)]).first,
+              let text = row[0].string else { return nil }
+        return try? JSONDecoder().decode(MediaInfo.self, from: Data(text.utf8))   // an unreadable memo is probed again
+    }
+
+    public func remember(_ info: MediaInfo, contentID: String) throws {
+        guard try probe(contentID: contentID) == nil else { return }
+        let text = String(decoding: try JSONEncoder().encode(info), as: UTF8.self)
+        try db.query("INSERT OR REPLACE INTO probes VALUES(?,?,?)", [.text(contentID), .text(EngineVersion.engine), .text(text)])
+    }
 
     /// The content id of a local file, hashed once per (path, size, mtime).
     public func contentID(of file: URL) throws -> String {

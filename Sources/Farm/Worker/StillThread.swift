@@ -87,14 +87,16 @@ final class StillThread: Sendable {
         do {
             let session = try SessionDocument.decode(Data(request.session.utf8))
             let pinned = request.origins ?? [:]
+            let contentIDs = request.files.merging(pinned.mapValues(\.contentID)) { $1 }
+            var remembered: [String: MediaInfo] = [:]
+            for (reference, id) in contentIDs { if let info = try service.cache.probe(contentID: id) { remembered[reference] = info } }
             let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files,
-                                            origins: pinned, originClient: origins)
+                                            origins: pinned, originClient: origins, remembered: remembered)
             guard loaded.report.isValid else {
                 reply.invalid = loaded.report.problems.map(\.description).joined(separator: "; ")
                 return (reply, [])
             }
-            let served = try service.serve(loaded, contentIDs: request.files.merging(pinned.mapValues(\.contentID)) { $1 },
-                                           requests: request.stills)
+            let served = try service.serve(loaded, contentIDs: contentIDs, requests: request.stills)
             reply.results = served.map(\.0)
             return (reply, try served.map { try Data(contentsOf: $0.1) })
         } catch let invalid as StillRequestError {

@@ -65,7 +65,7 @@ extension APIRoutes {
             }
             fields = object
         }
-        let known: Set = segment == nil ? ["seconds", "part"] : ["seconds", "size", "time", "format"]
+        let known: Set = segment == nil ? ["seconds", "part"] : ["seconds", "size", "time", "format", "tolerance"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             return try json(["problems": [Problem(path: unknown, message: "is not a field (\(known.sorted().joined(separator: ", ")))")]]
                             as [String: [Problem]], status: .unprocessableContent)
@@ -86,18 +86,20 @@ extension APIRoutes {
         if let segment {
             path = "/v1/jobs/\(id)/segments/\(segment)/\(still.rawValue)"
             var texts: [String: String] = [:]
-            for key in ["size", "time", "format"] {
+            for key in ["size", "time", "format", "tolerance"] {
                 guard let raw = fields[key] else { continue }
-                // time is a number; size and format are strings (docs/api.yaml).
-                guard let text = key == "time" ? (raw as? NSNumber).flatMap({ $0 is Bool ? nil : "\($0)" }) : raw as? String else {
-                    return try json(["problems": [Problem(path: key, message: key == "time" ? "must be a number" : "must be a string")]]
+                // time and tolerance are numbers; size and format are strings (docs/api.yaml).
+                let numeric = key == "time" || key == "tolerance"
+                guard let text = numeric ? (raw as? NSNumber).flatMap({ $0 is Bool ? nil : "\($0)" }) : raw as? String else {
+                    return try json(["problems": [Problem(path: key, message: numeric ? "must be a number" : "must be a string")]]
                                     as [String: [Problem]], status: .unprocessableContent)
                 }
                 texts[key] = text
                 query.append((key, text))
             }
             do {
-                _ = try StillQuery(kind: still, size: texts["size"], time: texts["time"], format: texts["format"])
+                _ = try StillQuery(kind: still, size: texts["size"], time: texts["time"], format: texts["format"],
+                                   tolerance: texts["tolerance"])
             } catch let invalid as StillQuery.Invalid {
                 return try json(["problems": [Problem(path: invalid.key, message: invalid.message)]] as [String: [Problem]],
                                 status: .unprocessableContent)

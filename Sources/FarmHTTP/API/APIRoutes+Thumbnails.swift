@@ -8,11 +8,12 @@ import SessionKit
 extension APIRoutes {
     // MARK: Thumbnails and frames
 
-    /// `GET /v1/jobs/{id}/segments/{i}/thumbnail?time=SECONDS&size=WxH&format=jpeg|png`: the
+    /// `GET /v1/jobs/{id}/segments/{i}/thumbnail?time=SECONDS&size=WxH&format=jpeg|png&tolerance=SECONDS`: the
     /// segment's oriented, filtered picture at `time` (default: its trim start) fit into
     /// the box (default 320x180, at most 400x400); `…/frame`: the segment's frame as the
     /// video shows it (its crop, at the render size, or fit into `size`, at most
-    /// 4096x4096). Both made by the workers' stills path and cache.
+    /// 4096x4096). Both made by the workers' stills path and cache. With `tolerance` the
+    /// nearest keyframe within it may be shown; `Reel-Picture-Time` says the time shown.
     func still(_ request: Request, _ context: BasicRequestContext, kind: StillRequest.Kind) async throws -> Response {
         let id = try context.parameters.require("id")
         _ = try await job(id, for: try authorizeRead(request))
@@ -21,15 +22,17 @@ extension APIRoutes {
         let asked: StillQuery
         do {
             asked = try StillQuery(kind: kind, size: query["size"].map(String.init), time: query["time"].map(String.init),
-                                       format: query["format"].map(String.init))
+                                       format: query["format"].map(String.init), tolerance: query["tolerance"].map(String.init))
         } catch let invalid as StillQuery.Invalid {
             throw HTTPError(.badRequest, message: invalid.message)
         }
-        let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png)
+        let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png,
+                                 tolerance: asked.tolerance)
         let outcome = try await gateway.call { try $0.jobStills(id, [still]) }
         if let invalid = outcome.invalid { throw HTTPError(.unprocessableContent, message: invalid) }
-        guard let picture = outcome.pictures.first?.1 else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
+        guard let (result, picture) = outcome.pictures.first else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
         var headers = HTTPFields()
+        if let shown = result.time, let name = HTTPField.Name("Reel-Picture-Time") { headers[name] = String(format: "%.6f", shown) }
         headers[.contentType] = asked.png ? "image/png" : "image/jpeg"
         headers[.cacheControl] = "private, max-age=3600"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: picture)))
@@ -45,10 +48,10 @@ extension APIRoutes {
     }
 }
 
-/// A thumbnail's or a frame's `size`, `time` and `format`, as a query or a signing request
+/// A thumbnail's or a frame's `size`, `time`, `format` and `tolerance`, as a query or a signing request
 /// gives them (docs/api.yaml): the box 1x1 … 400x400 for a thumbnail (default 320x180),
 /// 1x1 … 4096x4096 for a frame (default: the render size), seconds 0 … 10⁶ into the
-/// segment's media (default its trim start), jpeg (default) or png.
+/// segment's media (default its trim start), jpeg (default) or png, a tolerance of 0 … 3600 s (default exact).
 struct StillQuery {
     /// A field that is not as the API says, named by its key.
     struct Invalid: Error {
@@ -59,13 +62,14 @@ struct StillQuery {
     var box: Size?
     var time: SessionTime?
     var png = false
+    var tolerance: SessionTime?
 
     static let latest = 1_000_000.0
 
     /// The largest side a box may have.
     static func largest(_ kind: StillRequest.Kind) -> Int { kind == .thumbnail ? 400 : 4096 }
 
-    init(kind: StillRequest.Kind, size: String?, time: String?, format: String?) throws {
+    init(kind: StillRequest.Kind, size: String?, time: String?, format: String?, tolerance: String? = nil) throws {
         if kind == .thumbnail { box = Size(width: 320, height: 180) }
         if let size {
             let most = Self.largest(kind)
@@ -80,6 +84,13 @@ struct StillQuery {
                 throw Invalid(key: "time", message: "time=\(time.prefix(40)) is not a number of seconds from 0 to 1000000")
             }
             self.time = exact
+        }
+        if let tolerance {
+            guard let seconds = Double(tolerance), seconds.isFinite, (0...StillRequest.maximumTolerance).contains(seconds),
+                  let exact = SessionTime(seconds: seconds) else {
+                throw Invalid(key: "tolerance", message: "tolerance=\(tolerance.prefix(40)) is not a number of seconds from 0 to 3600")
+            }
+            self.tolerance = exact
         }
         if let format {
             guard ["jpeg", "png"].contains(format) else {

@@ -1,0 +1,50 @@
+import Foundation
+import SessionKit
+
+/// What a still server keeps between requests (docs/rendering.md, "Pictures at a time"):
+/// the clips it read last, open and positioned (`ClipReader`), and the frames it decoded
+/// last (`DecodedFrames`), both bounded. One thread owns it: a worker's still thread, or
+/// one `reel` process.
+public final class StillDecoders {
+    /// At most this many clips stay open (each holds a decoder and its reference frames).
+    public let clips: Int
+    /// Frame threads for a clip opened now: the cores not busy rendering.
+    private let threads: () -> Int
+    let frames: DecodedFrames
+    private var open: [(key: String, reader: ClipReader)] = []   // least recently used first
+
+    /// `frameBudget`: bytes of decoded frames kept (a 1080p 8-bit frame is 3 MB).
+    public init(clips: Int = 2, frameBudget: Int = 24 << 20, threads: @escaping () -> Int = StillDecoders.idleCores) {
+        self.clips = max(1, clips)
+        self.threads = threads
+        frames = DecodedFrames(budget: frameBudget)
+    }
+
+    /// Every core, up to 4: a picture is asked for while someone waits.
+    public static func idleCores() -> Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    /// The open reader of clip `key` (a content id), opening it if needed; nil when the
+    /// clip does not suit one (no index): then `FrameSelector` serves it.
+    func reader(_ key: String, media: () throws -> MediaInput, origin: Rational) throws -> ClipReader? {
+        if let i = open.firstIndex(where: { $0.key == key }) {
+            let entry = open.remove(at: i)
+            open.append(entry)
+            return entry.reader
+        }
+        guard let reader = try ClipReader.open(try media(), origin: origin, threads: threads(), memo: frames, key: key) else { return nil }
+        open.append((key, reader))
+        while open.count > clips {
+            frames.forget(open.removeFirst().key)
+        }
+        return reader
+    }
+
+    /// Closes a clip whose reader failed, so the next request opens it afresh.
+    func close(_ key: String) {
+        open.removeAll { $0.key == key }
+        frames.forget(key)
+    }
+
+    /// Frames decoded by the open clips (tests, benchmark).
+    public var framesDecoded: Int { frames.framesDecoded }
+}
