@@ -134,6 +134,15 @@ final class ClipReader {
         return nil
     }
 
+    private func keyframeNumber(decodedAt dts: Int64) -> Int? {
+        var low = 0, high = keyframes.count
+        while low < high {
+            let mid = (low + high) / 2
+            if keyframes[mid] < dts { low = mid + 1 } else { high = mid }
+        }
+        return low < keyframes.count && keyframes[low] == dts ? low : nil
+    }
+
     /// Reads keyframe `k`'s packet once to learn its presentation time (an index holds
     /// decode times); moves the demuxer, so the group restarts afterwards.
     private func presentationTime(ofKeyframe k: Int) throws -> Int64 {
@@ -298,6 +307,10 @@ final class ClipReader {
                 }
             }
             if p.dts != CFFmpeg_AV_NOPTS_VALUE() { lastReadDTS = p.dts }
+            // A keyframe passed on the way is noted: learning its time later would move the demuxer.
+            if p.flags & AV_PKT_FLAG_KEY != 0, let pts = validPTS(packet.pointer), let k = keyframeNumber(decodedAt: p.dts) {
+                keyframePTS[k] = pts
+            }
             // Packets the container marks for discarding (edit lists) are decoded, never shown.
             if p.flags & AV_PKT_FLAG_DISCARD == 0, let pts = validPTS(packet.pointer) { readPTS.append(pts) }
             return true

@@ -31,19 +31,19 @@ struct StillCacheTests {
             let cache = try StillCache(directory: dir, limit: 3000)
             for key in keys.prefix(3) {
                 try Data(count: 1000).write(to: try cache.newFile(key, png: false))
-                try cache.store(key, png: false, media: "m")
+                try cache.store(key, png: false, media: "m", shown: .zero)
                 Thread.sleep(forTimeInterval: 0.01)
             }
             #expect(try cache.lookup(keys[0], png: false) != nil)   // keys[0] is now the most recent
             Thread.sleep(forTimeInterval: 0.01)
             try Data(count: 1000).write(to: try cache.newFile(keys[3], png: false))
-            try cache.store(keys[3], png: false, media: "m")
+            try cache.store(keys[3], png: false, media: "m", shown: .one)
             #expect(try cache.lookup(keys[1], png: false) == nil)   // the least recently used went
             #expect(try cache.totalBytes() == 3000)
         }
         let reopened = try StillCache(directory: dir, limit: 3000)
         #expect(try reopened.lookup(keys[0], png: false) != nil)
-        #expect(try reopened.lookup(keys[3], png: false) != nil)
+        #expect(try reopened.lookup(keys[3], png: false)?.shown == .one)   // the time shown survives too
         #expect(try reopened.invalidate(media: ["m"]) == 3 && reopened.count() == 0)
     }
 

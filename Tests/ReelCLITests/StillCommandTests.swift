@@ -208,3 +208,83 @@ func nearestFrame(_ rgb: [Double], around expected: Int) -> Int {
         zip(frameRGB(a), rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) < zip(frameRGB(b), rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
     } ?? -1
 }
+
+/// Pictures at a time from an open clip (docs/rendering.md, "Pictures at a time"): a
+/// frame-index clip with B-frames (a reference B in each mini-GOP) and a keyframe every
+/// second, pictured forwards and backwards, exactly and with tolerances.
+@Suite struct StillTimeTests {
+    private func fixture(_ name: String = #function) throws -> RenderFixture {
+        let fx = try RenderFixture(name)
+        try fx.sample("plain.mp4", ["--duration", "4", "--size", "160x96", "--no-audio", "--pattern", "frame-index"])
+        let encoded = try ProcessRunner.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", "plain.mp4", "-c:v", "libx264", "-crf", "12",
+                                                               "-g", "30", "-bf", "3", "-x264-params", "b-adapt=0:scenecut=0:b-pyramid=normal",
+                                                               "-pix_fmt", "yuv420p", "gop.mp4"], directory: fx.dir)
+        #expect(encoded.status == 0, "\(encoded.stderr)")
+        try fx.session(#"{"video": {"renderSize": [160, 96], "videoSegments": [{"source": "gop.mp4"}]}}"#)
+        return fx
+    }
+
+    private func frame(of path: String) throws -> [Double] {
+        let rgb = try #require(try DecodedMedia.rgbFrames(path, width: 160, height: 96).first)
+        var sums = [0.0, 0.0, 0.0]
+        for (i, v) in rgb.enumerated() { sums[i % 3] += Double(v) }
+        return sums.map { $0 / Double(rgb.count / 3) }
+    }
+
+    @Test func everyTimeShowsTheFrameOnScreenWhateverTheOrder() throws {
+        let fx = try fixture()
+        // One process, so the clip stays open: forwards within a GOP, across GOPs, then back.
+        let strip = try TestEnvironment.reel(["thumbnails", "s.json", "--segment", "0", "--count", "40", "--tolerance", "0",
+                                              "--size", "160x96", "-o", "strip", "--json", "--cache-dir", "cache"], in: fx.dir)
+        #expect(strip.status == 0, "\(strip.stderr)")
+        let lines = try #require(try JSONSerialization.jsonObject(with: strip.stdoutData) as? [[String: Any]])
+        #expect(lines.count == 40)
+        for (i, line) in lines.enumerated() {
+            let expected = (i * 30 * 4) / 40   // time i·0.1 s at 30 fps
+            #expect(abs((line["time"] as? Double ?? -1) - Double(expected) / 30) < 1e-6, "picture \(i)")
+            let path = try #require(line["path"] as? String)
+            #expect(nearestFrame(try frame(of: path), around: expected) == expected, "picture \(i) at \(Double(i) / 10) s")
+        }
+        // Backwards and around, each a new process but the same decoding.
+        for t in [3.9, 0.05, 2.999, 1.034, 1.0] {
+            let r = try TestEnvironment.reel(["frame", "s.json", "--segment", "0", "--time", String(t), "-o", "f.png", "--json",
+                                              "--cache-dir", "cache"], in: fx.dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            let expected = Int((t + 0.001) * 30)
+            #expect(nearestFrame(try frame(of: fx.path("f.png")), around: expected) == expected, "at \(t) s")
+        }
+    }
+
+    @Test func aToleranceShowsTheNearestKeyframeAndNeverAnswersAnExactRequest() throws {
+        let fx = try fixture()
+        func thumb(_ time: Double, _ tolerance: Double?) throws -> (time: Double, frame: Int, cached: Bool) {
+            let r = try TestEnvironment.reel(["thumbnail", "s.json", "--segment", "0", "--time", String(time), "--size", "160x96",
+                                              "-o", "t.png", "--json", "--cache-dir", "cache"] + (tolerance.map { ["--tolerance", String($0)] } ?? []),
+                                             in: fx.dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            let reply = (try? JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]) ?? [:]
+            let shown = reply["time"] as? Double ?? -1
+            let frame = nearestFrame(try frame(of: fx.path("t.png")), around: Int((shown * 30).rounded()))
+            return (shown, frame, reply["cached"] as? Bool ?? true)
+        }
+        // Keyframes at 0, 1, 2 and 3 s (frames 0, 30, 60, 90).
+        let cases: [(Double, Double?, Double, Int)] = [
+            (1.4, 0.5, 1.0, 30),    // 1.0 is 0.4 away, 2.0 is beyond
+            (1.6, 0.5, 2.0, 60),
+            (1.5, 0.5, 1.0, 30),    // as near as 2.0: the earlier
+            (1.5, 0.2, 1.5, 45),    // none within: the exact frame
+            (1.4, nil, 1.4, 42),    // exact, not the tolerant picture cached for 1.4
+        ]
+        for (time, tolerance, shown, frame) in cases {
+            let picture = try thumb(time, tolerance)
+            #expect(abs(picture.time - shown) < 1e-6 && picture.frame == frame, "\(time) ± \(tolerance ?? 0): \(picture)")
+            #expect(!picture.cached, "\(time) ± \(tolerance ?? 0) was served from another request's picture")
+        }
+        let again = try thumb(1.4, 0.5)
+        #expect(again.cached && abs(again.time - 1.0) < 1e-6, "a cached tolerant picture says the time it shows: \(again)")
+
+        let bad = try TestEnvironment.reel(["thumbnail", "s.json", "--segment", "0", "--size", "160x96", "--tolerance", "-1", "-o", "x.jpg"],
+                                           in: fx.dir)
+        #expect(bad.status == 2 && bad.stderr.contains("--tolerance") && !FileManager.default.fileExists(atPath: fx.path("x.jpg")))
+    }
+}
