@@ -287,4 +287,25 @@ func nearestFrame(_ rgb: [Double], around expected: Int) -> Int {
                                            in: fx.dir)
         #expect(bad.status == 2 && bad.stderr.contains("--tolerance") && !FileManager.default.fileExists(atPath: fx.path("x.jpg")))
     }
+
+    @Test func aFilmstripsPicturesAreTheBytesOfSinglePictures() throws {
+        let fx = try fixture()
+        // Drawn on every core in one request (default tolerance: half the spacing), then one
+        // by one in new processes with the same times and tolerance, in other caches.
+        let strip = try TestEnvironment.reel(["thumbnails", "s.json", "--segment", "0", "--count", "6", "--size", "120x72",
+                                              "-o", "strip", "--json", "--cache-dir", "a"], in: fx.dir)
+        #expect(strip.status == 0, "\(strip.stderr)")
+        let lines = try #require(try JSONSerialization.jsonObject(with: strip.stdoutData) as? [[String: Any]])
+        #expect(lines.count == 6)
+        for (i, line) in lines.enumerated() {
+            let time = Double(i) * 4 / 6, tolerance = 4.0 / 12
+            let one = try TestEnvironment.reel(["thumbnail", "s.json", "--segment", "0", "--time", String(time), "--tolerance", String(tolerance),
+                                                "--size", "120x72", "-o", "one.jpg", "--json", "--cache-dir", "b\(i)"], in: fx.dir)
+            #expect(one.status == 0, "\(one.stderr)")
+            let reply = (try? JSONSerialization.jsonObject(with: one.stdoutData) as? [String: Any]) ?? [:]
+            #expect(abs((reply["time"] as? Double ?? -1) - (line["time"] as? Double ?? -2)) < 1e-9, "picture \(i)")
+            let path = try #require(line["path"] as? String)
+            #expect(FileManager.default.contents(atPath: path) == FileManager.default.contents(atPath: fx.path("one.jpg")), "picture \(i)")
+        }
+    }
 }

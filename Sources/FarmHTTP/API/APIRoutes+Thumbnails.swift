@@ -33,6 +33,10 @@ extension APIRoutes {
         guard let (result, picture) = outcome.pictures.first else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
         var headers = HTTPFields()
         if let shown = result.time, let name = HTTPField.Name("Reel-Picture-Time") { headers[name] = String(format: "%.6f", shown) }
+        // The worker's own serving time (a cache hit or a decode), for clients' timing panels.
+        if let micros = result.micros, let name = HTTPField.Name("Server-Timing") {
+            headers[name] = "worker;dur=\(String(format: "%.3f", Double(micros) / 1000));desc=\"\(result.cached ? "cached" : "made")\""
+        }
         headers[.contentType] = asked.png ? "image/png" : "image/jpeg"
         headers[.cacheControl] = "private, max-age=3600"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: picture)))
