@@ -9,7 +9,8 @@ final class AudioFilterGraph {
 
     /// `description` is a filter chain such as `atrim=start=1,aresample=48000`.
     init(decoder: UnsafeMutablePointer<AVCodecContext>, timeBase: AVRational, description: String) throws {
-        LibavCPU.pinBaseline()
+        LibavCPU.beginBaseline()
+        defer { LibavCPU.endBaseline() }
         guard let g = avfilter_graph_alloc() else { throw EngineError("avfilter_graph_alloc: out of memory") }
         graph = g
         g.pointee.nb_threads = 1

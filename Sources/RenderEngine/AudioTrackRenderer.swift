@@ -30,7 +30,6 @@ public struct AudioTrackRenderer: Sendable {
     /// `sources` maps a segment index to its media (segments without audio are silent).
     /// `check` is called between blocks and may throw to stop (a cancelled or handed-back task).
     public func render(sources: [Int: MediaInput], to path: String, check: () throws -> Void = {}) throws {
-        LibavCPU.pinBaseline()
         let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate, bitRate: bitRate)
         for segment in segments {
             let first = outputSample(ofFrame: segment.outputStartFrame)
@@ -190,21 +189,4 @@ struct SegmentAudio {
         if abs(rest - 1) > 1e-12 { factors.append(rest) }
         return factors
     }
-}
-
-/// libav picks DSP routines by CPU feature when a context is created, and some float
-/// paths (AAC, atempo) and scaler paths round differently from one to another. Pinning
-/// the whole process to the x86-64 baseline, once, before any context exists, makes
-/// every worker produce the same bytes on any processor (docs/rendering.md). Changing the flags
-/// while other threads create contexts would mix routines, so it happens exactly once.
-public enum LibavCPU {
-    private static let pinned: Void = {
-        #if arch(x86_64)
-        av_force_cpu_flags(AV_CPU_FLAG_MMX | AV_CPU_FLAG_MMXEXT | AV_CPU_FLAG_SSE | AV_CPU_FLAG_SSE2 | AV_CPU_FLAG_CMOV)
-        #else
-        av_force_cpu_flags(0)
-        #endif
-    }()
-
-    public static func pinBaseline() { _ = pinned }
 }

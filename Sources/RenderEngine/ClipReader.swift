@@ -43,6 +43,9 @@ final class ClipReader {
     private var drained = false
     /// The last frame asked for; a later time in the group continues from it.
     private var lastTarget: Int64 = .min
+    /// The group and time of the last exact request, kept across restarts: a request
+    /// later in the same group is a scrub, and keeps the decoder going for the next one.
+    private var asked: (group: Int, limit: Int64)?
     /// Decoded frames at or after the last target, in presentation order.
     private var decoded: [(pts: Int64, frame: Frame)] = []
     private let packet: Packet
@@ -165,6 +168,8 @@ final class ClipReader {
     func picture(at t: Rational) throws -> Picture {
         let limit = timestamp(t + FrameSelector.tolerance)
         let k = try keyframe(shownBy: limit) ?? 0
+        let scrubbing = asked.map { $0.group == k && $0.limit <= limit } ?? false
+        asked = (k, limit)
         if group != k || drained || lastTarget > limit { try restart(atKeyframe: k) }
         // Every packet decoded by `limit` is read before any is sent: then the frame
         // shown is known, and the non-reference frames before it are not decoded.
@@ -188,7 +193,7 @@ final class ClipReader {
             guard let pts = validPTS(held.pointer) else { throw ClipReaderUnsuitable() }
             try send(held, discardingNonReference: pts < target, keepingFrom: target)
         }
-        let picture = try collect(target)
+        let picture = try collect(target, keepDecoding: scrubbing)
         memo.keep(picture.frame, key, target)
         return picture
     }
@@ -215,16 +220,50 @@ final class ClipReader {
         return try keyframePicture(k)
     }
 
-    /// Feeds the decoder until the target comes out: frame threads hold a frame back until
-    /// the next packet arrives, so the packets after it are sent too (a later time in the
-    /// group needs them), and at the end of the stream the decoder is drained.
-    private func collect(_ target: Int64) throws -> Picture {
+    /// Decodes the keyframes nearest these times (within their tolerances) into the
+    /// decoded-frame memo in one pass: their packets one after another, then a drain.
+    /// A keyframe needs no other frame, so frame threads decode several at once, where
+    /// one at a time each waits for the last. What does not come out is decoded alone later.
+    func prepareKeyframes(near times: [(time: Rational, tolerance: Rational)]) throws {
+        var wanted: [Int: Int64] = [:]
+        for (t, tolerance) in times {
+            guard let k = try nearestKeyframe(to: t, tolerance: tolerance) else { continue }
+            let pts = try presentationTime(ofKeyframe: k)
+            if memo.frame(key, pts) == nil { wanted[k] = pts }
+        }
+        guard wanted.count > 1 else { return }
+        let shown = Set(wanted.values)
+        for (position, k) in wanted.keys.sorted().enumerated() {
+            if position == 0 {
+                try restart(atKeyframe: k)
+            } else {
+                // Only the demuxer moves: the decoder goes on, so the keyframes overlap.
+                try avCheck(av_seek_frame(input.context, stream.pointee.index, seekTime(ofKeyframe: k), AVSEEK_FLAG_BACKWARD),
+                            "av_seek_frame(\(input.path))")
+                expectedKeyframe = keyframes[k]
+            }
+            guard try readPacket() else { break }
+            decoder.context.pointee.skip_frame = AVDISCARD_DEFAULT
+            try decoder.send(packet)
+            av_packet_unref(packet.pointer)
+            try receiveAll { pts, frame in if shown.contains(pts) { memo.keep(frame, key, pts) } }
+        }
+        try decoder.send(nil)
+        drained = true
+        try receiveAll { pts, frame in if shown.contains(pts) { memo.keep(frame, key, pts) } }
+    }
+
+    /// Gets the target out of the decoder, which holds frames back (frame threads until
+    /// the next packet arrives, reordering until later frames are decoded). A scrub sends
+    /// the packets after it, which its next request needs; a jump drains the decoder,
+    /// which decodes nothing more, and the next request starts at its keyframe.
+    private func collect(_ target: Int64, keepDecoding: Bool) throws -> Picture {
         while true {
             if let found = decoded.first(where: { $0.pts == target }) { return Picture(frame: found.frame, time: seconds(target)) }
             // Frames come out in presentation order: a later one without the target means
             // the decoder numbers frames otherwise than the container.
             if drained || decoded.contains(where: { $0.pts > target }) { throw ClipReaderUnsuitable() }
-            if !demuxerEnded, try readPacket() {
+            if keepDecoding, !demuxerEnded, try readPacket() {
                 let held = try Packet()
                 av_packet_move_ref(held.pointer, packet.pointer)
                 try send(held, discardingNonReference: false, keepingFrom: target)
@@ -252,12 +291,15 @@ final class ClipReader {
     }
 
     private func receive(keepingFrom target: Int64) throws {
+        try receiveAll { pts, frame in if pts >= target { decoded.append((pts, frame)) } }
+    }
+
+    private func receiveAll(_ take: (Int64, Frame) -> Void) throws {
         while true {
             let frame = try Frame()
             guard try decoder.receive(into: frame) else { return }
             memo.framesDecoded += 1
-            let pts = Self.timestamp(of: frame)
-            if pts >= target { decoded.append((pts, frame)) }
+            take(Self.timestamp(of: frame), frame)
         }
     }
 
@@ -277,11 +319,15 @@ final class ClipReader {
     /// the next keyframe's decode time is both (a keyframe is shown before the next one
     /// is decoded). The packet read next is checked to be the keyframe.
     private func seek(toKeyframe k: Int) throws {
-        let time = k + 1 < keyframes.count ? keyframes[k + 1] - 1 : Int64.max / 2
-        try avCheck(av_seek_frame(input.context, stream.pointee.index, time, AVSEEK_FLAG_BACKWARD), "av_seek_frame(\(input.path))")
+        try avCheck(av_seek_frame(input.context, stream.pointee.index, seekTime(ofKeyframe: k), AVSEEK_FLAG_BACKWARD),
+                    "av_seek_frame(\(input.path))")
         decoder.flush()
         group = nil
         expectedKeyframe = keyframes[k]
+    }
+
+    private func seekTime(ofKeyframe k: Int) -> Int64 {
+        k + 1 < keyframes.count ? keyframes[k + 1] - 1 : Int64.max / 2
     }
 
     /// Reads the next packet of the stream into `packet`, noting its times; false at the end.

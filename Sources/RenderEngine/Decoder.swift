@@ -20,6 +20,10 @@ final class Decoder {
         if threads > 1 { ctx.pointee.thread_type = FF_THREAD_FRAME }
         // Corrupt input is an error, not a concealed picture in someone's export.
         ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM
+        // Audio decoders (float) and most video decoders set up their routines here; H.264
+        // and HEVC at their first picture, with the processor's own (bit-exact) ones.
+        LibavCPU.beginBaseline()
+        defer { LibavCPU.endBaseline() }
         try avCheck(avcodec_open2(ctx, codec, nil), "avcodec_open2(decoder)")
     }
 

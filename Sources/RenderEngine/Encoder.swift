@@ -8,7 +8,8 @@ final class Encoder {
     /// `configure` sets the context's fields before it is opened with `options`.
     init(codecName: String, options: [String: String] = [:],
          configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws {
-        LibavCPU.pinBaseline()
+        LibavCPU.beginBaseline()
+        defer { LibavCPU.endBaseline() }
         guard let codec = avcodec_find_encoder_by_name(codecName) else {
             throw EngineError("encoder '\(codecName)' is not available in this libavcodec")
         }

@@ -12,7 +12,6 @@ final class InputContainer {
     }
 
     init(_ input: MediaInput) throws {
-        LibavCPU.pinBaseline()
         path = input.name
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         switch input {

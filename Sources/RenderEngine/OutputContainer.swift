@@ -9,7 +9,6 @@ final class OutputContainer {
     private var closed = false
 
     init(path: String, format: String? = nil) throws {
-        LibavCPU.pinBaseline()
         self.path = path
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try avCheck(avformat_alloc_output_context2(&ctx, nil, format, path), "avformat_alloc_output_context2(\(path))")

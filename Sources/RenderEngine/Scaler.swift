@@ -21,7 +21,8 @@ final class Scaler {
 
     /// Output is BT.709 limited range when it is YUV (docs/rendering.md) unless told otherwise (JPEG).
     init(_ key: Key, outputMatrix: Int32 = SWS_CS_ITU709, outputFullRange: Bool? = nil) throws {
-        LibavCPU.pinBaseline()
+        LibavCPU.beginBaseline()
+        defer { LibavCPU.endBaseline() }
         guard let ctx = sws_alloc_context() else { throw EngineError("libswscale: out of memory") }
         let options: [(String, Int64)] = [
             ("srcw", Int64(key.sourceWidth)), ("srch", Int64(key.sourceHeight)), ("src_format", Int64(key.sourceFormat)),

@@ -23,6 +23,10 @@ public final class StillDecoders {
     /// Every core, up to 4: a picture is asked for while someone waits.
     public static func idleCores() -> Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
 
+    /// Keyframes decoded together for a request's tolerant pictures: three 1080p 10-bit
+    /// frames (6 MB each) fit the default frame budget until they are drawn.
+    public static let keyframeBatch = 3
+
     /// The open reader of clip `key` (a content id), opening it if needed; nil when the
     /// clip does not suit one (no index): then `FrameSelector` serves it.
     func reader(_ key: String, media: () throws -> MediaInput, origin: Rational) throws -> ClipReader? {

@@ -172,6 +172,23 @@ public struct StillRenderer: Sendable {
         return shown
     }
 
+    /// Decodes together the keyframes these tolerant plans will show, so that frame threads
+    /// decode them at once; each plan's `render` then finds its frame decoded. Only speed
+    /// depends on it: a keyframe it misses is decoded by `render`.
+    public func prepareKeyframes(_ plans: [(plan: StillPlan, clipKey: String)], decoders: StillDecoders) {
+        let tolerant = plans.filter { $0.plan.tolerance.isPositive }
+        for clipKey in Set(tolerant.map(\.clipKey)) {
+            let mine = tolerant.filter { $0.clipKey == clipKey }
+            guard mine.count > 1, let source = mine.first?.plan.source, let origin = loaded.probes[source]?.videoOrigin else { continue }
+            do {
+                guard let reader = try decoders.reader(clipKey, media: { try loaded.input(source) }, origin: origin) else { continue }
+                try reader.prepareKeyframes(near: mine.map { ($0.plan.sourceTime, $0.plan.tolerance) })
+            } catch {
+                decoders.close(clipKey)   // the pictures are decoded one by one, and fail there if they must
+            }
+        }
+    }
+
     /// The source frame a plan shows: from an open `ClipReader` when the clip has an
     /// index, else decoded from the keyframe before it by `FrameSelector`.
     private func picture(_ plan: StillPlan, info: MediaInfo, decoders: StillDecoders, clipKey: String) throws -> (Frame, Rational) {
@@ -210,3 +227,4 @@ public struct StillRenderer: Sendable {
         }
     }
 }
+

@@ -5,7 +5,7 @@ import Testing
 @testable import SessionKit
 
 /// How much a picture at a time decodes (docs/rendering.md, "Pictures at a time"): only the
-/// reference frames before it, only the new frames of a later time in the same GOP, one
+/// reference frames before it, only the new frames of a scrub in the same GOP, one
 /// frame with a tolerance that reaches a keyframe, none for a frame decoded just before.
 @Suite struct ClipReaderTests {
     /// 3 s at 30 fps, a keyframe each second, I B b B P … (b: the reference B of each
@@ -45,9 +45,12 @@ import Testing
         let first = try shot(0.9)
         #expect(abs(first.shown - 0.9) < 1e-9)
         #expect(first.decoded >= 15 && first.decoded <= 19, "decoded \(first.decoded) frames for frame 27")
-        // Frame 28, the P after it, was decoded already (held back by the frame thread or just sent).
-        let next = try shot(0.95)
-        #expect(abs(next.shown - 28.0 / 30) < 1e-9 && next.decoded <= 3, "frame 28 decoded \(next.decoded) more")
+        // A jump drains the decoder; a second time later in the GOP is a scrub: it starts
+        // again at the keyframe and keeps decoding, so the third decodes only new frames.
+        let second = try shot(0.95)
+        #expect(abs(second.shown - 28.0 / 30) < 1e-9 && second.decoded <= 20, "frame 28 decoded \(second.decoded)")
+        let third = try shot(0.97)
+        #expect(abs(third.shown - 29.0 / 30) < 1e-9 && third.decoded <= 3, "frame 29 decoded \(third.decoded) more")
         // A tolerance that reaches the keyframe at 2 s decodes it alone.
         let keyframe = try shot(2.1, tolerance: 0.3)
         #expect(abs(keyframe.shown - 2) < 1e-9 && keyframe.decoded == 1, "\(keyframe)")
@@ -57,5 +60,22 @@ import Testing
         // Backwards: a new start at the keyframe before.
         let back = try shot(1.2)
         #expect(abs(back.shown - 1.2) < 1e-9 && back.decoded <= 8, "\(back)")
+    }
+
+    @Test func aFilmstripsKeyframesAreDecodedTogetherOnceEach() throws {
+        let (renderer, dir) = try clip()
+        let decoders = StillDecoders(clips: 1, threads: { 2 })
+        // Three times, each 0.1 s from a different keyframe (0, 1 and 2 s), tolerance 0.4.
+        let plans = try [0.1, 1.1, 1.9].map {
+            try renderer.plan(StillRequest(kind: .thumbnail, segment: 0, time: SessionTime(seconds: $0), box: Size(width: 80, height: 48),
+                                           tolerance: SessionTime(seconds: 0.4)))
+        }
+        renderer.prepareKeyframes(plans.map { ($0, "gop") }, decoders: decoders)
+        #expect(decoders.framesDecoded == 3, "decoded \(decoders.framesDecoded) frames for three keyframes")
+        for (plan, keyframe) in zip(plans, [0.0, 1, 2]) {
+            let shown = try renderer.render(plan, to: dir.appendingPathComponent("k.jpg").path, decoders: decoders, clipKey: "gop")
+            #expect(abs(shown.doubleValue - keyframe) < 1e-9)
+        }
+        #expect(decoders.framesDecoded == 3, "the pictures decoded \(decoders.framesDecoded - 3) more")
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import RenderEngine
 import SessionKit
 
@@ -27,28 +26,19 @@ public struct StillResult: Codable, Sendable, Equatable {
 
 /// Serves still requests through a `StillCache`: a hit is a file lookup, a miss decodes
 /// and draws once and keeps the picture. Between requests the clips read last stay open
-/// (`StillDecoders`); the misses of one request (a filmstrip) are drawn on all cores, one
-/// lane each with its own decoders. Used by workers and by `reel thumbnail` without a
-/// coordinator. Owned by one thread.
+/// (`StillDecoders`); the keyframes a request's tolerant pictures show (a filmstrip's)
+/// are decoded a few at a time together, so frame threads decode them at once. Used by
+/// workers and by `reel thumbnail` without a coordinator. Owned by one thread.
 public final class StillService {
     public let cache: StillCache
+    public let decoders: StillDecoders
     /// Test hook: one line per picture actually decoded and drawn.
     private let renderLog: String?
-    /// Lanes drawing a request's misses at once; lane 0 keeps the clips between requests.
-    private let laneLimit: Int
-    private var lanes: [Lane]
 
-    /// One lane's decoders, used by one thread at a time (the lock is never contended).
-    private final class Lane: Sendable {
-        let decoders: Mutex<StillDecoders>
-        init(_ decoders: sending StillDecoders) { self.decoders = Mutex(decoders) }
-    }
-
-    public init(cache: StillCache, renderLog: String? = nil, lanes: Int = StillDecoders.idleCores()) {
+    public init(cache: StillCache, decoders: StillDecoders = StillDecoders(), renderLog: String? = nil) {
         self.cache = cache
+        self.decoders = decoders
         self.renderLog = renderLog
-        laneLimit = max(1, lanes)
-        self.lanes = [Lane(StillDecoders())]
     }
 
     /// One picture to draw: where it goes and which clip it reads.
@@ -70,74 +60,38 @@ public final class StillService {
         let renderer = try StillRenderer(loaded: loaded)
         let plans = try requests.map { try renderer.plan($0) }
         let filterFiles = contentIDs.filter { LoadedSession.filterFiles(of: loaded.session).contains($0.key) }
-        var hits: [Int: (URL, Rational?, TimeInterval)] = [:]
+        var served: [(StillResult, URL)?] = Array(repeating: nil, count: plans.count)
         var misses: [Miss] = []
         for (index, plan) in plans.enumerated() {
             guard let media = contentIDs[plan.source] else { throw StillRequestError("'\(MediaURL.redact(plan.source))' has no content id") }
             let key = try StillCache.key(mediaID: media, plan: plan, filterFiles: filterFiles)
             if let hit = try cache.lookup(key, png: plan.png) {
-                hits[index] = (hit.url, hit.shown, Date().timeIntervalSince(started))
-            } else if let earlier = misses.first(where: { $0.key == key }) {
-                misses.append(Miss(index: index, plan: plan, key: key, url: earlier.url, media: media))   // drawn once
+                served[index] = (result(plan, cached: true, shown: hit.shown, since: started), hit.url)
             } else {
                 misses.append(Miss(index: index, plan: plan, key: key, url: try cache.newFile(key, png: plan.png), media: media))
             }
         }
-        let drawn = try draw(misses, renderer: renderer, started: started)
-        var stored: Set<String> = []
-        for miss in misses where stored.insert(miss.key).inserted {
-            guard let (shown, _) = drawn[miss.index] else { continue }
-            try cache.store(miss.key, png: miss.plan.png, media: miss.media, shown: shown)
-        }
-        return plans.enumerated().map { index, plan in
-            let (url, shown, elapsed, cached): (URL, Rational?, TimeInterval, Bool)
-            if let hit = hits[index] {
-                (url, shown, elapsed, cached) = (hit.0, hit.1, hit.2, true)
-            } else {
-                let miss = misses.first { $0.index == index }
-                let result = drawn[index]
-                (url, shown, elapsed, cached) = (miss?.url ?? URL(fileURLWithPath: "/"), result?.0, result?.1 ?? 0, false)
+        var drawn: [String: Rational] = [:]   // a picture asked for twice is drawn once
+        for (position, miss) in misses.enumerated() {
+            if drawn[miss.key] == nil {
+                if position % StillDecoders.keyframeBatch == 0 {
+                    let next = misses[position...].prefix(StillDecoders.keyframeBatch)
+                    renderer.prepareKeyframes(next.map { ($0.plan, $0.media) }, decoders: decoders)
+                }
+                if let renderLog { try? appendLine("still \(miss.key)", to: renderLog) }   // a test's count, not data
+                let shown = try renderer.render(miss.plan, to: miss.url.path, decoders: decoders, clipKey: miss.media)
+                try cache.store(miss.key, png: miss.plan.png, media: miss.media, shown: shown)
+                drawn[miss.key] = shown
             }
-            return (StillResult(width: plan.width, height: plan.height, cached: cached, millis: Int(elapsed * 1000),
-                                time: shown.map(\.doubleValue), micros: Int(elapsed * 1_000_000)), url)
+            served[miss.index] = (result(miss.plan, cached: false, shown: drawn[miss.key], since: started), miss.url)
         }
+        return served.compactMap { $0 }
     }
 
-    /// Draws the misses (each distinct picture once): in order on one lane, or spread over
-    /// the lanes so that each lane's times still increase (its clip stays warm). Returns
-    /// each picture's shown time and when it was ready.
-    private func draw(_ misses: [Miss], renderer: StillRenderer, started: Date) throws -> [Int: (Rational, TimeInterval)] {
-        var seen: Set<String> = []
-        let firsts = misses.filter { seen.insert($0.key).inserted }
-        if let renderLog { for miss in firsts { try? appendLine("still \(miss.key)", to: renderLog) } }   // a test's count, not data
-        let laneCount = min(laneLimit, firsts.count)
-        // Extra lanes keep one clip and a few frames each: a filmstrip's keyframes need no more.
-        while lanes.count < laneCount { lanes.append(Lane(StillDecoders(clips: 1, frameBudget: 8 << 20, threads: { 1 }))) }
-        let outcomes = Mutex<[String: Result<(Rational, TimeInterval), any Error>]>([:])
-        let lanes = self.lanes
-        @Sendable func run(lane: Int) {
-            lanes[lane].decoders.withLock { decoders in
-                for (i, miss) in firsts.enumerated() where i % laneCount == lane {
-                    let outcome = Result {
-                        let shown = try renderer.render(miss.plan, to: miss.url.path, decoders: decoders, clipKey: miss.media)
-                        return (shown, Date().timeIntervalSince(started))
-                    }
-                    outcomes.withLock { $0[miss.key] = outcome }
-                }
-            }
-        }
-        if laneCount <= 1 {
-            run(lane: 0)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: laneCount) { run(lane: $0) }
-        }
-        let byKey = outcomes.withLock { $0 }
-        var drawn: [Int: (Rational, TimeInterval)] = [:]
-        for miss in misses {
-            guard let outcome = byKey[miss.key] else { continue }
-            drawn[miss.index] = try outcome.get()
-        }
-        return drawn
+    private func result(_ plan: StillPlan, cached: Bool, shown: Rational?, since started: Date) -> StillResult {
+        let elapsed = Date().timeIntervalSince(started)
+        return StillResult(width: plan.width, height: plan.height, cached: cached, millis: Int(elapsed * 1000),
+                           time: shown.map(\.doubleValue), micros: Int(elapsed * 1_000_000))
     }
 }
 
