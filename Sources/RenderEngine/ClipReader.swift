@@ -225,12 +225,27 @@ final class ClipReader {
     /// A keyframe needs no other frame, so frame threads decode several at once, where
     /// one at a time each waits for the last. What does not come out is decoded alone later.
     func prepareKeyframes(near times: [(time: Rational, tolerance: Rational)]) throws {
+        // Called for each picture in turn: a batch starts at a picture not decoded yet.
+        guard let (t, tolerance) = times.first, let first = try nearestKeyframe(to: t, tolerance: tolerance),
+              memo.frame(key, try presentationTime(ofKeyframe: first)) == nil else { return }
         var wanted: [Int: Int64] = [:]
         for (t, tolerance) in times {
             guard let k = try nearestKeyframe(to: t, tolerance: tolerance) else { continue }
             let pts = try presentationTime(ofKeyframe: k)
             if memo.frame(key, pts) == nil { wanted[k] = pts }
         }
+        // As many as the memo holds until they are drawn (the first ones; the rest are
+        // decoded by a later batch or one by one).
+        let par = stream.pointee.codecpar.pointee
+        // Two bytes a sample above 8 bits, and when the format is not known yet.
+        let depth = av_pix_fmt_desc_get(AVPixelFormat(rawValue: par.format))?.pointee.comp.0.depth ?? 16
+        let bytesPerSample = depth > 8 ? 2 : 1
+        let frameBytes = max(1, Int(par.width) * Int(par.height) * 3 / 2 * bytesPerSample)
+        let batch = wanted.keys.sorted { abs($0 - first) < abs($1 - first) }   // the first picture's keyframe first
+        // Frame threads decode the batch a round at a time: a part round costs a whole one.
+        let threads = max(1, Int(decoder.context.pointee.thread_count))
+        let fits = max(1, memo.budget / frameBytes)
+        for k in batch.dropFirst(fits >= threads ? fits - fits % threads : fits) { wanted[k] = nil }
         guard wanted.count > 1 else { return }
         let shown = Set(wanted.values)
         for (position, k) in wanted.keys.sorted().enumerated() {

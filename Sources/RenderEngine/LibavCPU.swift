@@ -5,7 +5,7 @@ import Foundation
 /// paths (AAC, atempo) and scaler paths round differently from one to another. Every such
 /// context (scaler, encoder, filter graph, the opening of a decoder) is created with the
 /// flags pinned to the x86-64 baseline, under one lock, so that every worker makes the
-/// same bytes on any processor (docs/rendering.md, "Processors"). Between those moments
+/// same bytes on any processor (docs/rendering.md, "Decisions and departures"). Between those moments
 /// the flags are the processor's own: H.264 and HEVC decoders, which set up their
 /// routines at the first picture and are bit-exact by their standards, run with all of
 /// its SIMD (HEVC decodes 2.7x as fast as on the baseline). A decoder that sets up while

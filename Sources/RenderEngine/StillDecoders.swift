@@ -6,15 +6,19 @@ import SessionKit
 /// last (`DecodedFrames`), both bounded. One thread owns it: a worker's still thread, or
 /// one `reel` process.
 public final class StillDecoders {
-    /// At most this many clips stay open (each holds a decoder and its reference frames).
+    /// At most this many clips stay open (each holds a decoder, its frame threads and its
+    /// reference frames: 30-80 MB at 1080p, so one by default; another clip reopens in a
+    /// few milliseconds, only its position is lost).
     public let clips: Int
     /// Frame threads for a clip opened now: the cores not busy rendering.
     private let threads: () -> Int
     let frames: DecodedFrames
     private var open: [(key: String, reader: ClipReader)] = []   // least recently used first
 
-    /// `frameBudget`: bytes of decoded frames kept (a 1080p 8-bit frame is 3 MB).
-    public init(clips: Int = 2, frameBudget: Int = 24 << 20, threads: @escaping () -> Int = StillDecoders.idleCores) {
+    /// `frameBudget`: bytes of decoded frames kept (a 1080p frame is 3 MB, 6 MB at 10 bits);
+    /// the default holds three 1080p keyframes of a filmstrip at 8 bits, one at 10, and
+    /// keeps a worker's peak memory within 50 MB of what it was without (docs/benchmarks.md).
+    public init(clips: Int = 1, frameBudget: Int = 10 << 20, threads: @escaping () -> Int = StillDecoders.idleCores) {
         self.clips = max(1, clips)
         self.threads = threads
         frames = DecodedFrames(budget: frameBudget)
@@ -23,9 +27,9 @@ public final class StillDecoders {
     /// Every core, up to 4: a picture is asked for while someone waits.
     public static func idleCores() -> Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
 
-    /// Keyframes decoded together for a request's tolerant pictures: three 1080p 10-bit
-    /// frames (6 MB each) fit the default frame budget until they are drawn.
-    public static let keyframeBatch = 3
+    /// Keyframes decoded together for a request's tolerant pictures, at most: as many as
+    /// the frame budget holds until they are drawn (`ClipReader.prepareKeyframes`).
+    public static let keyframeBatch = 4
 
     /// The open reader of clip `key` (a content id), opening it if needed; nil when the
     /// clip does not suit one (no index): then `FrameSelector` serves it.

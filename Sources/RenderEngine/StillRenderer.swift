@@ -172,20 +172,20 @@ public struct StillRenderer: Sendable {
         return shown
     }
 
-    /// Decodes together the keyframes these tolerant plans will show, so that frame threads
-    /// decode them at once; each plan's `render` then finds its frame decoded. Only speed
-    /// depends on it: a keyframe it misses is decoded by `render`.
+    /// Before drawing `plans[0]`: decodes together the keyframes it and the next tolerant
+    /// plans of its clip will show (unless its own is decoded already), so that frame
+    /// threads decode them at once; each plan's `render` then finds its frame decoded. Only
+    /// speed depends on it: a keyframe it misses is decoded by `render`.
     public func prepareKeyframes(_ plans: [(plan: StillPlan, clipKey: String)], decoders: StillDecoders) {
-        let tolerant = plans.filter { $0.plan.tolerance.isPositive }
-        for clipKey in Set(tolerant.map(\.clipKey)) {
-            let mine = tolerant.filter { $0.clipKey == clipKey }
-            guard mine.count > 1, let source = mine.first?.plan.source, let origin = loaded.probes[source]?.videoOrigin else { continue }
-            do {
-                guard let reader = try decoders.reader(clipKey, media: { try loaded.input(source) }, origin: origin) else { continue }
-                try reader.prepareKeyframes(near: mine.map { ($0.plan.sourceTime, $0.plan.tolerance) })
-            } catch {
-                decoders.close(clipKey)   // the pictures are decoded one by one, and fail there if they must
-            }
+        // The first plan's clip: a batch starts at the picture drawn next.
+        guard let first = plans.first, first.plan.tolerance.isPositive else { return }
+        let mine = plans.filter { $0.clipKey == first.clipKey && $0.plan.tolerance.isPositive }
+        guard mine.count > 1, let origin = loaded.probes[first.plan.source]?.videoOrigin else { return }
+        do {
+            guard let reader = try decoders.reader(first.clipKey, media: { try loaded.input(first.plan.source) }, origin: origin) else { return }
+            try reader.prepareKeyframes(near: mine.map { ($0.plan.sourceTime, $0.plan.tolerance) })
+        } catch {
+            decoders.close(first.clipKey)   // the pictures are decoded one by one, and fail there if they must
         }
     }
 

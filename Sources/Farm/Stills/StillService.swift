@@ -74,10 +74,8 @@ public final class StillService {
         var drawn: [String: Rational] = [:]   // a picture asked for twice is drawn once
         for (position, miss) in misses.enumerated() {
             if drawn[miss.key] == nil {
-                if position % StillDecoders.keyframeBatch == 0 {
-                    let next = misses[position...].prefix(StillDecoders.keyframeBatch)
-                    renderer.prepareKeyframes(next.map { ($0.plan, $0.media) }, decoders: decoders)
-                }
+                let next = misses[position...].prefix(StillDecoders.keyframeBatch)
+                renderer.prepareKeyframes(next.map { ($0.plan, $0.media) }, decoders: decoders)
                 if let renderLog { try? appendLine("still \(miss.key)", to: renderLog) }   // a test's count, not data
                 let shown = try renderer.render(miss.plan, to: miss.url.path, decoders: decoders, clipKey: miss.media)
                 try cache.store(miss.key, png: miss.plan.png, media: miss.media, shown: shown)
