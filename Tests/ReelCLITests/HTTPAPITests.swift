@@ -97,6 +97,20 @@ import Testing
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/9/thumbnail", headers: auth(Self.alice)).status == 422)
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail?size=900x900", headers: auth(Self.alice)).status == 400)
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail", headers: auth(Self.bob)).status == 403)
+        // The time shown and the worker's time; a tolerance that reaches the clip's first
+        // keyframe (the samples have one, at 0) shows it, one that does not the exact frame.
+        let exactTime = thumbnail.headers["reel-picture-time"].flatMap(Double.init) ?? -1
+        #expect(exactTime <= 0.5 && exactTime > 0.45, "\(thumbnail.headers)")
+        #expect(thumbnail.headers["server-timing"]?.contains("desc=\"made\"") == true, "\(thumbnail.headers)")
+        let again = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/1/thumbnail?time=0.5&size=120x90", headers: auth(Self.alice))
+        #expect(again.body == thumbnail.body && again.headers["server-timing"]?.contains("desc=\"cached\"") == true)
+        for (query, shown) in [("time=0.3&tolerance=0.5", 0.0), ("time=1.5&tolerance=0.2", 1.5)] {
+            let tolerant = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/1/thumbnail?\(query)&size=120x90", headers: auth(Self.alice))
+            let time = tolerant.headers["reel-picture-time"].flatMap(Double.init) ?? -1
+            #expect(tolerant.status == 200 && time <= shown && time > shown - 0.05, "\(query): \(tolerant.headers)")
+        }
+        let negative = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/1/thumbnail?tolerance=-1", headers: auth(Self.alice))
+        #expect(negative.status == 400 && negative.text.contains("tolerance"), "\(negative.text)")
         let sidecar = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/sidecar", headers: auth(Self.alice))
         #expect(sidecar.status == 200 && sidecar.json != nil)
 
