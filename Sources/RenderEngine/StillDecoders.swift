@@ -25,7 +25,11 @@ public final class StillDecoders {
     }
 
     /// Every core, up to 4: a picture is asked for while someone waits.
-    public static func idleCores() -> Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+    public static func idleCores() -> Int { frameThreads(cores: ProcessInfo.processInfo.activeProcessorCount, busy: 0) }
+
+    /// Frame threads for a clip opened while `busy` of the machine's `cores` render (a
+    /// worker's slots, one core each): the idle ones, at least 1, at most 4.
+    public static func frameThreads(cores: Int, busy: Int) -> Int { min(4, max(1, cores - max(0, busy))) }
 
     /// Keyframes decoded together for a request's tolerant pictures, at most: as many as
     /// the frame budget holds until they are drawn (`ClipReader.prepareKeyframes`).

@@ -78,4 +78,11 @@ import Testing
         }
         #expect(decoders.framesDecoded == 3, "the pictures decoded \(decoders.framesDecoded - 3) more")
     }
+
+    @Test func frameThreadsUseTheCoresNoSlotRenders() {
+        // (cores, busy slots, frame threads): the idle cores, at least one, at most four.
+        for (cores, busy, threads) in [(2, 0, 2), (2, 1, 1), (2, 2, 1), (2, 5, 1), (8, 1, 4), (8, 6, 2), (1, 0, 1)] {
+            #expect(StillDecoders.frameThreads(cores: cores, busy: busy) == threads, "\(cores) cores, \(busy) busy")
+        }
+    }
 }

@@ -25,8 +25,9 @@ final class StillThread: Sendable {
     private let mailbox = Mailbox()
 
     /// `origins` reads the sources a request names by URL.
+    /// `busySlots`: the render slots at work; a clip opened meanwhile decodes on the other cores.
     init(directory: URL, limit: Int64, workerID: String, renderLog: String?, origins: OriginClient, wakeup: Wakeup,
-         logger: Logger) throws {
+         busySlots: SlotGauge, logger: Logger) throws {
         // The cache is opened once, on the thread that owns it; a cache that cannot open
         // fails the worker's start here, never the thread later.
         let opened = Mutex<Result<Void, any Error>?>(nil)
@@ -42,7 +43,9 @@ final class StillThread: Sendable {
                 ready.signal()
                 return
             }
-            let service = StillService(cache: cache, renderLog: renderLog)
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let decoders = StillDecoders(threads: { StillDecoders.frameThreads(cores: cores, busy: busySlots.value) })
+            let service = StillService(cache: cache, decoders: decoders, renderLog: renderLog)
             while !mailbox.stop.isRaised {
                 _ = mailbox.wake.wait(timeout: .now() + .milliseconds(200))
                 for job in mailbox.jobs.take() {
@@ -106,4 +109,11 @@ final class StillThread: Sendable {
         }
         return (reply, [])
     }
+}
+
+/// The number of render slots at work, set by the worker's loop, read by the still thread.
+final class SlotGauge: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func set(_ busy: Int) { count.store(busy, ordering: .relaxed) }
 }

@@ -55,7 +55,11 @@ public final class Worker {
     private var socket: ZMQSocket
     private let cache: WorkerMediaCache
     private let results = Inbox<(key: AttemptID, outcome: Outcome)>()
-    private var running: [AttemptID: Date] = [:]
+    private var running: [AttemptID: Date] = [:] {
+        didSet { busySlots.set(running.count) }
+    }
+    /// How many slots render, for the still thread's choice of frame threads.
+    private let busySlots = SlotGauge()
     /// Raised to stop a running shard (cancel, or a backup copy that won elsewhere).
     private var stopFlags: [AttemptID: StopSignal] = [:]
     private var waiting: [Waiting] = []                  // for media
@@ -91,7 +95,7 @@ public final class Worker {
         ranges = RangeFetcher(directory: options.cacheDirectory, wakeup: wakeup)
         stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
                                  workerID: options.workerID, renderLog: options.renderLog, origins: options.origins,
-                                 wakeup: wakeup, logger: logger)
+                                 wakeup: wakeup, busySlots: busySlots, logger: logger)
     }
 
     deinit { stills.shutDown() }
