@@ -17,11 +17,34 @@ struct SessionOptions: ParsableArguments {
 
     @OptionGroup var urls: URLOptions
 
+    @Option(name: .customLong("replace"), help: ArgumentHelp(
+        "Render the session's source OLD from NEW instead, its crop, transform and trims carried over (repeatable; docs/session-format.md, \"Templates\").",
+        valueName: "OLD=NEW"))
+    var replace: [String] = []
+
+    /// `--replace OLD=NEW` as a map; a malformed or repeated one is an error (exit 2).
+    func replacements() throws -> [String: String] {
+        var map: [String: String] = [:]
+        for pair in replace {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex else {
+                printError("error: --replace '\(pair)': use OLD=NEW, OLD a source of the session")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+            let old = String(pair[..<equals]), new = String(pair[pair.index(after: equals)...])
+            guard map.updateValue(new, forKey: old) == nil else {
+                printError("error: --replace: '\(old)' is replaced twice")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
+        }
+        return map
+    }
+
     /// Loads the session; an unreadable document is reported here (exit 2).
     func load() throws -> LoadedSession {
+        let replacements = try replacements()
         do {
             return try LoadedSession.load(path: session, mediaRoots: mediaRoots, looks: looks.directory,
-                                          strictLooks: looks.strict, urls: urls.client)
+                                          strictLooks: looks.strict, urls: urls.client, replacements: replacements)
         } catch let error as SessionDocumentError {
             printError("\(session): \(error)")
             throw Reported(code: ExitStatus.invalidInput)

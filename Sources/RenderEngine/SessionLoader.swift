@@ -31,7 +31,7 @@ public struct LoadedSession: Sendable {
     /// `urls` reads the references that are URLs (the default refuses internal addresses).
     public static func load(path: String, mediaRoots: [String] = [], looks: URL? = LooksDirectory.shipped,
                             strictLooks: Bool = false, urls: OriginClient = OriginClient(policy: URLPolicy()),
-                            knownProbe: (URL) -> MediaInfo? = { _ in nil },
+                            knownProbe: (URL) -> MediaInfo? = { _ in nil }, replacements: [String: String] = [:],
                             select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let data: Data
@@ -40,9 +40,13 @@ public struct LoadedSession: Sendable {
         } catch {
             throw SessionDocumentError(path: "", message: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
-        let session = try select(try SessionDocument.decode(data))
+        var session = try select(try SessionDocument.decode(data))
         let locator = MediaLocator(sessionFile: url, mediaRoots: mediaRoots.map { URL(fileURLWithPath: $0) },
                                    looksDirectory: looks)
+        var replaced: [String: MediaInfo] = [:]
+        if !replacements.isEmpty {
+            (session, replaced) = try replace(in: session, replacements, locator: locator, urls: urls)
+        }
         var files: [String: URL] = [:]
         var unavailable: [String: String] = [:]
         var origins: [String: OriginObject] = [:]
@@ -82,12 +86,45 @@ public struct LoadedSession: Sendable {
             }
         }
         for (reference, file) in customFilterFiles(of: session, in: locator) { files[reference] = file }
-        var remembered: [String: MediaInfo] = [:]
+        var remembered = replaced.filter { files[$0.key] != nil }
         for reference in media { if let file = files[reference], let info = knownProbe(file) { remembered[reference] = info } }
         var loaded = make(url: url, session: session, files: files, unavailable: unavailable, origins: origins, originClient: urls,
                           remembered: remembered, locator: locator, strictLooks: strictLooks)
         loaded.report.warnings = UnknownKeys.warnings(in: data) + loaded.report.warnings
         return loaded
+    }
+
+    /// A template applied to other media (docs/session-format.md, "Templates"): the old media
+    /// are probed when their files are there, the new ones must be. Returns the session and
+    /// the new media's probes. A replacement that cannot be made is the document's error.
+    private static func replace(in session: Session, _ replacements: [String: String], locator: MediaLocator,
+                                urls: OriginClient) throws -> (Session, [String: MediaInfo]) {
+        func probe(_ reference: String) -> Result<MediaInfo, any Error> {
+            switch locator.resolve(reference) {
+            case .success(.file(let file)): return Result { try MediaProbe.probe(path: file.path) }
+            case .success(.url(let address)):
+                return Result {
+                    let object = try pin(address, client: urls).get()
+                    return try MediaProbe.probe(object.input(client: urls))
+                }
+            case .success(.contentID): return .failure(SessionDocumentError(path: "--replace", message: "'\(reference)' is a content id; give a file or a URL"))
+            case .failure(let error): return .failure(error)
+            }
+        }
+        var old: [String: MediaInfo] = [:], new: [String: MediaInfo] = [:]
+        for (replaced, replacement) in replacements {
+            if case .success(let info) = probe(replaced) { old[replaced] = info }
+            switch probe(replacement) {
+            case .success(let info): new[replacement] = info
+            case .failure(let error):
+                throw SessionDocumentError(path: "--replace", message: "\(MediaURL.redact(replaced))=\(MediaURL.redact(replacement)): \(error)")
+            }
+        }
+        do {
+            return (try Template.apply(session, replacements: replacements, old: old, new: new), new)
+        } catch {
+            throw SessionDocumentError(path: error.path, message: error.message)
+        }
     }
 
     /// Reads the first bytes of a URL and pins its version (size, ETag, Last-Modified).

@@ -46,9 +46,11 @@ public enum Template {
         }
         for (index, segment) in video.videoSegments.enumerated() {
             guard let replacement = replacements[segment.source] else { continue }
-            guard let before = old[segment.source] else {
+            let before = old[segment.source]
+            if before == nil, segment.cropRect != nil || segment.preferredTransform != nil {
                 throw Problem(path: "video.videoSegments[\(index)].source",
-                              message: "the size of '\(MediaURL.redact(segment.source))' is not known (no file, no sidecar): it is needed to carry the crop")
+                              message: "the size of '\(MediaURL.redact(segment.source))' is not known (no file, no sidecar): "
+                                  + "it is needed to carry the segment's crop and transform")
             }
             guard let after = new[replacement] else {
                 throw Problem(path: "--replace", message: "'\(MediaURL.redact(replacement))' is not available")
@@ -60,18 +62,18 @@ public enum Template {
         return copy
     }
 
-    private static func carry(_ segment: SessionVideoSegment, at index: Int, to replacement: String, from before: MediaInfo,
+    private static func carry(_ segment: SessionVideoSegment, at index: Int, to replacement: String, from before: MediaInfo?,
                               to after: MediaInfo) throws(Problem) -> SessionVideoSegment {
         var carried = segment
         carried.source = replacement
         let path = "video.videoSegments[\(index)]"
         // The transform: the session's own choice stays; the old media's display matrix goes.
-        let oldOrientation = segment.preferredTransform.flatMap(Orientation.init) ?? before.orientation
-        if let transform = segment.preferredTransform, Orientation(transform) == before.orientation {
+        let oldOrientation = segment.preferredTransform.flatMap(Orientation.init) ?? before?.orientation ?? .up
+        if let transform = segment.preferredTransform, let before, Orientation(transform) == before.orientation {
             carried.preferredTransform = nil
         }
         let newOrientation = carried.preferredTransform.flatMap(Orientation.init) ?? after.orientation
-        if let crop = segment.cropRect {
+        if let crop = segment.cropRect, let before {
             carried.cropRect = carry(crop, from: oldOrientation.actualSize(of: before.naturalSize),
                                      to: newOrientation.actualSize(of: after.naturalSize))
         }
@@ -80,8 +82,8 @@ public enum Template {
         guard start < after.duration else {
             throw Problem(path: "\(path).trimStartTime",
                           message: "starts at \(formatSeconds(start.doubleValue)), past the end of '\(MediaURL.redact(replacement))' "
-                              + "(\(formatSeconds(after.duration.doubleValue)) long; '\(MediaURL.redact(segment.source))' is "
-                              + "\(formatSeconds(before.duration.doubleValue)))")
+                              + "(\(formatSeconds(after.duration.doubleValue)) long"
+                              + (before.map { "; '\(MediaURL.redact(segment.source))' is \(formatSeconds($0.duration.doubleValue))" } ?? "") + ")")
         }
         if let duration = segment.trimDuration?.rational, start + duration > after.duration {
             carried.trimDuration = SessionTime(after.duration - start)
