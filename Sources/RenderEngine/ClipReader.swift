@@ -97,13 +97,6 @@ final class ClipReader {
 
     // MARK: Choosing the frame
 
-    /// The time (source clock) of the frame shown at `t`, and of a keyframe within
-    /// `tolerance` of it when there is one: the nearest, the earlier of two as near.
-    func shownTime(at t: Rational, tolerance: Rational) throws -> Rational? {
-        guard let k = try nearestKeyframe(to: t, tolerance: tolerance) else { return nil }
-        return seconds(try presentationTime(ofKeyframe: k))
-    }
-
     private func nearestKeyframe(to t: Rational, tolerance: Rational) throws -> Int? {
         let target = timestamp(t), low = timestamp(t - tolerance), high = timestamp(t + tolerance)
         var best: (k: Int, distance: Int64)?
@@ -124,12 +117,7 @@ final class ClipReader {
     private func keyframe(shownBy limit: Int64) throws -> Int? {
         // Decode times never exceed presentation times: no keyframe past the last one
         // decoded by `limit` is shown by it.
-        var low = 0, high = keyframes.count
-        while low < high {
-            let mid = (low + high) / 2
-            if keyframes[mid] <= limit { low = mid + 1 } else { high = mid }
-        }
-        var k = low - 1
+        var k = firstKeyframe { $0 > limit } - 1
         while k >= 0 {
             if try presentationTime(ofKeyframe: k) <= limit { return k }
             k -= 1
@@ -138,12 +126,19 @@ final class ClipReader {
     }
 
     private func keyframeNumber(decodedAt dts: Int64) -> Int? {
+        let k = firstKeyframe { $0 >= dts }
+        return k < keyframes.count && keyframes[k] == dts ? k : nil
+    }
+
+    /// The number of the first keyframe whose decode time satisfies `after` (which holds
+    /// from some keyframe on), or the count of keyframes.
+    private func firstKeyframe(_ after: (Int64) -> Bool) -> Int {
         var low = 0, high = keyframes.count
         while low < high {
             let mid = (low + high) / 2
-            if keyframes[mid] < dts { low = mid + 1 } else { high = mid }
+            if after(keyframes[mid]) { high = mid } else { low = mid + 1 }
         }
-        return low < keyframes.count && keyframes[low] == dts ? low : nil
+        return low
     }
 
     /// Reads keyframe `k`'s packet once to learn its presentation time (an index holds
@@ -176,9 +171,7 @@ final class ClipReader {
         var batch: [Packet] = []
         while !demuxerEnded, lastReadDTS <= limit {
             guard try readPacket() else { break }
-            let held = try Packet()
-            av_packet_move_ref(held.pointer, packet.pointer)
-            batch.append(held)
+            batch.append(try takePacket())
         }
         guard let target = readPTS.filter({ $0 <= limit }).max() ?? readPTS.min() else {
             throw EngineError("\(input.path): no frame at \(formatSeconds(t.doubleValue))")
@@ -204,8 +197,7 @@ final class ClipReader {
         if let kept = memo.frame(key, shown) { return Picture(frame: kept, time: seconds(shown)) }
         try restart(atKeyframe: k)
         guard try readPacket(), let pts = validPTS(packet.pointer) else { throw ClipReaderUnsuitable() }
-        let held = try Packet()
-        av_packet_move_ref(held.pointer, packet.pointer)
+        let held = try takePacket()
         lastTarget = pts
         try send(held, discardingNonReference: false, keepingFrom: pts)
         try drain(keepingFrom: pts)
@@ -279,9 +271,7 @@ final class ClipReader {
             // the decoder numbers frames otherwise than the container.
             if drained || decoded.contains(where: { $0.pts > target }) { throw ClipReaderUnsuitable() }
             if keepDecoding, !demuxerEnded, try readPacket() {
-                let held = try Packet()
-                av_packet_move_ref(held.pointer, packet.pointer)
-                try send(held, discardingNonReference: false, keepingFrom: target)
+                try send(try takePacket(), discardingNonReference: false, keepingFrom: target)
             } else {
                 try drain(keepingFrom: target)
             }
@@ -314,7 +304,7 @@ final class ClipReader {
             let frame = try Frame()
             guard try decoder.receive(into: frame) else { return }
             memo.framesDecoded += 1
-            take(Self.timestamp(of: frame), frame)
+            take(frame.bestEffortTimestamp ?? .min, frame)
         }
     }
 
@@ -378,14 +368,15 @@ final class ClipReader {
         }
     }
 
-    private func validPTS(_ p: UnsafeMutablePointer<AVPacket>) -> Int64? {
-        p.pointee.pts == CFFmpeg_AV_NOPTS_VALUE() ? nil : p.pointee.pts
+    /// The packet just read, moved out of the reading buffer to be kept.
+    private func takePacket() throws -> Packet {
+        let held = try Packet()
+        av_packet_move_ref(held.pointer, packet.pointer)
+        return held
     }
 
-    private static func timestamp(of frame: Frame) -> Int64 {
-        let f = frame.pointer.pointee
-        if f.best_effort_timestamp != CFFmpeg_AV_NOPTS_VALUE() { return f.best_effort_timestamp }
-        return f.pts == CFFmpeg_AV_NOPTS_VALUE() ? .min : f.pts
+    private func validPTS(_ p: UnsafeMutablePointer<AVPacket>) -> Int64? {
+        p.pointee.pts == CFFmpeg_AV_NOPTS_VALUE() ? nil : p.pointee.pts
     }
 }
 

@@ -42,6 +42,13 @@ final class Frame {
         try avCheck(av_frame_make_writable(pointer), "av_frame_make_writable")
     }
 
+    /// The frame's time in its stream: libavcodec's best guess, else its pts; nil with neither.
+    var bestEffortTimestamp: Int64? {
+        let f = pointer.pointee
+        if f.best_effort_timestamp != CFFmpeg_AV_NOPTS_VALUE() { return f.best_effort_timestamp }
+        return f.pts == CFFmpeg_AV_NOPTS_VALUE() ? nil : f.pts
+    }
+
     /// The planes of an 8-bit Y′CbCr 4:2:0 frame.
     func ycbcrPlanes() throws -> YCbCrPlanes {
         let f = pointer.pointee

@@ -14,6 +14,8 @@ public final class StillDecoders {
     private let threads: () -> Int
     let frames: DecodedFrames
     private var open: [(key: String, reader: ClipReader)] = []   // least recently used first
+    /// Clips a reader cannot serve (their pictures come from `FrameSelector`): not opened again.
+    private var unsuitable: Set<String> = []
 
     /// `frameBudget`: bytes of decoded frames kept (a 1080p frame is 3 MB, 6 MB at 10 bits);
     /// the default holds three 1080p keyframes of a filmstrip at 8 bits, one at 10, and
@@ -38,12 +40,16 @@ public final class StillDecoders {
     /// The open reader of clip `key` (a content id), opening it if needed; nil when the
     /// clip does not suit one (no index): then `FrameSelector` serves it.
     func reader(_ key: String, media: () throws -> MediaInput, origin: Rational) throws -> ClipReader? {
+        guard !unsuitable.contains(key) else { return nil }
         if let i = open.firstIndex(where: { $0.key == key }) {
             let entry = open.remove(at: i)
             open.append(entry)
             return entry.reader
         }
-        guard let reader = try ClipReader.open(try media(), origin: origin, threads: threads(), memo: frames, key: key) else { return nil }
+        guard let reader = try ClipReader.open(try media(), origin: origin, threads: threads(), memo: frames, key: key) else {
+            unsuitable.insert(key)
+            return nil
+        }
         open.append((key, reader))
         while open.count > clips {
             frames.forget(open.removeFirst().key)
@@ -51,10 +57,12 @@ public final class StillDecoders {
         return reader
     }
 
-    /// Closes a clip whose reader failed, so the next request opens it afresh.
-    func close(_ key: String) {
+    /// Closes a clip whose reader failed, so the next request opens it afresh — or, when
+    /// the clip does not suit a reader, sends its pictures to `FrameSelector` from now on.
+    func close(_ key: String, unsuitable: Bool = false) {
         open.removeAll { $0.key == key }
         frames.forget(key)
+        if unsuitable { self.unsuitable.insert(key) }
     }
 
     /// Frames decoded by the open clips (tests, benchmark).

@@ -113,10 +113,9 @@ public struct StillRenderer: Sendable {
             }
             tolerance = t
         }
-        let plan = try geometry(request, segment: segment, time: time)
-        return StillPlan(source: plan.source, orientation: plan.orientation, sourceTime: plan.sourceTime, cropRect: plan.cropRect,
-                         width: plan.width, height: plan.height, filters: plan.filters, png: plan.png, pixelScale: plan.pixelScale,
-                         tolerance: tolerance)
+        var plan = try geometry(request, segment: segment, time: time)
+        plan.tolerance = tolerance
+        return plan
     }
 
     private func geometry(_ request: StillRequest, segment: SegmentTimeline, time: Rational) throws(StillRequestError) -> StillPlan {
@@ -201,7 +200,7 @@ public struct StillRenderer: Sendable {
                 let exact = try reader.picture(at: plan.sourceTime)
                 return (exact.frame, exact.time)
             } catch is ClipReaderUnsuitable {
-                decoders.close(clipKey)
+                decoders.close(clipKey, unsuitable: true)
             }
         }
         let source = try VideoSource(try loaded.input(plan.source))

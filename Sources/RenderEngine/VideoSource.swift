@@ -162,9 +162,5 @@ final class VideoSource {
         }
     }
 
-    private static func timestamp(of frame: Frame) -> Int64 {
-        let f = frame.pointer.pointee
-        if f.best_effort_timestamp != CFFmpeg_AV_NOPTS_VALUE() { return f.best_effort_timestamp }
-        return f.pts == CFFmpeg_AV_NOPTS_VALUE() ? 0 : f.pts
-    }
+    private static func timestamp(of frame: Frame) -> Int64 { frame.bestEffortTimestamp ?? 0 }
 }

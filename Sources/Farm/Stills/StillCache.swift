@@ -146,7 +146,9 @@ public final class StillCache {
     }
 
     public func remember(_ info: MediaInfo, contentID: String) throws {
-        guard try probe(contentID: contentID) == nil else { return }
+        // Asked on every request: a known probe is found by its key alone, not decoded.
+        guard try db.query("SELECT 1 FROM probes WHERE content_id=? AND engine=?",
+                           [.text(contentID), .text(EngineVersion.engine)]).isEmpty else { return }
         let text = String(decoding: try JSONEncoder().encode(info), as: UTF8.self)
         try db.query("INSERT OR REPLACE INTO probes VALUES(?,?,?)", [.text(contentID), .text(EngineVersion.engine), .text(text)])
     }
