@@ -27,13 +27,14 @@ struct SchedulerTests {
             on(.hello(Self.peer(name), workerID: name, host: "h", slots: slots, encoders: encoders))
         }
 
-        mutating func submit(_ id: String, shards: Int, priority: Int = 0) {
+        /// A job of `shards` shards; `keys` are their recipe keys (none: unknown).
+        mutating func submit(_ id: String, shards: Int, priority: Int = 0, keys: [String] = []) {
             let tasks = (0..<shards).map { i in
                 ShardTask(kind: .video, segment: 0, startFrame: Int64(i) * 10, endFrame: Int64(i + 1) * 10, outputStartFrame: Int64(i) * 10)
             }
             clock += 0.001
             let spec = SpecFixtures.job(tasks: tasks, files: ["a": "sha256:m\(id)"])
-            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, spec: spec), nil))
+            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, spec: spec, recipeKeys: keys), nil))
         }
 
         /// Shards handed out by one tick: (worker, job, shard, attempt).
@@ -64,6 +65,32 @@ struct SchedulerTests {
         func jobError(_ job: String) -> String? {
             effects.lazy.compactMap { if case .persist(.jobPhase(job, _, let error?, _)) = $0 { error } else { nil } }.first
         }
+    }
+
+    /// docs/rendering.md, "Twins": a shard whose recipe is being rendered (in its own job
+    /// or another) waits for that chunk; the twins of a finished shard are named for the
+    /// shell to fill; a failed render frees its twins to render.
+    @Test func twinsWaitForTheShardRenderingTheirRecipe() {
+        var farm = Farm()
+        farm.join("w1", slots: 8)
+        farm.submit("a", shards: 3, priority: 2, keys: ["intro", "a1", "outro"])
+        farm.submit("b", shards: 3, priority: 1, keys: ["intro", "b1", "outro"])
+        farm.submit("c", shards: 2, keys: ["intro", "intro"])
+        let given = Set(farm.tick().map { "\($0.key.jobID)/\($0.key.shard)" })
+        #expect(given == ["a/0", "a/1", "a/2", "b/1"])
+        #expect(farm.state("b", 0) == .queued && farm.state("c", 1) == .queued)
+        let twins = farm.scheduler.twins(ofShard: 0, job: "a").map { "\($0.job)/\($0.shard)" }
+        #expect(twins == ["b/0", "c/0", "c/1"])
+        farm.deliver(AttemptID(jobID: "a", shard: 2, attempt: 1), by: "w1")
+        #expect(farm.scheduler.twins(ofShard: 2, job: "a").map { "\($0.job)/\($0.shard)" } == ["b/2"])
+        farm.on(.reused("b", shard: 2, sha256: "sha"))
+        #expect(farm.state("b", 2) == .done)
+        // The intro fails: it is rendered again once, and its twins still wait.
+        farm.on(.failed(Farm.peer("w1"), AttemptID(jobID: "a", shard: 0, attempt: 1), code: .renderFailed, reason: "boom"))
+        #expect(farm.tick().map { "\($0.key.jobID)/\($0.key.shard)" } == ["a/0"])
+        farm.on(.cancel("a"))
+        // Its job cancelled, the intro is no longer in flight: one twin renders it.
+        #expect(farm.tick().map { "\($0.key.jobID)/\($0.key.shard)" } == ["b/0"])
     }
 
     /// docs/operations.md, "Logs": a line about an attempt names its job, shard, attempt

@@ -28,6 +28,21 @@ extension Coordinator {
         return reused
     }
 
+    /// Puts a chunk just stored in place for its queued twins (docs/rendering.md, "Twins"),
+    /// done without rendering; a twin whose copy fails is rendered instead.
+    func shareWithTwins(_ bytes: Data, sha256: String, job id: String, shard: Int) {
+        for twin in scheduler.twins(ofShard: shard, job: id) {
+            do {
+                try writeChunk(bytes, to: chunkPath(job: twin.job, shard: twin.shard))
+                apply(scheduler.handle(.reused(twin.job, shard: twin.shard, sha256: sha256), now: Self.now))
+                log("shard \(twin.shard) of job \(twin.job) reused the chunk of shard \(shard) of job \(id)", LogIDs(job: twin.job, shard: twin.shard))
+            } catch {
+                log("job \(twin.job): could not reuse the chunk of shard \(shard) of job \(id): \(FileErrorText.describe(error)); rendering it",
+                    LogIDs(job: twin.job, shard: twin.shard), level: .warning)
+            }
+        }
+    }
+
     /// Keeps a stored chunk in the cache under its recipe's key.
     func cacheChunk(_ path: URL, job id: String, shard: Int) {
         guard let keys = scheduler.jobs[id]?.recipeKeys, keys.indices.contains(shard) else { return }

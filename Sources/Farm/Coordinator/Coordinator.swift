@@ -565,6 +565,7 @@ public final class Coordinator {
         }
         cacheChunk(path, job: key.jobID, shard: key.shard)
         apply(scheduler.handle(.chunkStored(peer, key, sha256: ready.sha256, peakRSSKB: ready.peakRSSKB), now: now))
+        shareWithTwins(bytes, sha256: ready.sha256, job: key.jobID, shard: key.shard)
     }
 
     /// Writes a verified chunk under a temporary name and renames it into place. No fsync:

@@ -24,6 +24,11 @@ struct ScheduledJob {
     let pathStats: [String: FileStat]
     /// Each task's recipe key (docs/rendering.md, "Reusing chunks"); empty when unknown.
     let recipeKeys: [String]
+    /// Recipe keys of the shards running now, counted (a job may hold one recipe twice),
+    /// so dispatch can hold back another job's twin (docs/rendering.md, "Twins").
+    private(set) var runningKeys: [String: Int] = [:]
+    /// The shards of each recipe key, for handing a finished chunk to queued twins.
+    let shardsByKey: [String: [Int]]
     private(set) var state: [ShardState]
     private var queue = ShardQueue()
     private(set) var counts: [ShardState: Int] = [:]
@@ -56,6 +61,7 @@ struct ScheduledJob {
          pathStats: [String: FileStat] = [:], recipeKeys: [String] = [], phase: JobPhase = .queued) {
         self.id = id
         self.recipeKeys = recipeKeys
+        shardsByKey = Dictionary(grouping: recipeKeys.indices, by: { recipeKeys[$0] })
         self.priority = priority
         self.created = created
         self.owner = owner
@@ -87,6 +93,19 @@ struct ScheduledJob {
             }
         }
         if new == .queued { queue.push(shard) }
+        if let key = recipeKey(shard) {
+            if old == .running, let count = runningKeys[key] { runningKeys[key] = count > 1 ? count - 1 : nil }
+            if new == .running { runningKeys[key, default: 0] += 1 }
+        }
+    }
+
+    func recipeKey(_ shard: Int) -> String? {
+        recipeKeys.indices.contains(shard) ? recipeKeys[shard] : nil
+    }
+
+    /// Queued shards with this recipe key.
+    func queuedShards(withKey key: String) -> [Int] {
+        (shardsByKey[key] ?? []).filter { state[$0] == .queued }
     }
 
     /// The lowest queued shard that `accept`s.

@@ -413,11 +413,15 @@ extension Scheduler {
         let candidates = jobs.values.filter(\.isDispatchable)
             .sorted { ($0.priority, -$0.runningCount, -$0.created, $1.id) > ($1.priority, -$1.runningCount, -$1.created, $0.id) }
         let workerIDs = Set(workers.values.map(\.workerID))
+        let inFlight = keysInFlight()
         for candidate in candidates where candidate.accepts(worker.encoders) {
             guard var job = jobs[candidate.id] else { continue }
             // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
+            // A twin of a shard being rendered waits for its chunk (docs/rendering.md, "Twins").
             let failedOn = job.failedOn
+            let keys = job.recipeKeys
             let shard = job.nextQueued { shard in
+                if keys.indices.contains(shard), inFlight.contains(keys[shard]) { return false }
                 guard let failed = failedOn[shard], failed.contains(worker.workerID) else { return true }
                 return workerIDs.isSubset(of: failed)
             }
@@ -441,6 +445,20 @@ extension Scheduler {
             if let shard = slow?.key { return (job.id, shard) }
         }
         return nil
+    }
+
+    /// Recipe keys being rendered now.
+    private func keysInFlight() -> Set<String> {
+        jobs.values.reduce(into: []) { $0.formUnion($1.runningKeys.keys) }
+    }
+
+    /// Queued shards, in any job, with the recipe of `shard` of job `id`: they take its
+    /// chunk instead of rendering it again (docs/rendering.md, "Twins").
+    func twins(ofShard shard: Int, job id: String) -> [(job: String, shard: Int)] {
+        guard let key = jobs[id]?.recipeKey(shard) else { return [] }
+        return jobs.values.filter(\.isDispatchable).sorted { $0.id < $1.id }.flatMap { job in
+            job.queuedShards(withKey: key).filter { job.id != id || $0 != shard }.map { (job.id, $0) }
+        }
     }
 
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {
