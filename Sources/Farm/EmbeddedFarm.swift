@@ -29,6 +29,24 @@ public struct EmbeddedFarm: Sendable {
     public func render(_ loaded: LoadedSession, settings: EncoderSettings, layout: Plan.Layout = .whole, to output: String,
                        progress: @escaping (JobStatus, Double) -> Void) throws -> (status: JobStatus, seconds: Double) {
         let begin = Date()
+        return try run(media: Array(loaded.files.values), origins: loaded.originClient) { client in
+            let jobID: String
+            switch try client.submit(loaded, settings: settings, priority: 0, layout: layout) {
+            case .submitted(let id, _, _): jobID = id
+            case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
+            }
+            let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }
+            guard status.state == .done else {
+                throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
+            }
+            try client.fetch(jobID, to: output)
+            return (status, Date().timeIntervalSince(begin))
+        }
+    }
+
+    /// Starts a private farm whose workers read `media`'s directories and `origins`' hosts,
+    /// runs `body` with a client of it, and stops it.
+    public func run<T>(media: [URL], origins: OriginClient?, _ body: (FarmClient) throws -> T) throws -> T {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
@@ -40,11 +58,11 @@ public struct EmbeddedFarm: Sendable {
         }
         defer { for source in interruption { source.cancel() } }
         let endpoint = "ipc://\(state.path)/coordinator.ipc"
-        let roots = Array(Set(loaded.files.values.map { $0.deletingLastPathComponent() }))
+        let roots = Array(Set(media.map { $0.deletingLastPathComponent() }))
         var options = Coordinator.Options(endpoint: endpoint, stateDirectory: state.appendingPathComponent("state"))
         options.mediaRoots = roots
         options.tracePath = tracePath
-        let origins = loaded.originClient ?? OriginClient(policy: URLPolicy())
+        let origins = origins ?? OriginClient(policy: URLPolicy())
         options.origins = origins
         let stop = options.stop
         let coordinatorOptions = options
@@ -92,18 +110,7 @@ public struct EmbeddedFarm: Sendable {
             processes.append(process)
             spawned.withLock { $0.append(process.processIdentifier) }
         }
-        let client = try FarmClient(endpoint: endpoint)
-        let jobID: String
-        switch try client.submit(loaded, settings: settings, priority: 0, layout: layout) {
-        case .submitted(let id, _, _): jobID = id
-        case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
-        }
-        let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }
-        guard status.state == .done else {
-            throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
-        }
-        try client.fetch(jobID, to: output)
-        return (status, Date().timeIntervalSince(begin))
+        return try body(try FarmClient(endpoint: endpoint))
     }
 
     /// Handles SIGINT and SIGTERM by running `cleanUp` and exiting with 128 + the signal.

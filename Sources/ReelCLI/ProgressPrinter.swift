@@ -42,6 +42,14 @@ final class ProgressPrinter: Sendable {
                rate: s.framesPerSecond.map { ($0, s.etaSeconds) })
     }
 
+    /// A batch's progress: its variants' frames and shards together.
+    func update(_ b: BatchStatus) {
+        let done = b.variants.reduce(0) { $0 + ($1.shards["done"] ?? 0) }
+        let started = b.variants.map(\.created).min() ?? Date().timeIntervalSince1970
+        update(LocalRender.Progress(framesDone: Int(b.framesDone), totalFrames: Int(b.totalFrames), shardsDone: done,
+                                    shardCount: b.shards, elapsed: max(0.001, Date().timeIntervalSince1970 - started)))
+    }
+
     func finish() {
         if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }

@@ -24,23 +24,7 @@ struct Render: ParsableCommand {
     @Option(help: "Parallel local workers (default: the number of cores).")
     var workers: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "x264 constant rate factor, 0 … 51.")
-    var crf: Int = 20
-
-    @Option(help: "x264 preset.")
-    var preset: String = "veryfast"
-
-    @Option(name: .customLong("keyframe-interval"), help: "Seconds between keyframes.")
-    var keyframeInterval: Double = 2
-
-    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate in kb/s, 32 … 512 (default 160).")
-    var audioBitrate: Int?
-
-    @Flag(name: .customLong("no-audio"), help: "Write a video-only file.")
-    var noAudio = false
-
-    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).")
-    var codec: EncoderSettings.VideoCodec = .h264
+    @OptionGroup var encoding: EncodingOptions
 
     @Option(help: "JPEG quality for image sessions, 0 … 1.")
     var quality: Double = 0.95
@@ -64,18 +48,13 @@ struct Render: ParsableCommand {
             throw ValidationError("give either -o OUT or --segments DIR")
         }
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
-        do { try settings.validate() } catch { throw ValidationError("\(error)") }
         guard quality > 0, quality <= 1 else { throw ValidationError("--quality \(quality) is outside 0 … 1") }
         // Checked before any work: a render must not end in a folder that is not there.
         if let output { try OutputPlace.check(file: output, option: "-o") }
         if let segmentsDirectory { try OutputPlace.check(directory: segmentsDirectory, option: "--segments") }
     }
 
-    var settings: EncoderSettings {
-        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval,
-                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil,
-                        codec: codec == .h264 ? nil : codec)
-    }
+    var settings: EncoderSettings { encoding.settings }
 
     /// The file, or the directory of per-segment files.
     var destination: String { output ?? segmentsDirectory ?? "" }

@@ -34,20 +34,15 @@ struct SubmitCommand: ParsableCommand {
                                                                  valueName: "url"))
     var sidecarURL: String?
 
-    @Option var crf: Int = 20
-    @Option var preset: String = "veryfast"
-    @Option(name: .customLong("keyframe-interval")) var keyframeInterval: Double = 2
-    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate in kb/s, 32 … 512 (default 160).") var audioBitrate: Int?
-    @Flag(name: .customLong("no-audio"), help: "Write a video-only file.") var noAudio = false
-    @Option(help: "Video codec: h264 (libx264) or hevc (libx265, tagged hvc1).") var codec: EncoderSettings.VideoCodec = .h264
+    @OptionGroup var encoding: EncodingOptions
     @Option(name: .customLong("shard-keyframe-intervals"),
             help: "Keyframe intervals per shard, 1 … 32 (default: the farm's choice, docs/scale.md).")
     var shardKeyframeIntervals: Int64?
 
     var settings: EncoderSettings {
-        EncoderSettings(crf: crf, preset: preset, keyframeIntervalSeconds: keyframeInterval,
-                        audioBitRate: audioBitrate.map { $0 * 1000 }, audio: noAudio ? false : nil,
-                        codec: codec == .h264 ? nil : codec, shardKeyframeIntervals: shardKeyframeIntervals)
+        var settings = encoding.settings
+        settings.shardKeyframeIntervals = shardKeyframeIntervals
+        return settings
     }
 
     func validate() throws {

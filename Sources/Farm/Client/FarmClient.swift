@@ -87,6 +87,47 @@ public final class FarmClient {
         throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
     }
 
+    public enum BatchSubmitResult {
+        case submitted(batchID: String, variants: [VariantJob], reused: Int, shards: Int)
+        case invalid([String])
+    }
+
+    /// Sends a batch (docs/api.md, "Batches"): the template's session and, for each
+    /// variant, its replacements; `loaded` are the variants loaded here with them (their
+    /// media go into the files). Uploads what the coordinator lacks and submits again.
+    public func submitBatch(template: LoadedSession, variants: [(variant: BatchVariant, loaded: LoadedSession)],
+                            settings: EncoderSettings, priority: Int, layout: Plan.Layout = .whole) throws -> BatchSubmitResult {
+        var (session, files, paths) = try describe(template) { try ContentID.of(file: $0.path) }
+        var local = template.files
+        for (_, loaded) in variants {
+            for (reference, url) in loaded.files where files[reference] == nil {
+                files[reference] = try ContentID.of(file: url.path)
+                paths[reference] = url.path
+                local[reference] = url
+            }
+        }
+        var submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
+                            layout: layout == .whole ? nil : layout)
+        submit.variants = variants.map(\.variant)
+        for _ in 0..<2 {
+            let reply = try request(.submit, submit).decode(Submitted.self)
+            if let batchID = reply.batchID, let jobs = reply.variants {
+                return .submitted(batchID: batchID, variants: jobs, reused: reply.reused ?? 0, shards: reply.shards ?? 0)
+            }
+            if !reply.problems.isEmpty { return .invalid(reply.problems) }
+            for contentID in reply.missing {
+                guard let reference = files.first(where: { $0.value == contentID })?.key, let url = local[reference] else { continue }
+                try upload(url, contentID: contentID)
+            }
+        }
+        throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
+    }
+
+    /// Every job of a batch, in its variants' order.
+    public func batchStatus(_ batchID: String) throws -> BatchStatus? {
+        BatchStatus(batchID: batchID, variants: try request(.status, StatusRequest(batch: batchID)).decode(StatusReply.self).jobs)
+    }
+
     /// Gives an unfinished job a new priority; returns its status.
     public func setPriority(_ jobID: String, _ priority: Int) throws -> JobStatus? {
         try request(.setPriority, SetPriority(jobID: jobID, priority: priority)).decode(StatusReply.self).jobs.first

@@ -77,6 +77,13 @@ extension Coordinator {
                     logLimited("submit", "a compiled submission could not be created: \(error)")
                     send(to: compiled.identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
                 }
+            case .compiledBatch(let identity, let jobs):
+                do {
+                    try createBatch(jobs, for: identity)
+                } catch {
+                    logLimited("submit", "a compiled batch could not be created: \(error)")
+                    send(to: identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
+                }
             }
         }
     }
@@ -84,17 +91,45 @@ extension Coordinator {
     /// A compiled submission becomes a job: its record, its shards in the scheduler, the
     /// chunks the cache already holds in place.
     private func create(_ compiled: SubmissionCompiler.Compiled) throws {
-        let (identity, request, spec) = (compiled.identity, compiled.request, compiled.spec)
         for file in compiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
-        if let shortfall = diskShortfall(for: spec.output) {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
+        if let shortfall = diskShortfall(for: compiled.spec.output) {
+            send(to: compiled.identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
             return
         }
+        let (id, reused) = try makeJob(compiled, batch: nil)
+        send(to: compiled.identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: compiled.spec.tasks.count))
+    }
+
+    /// A compiled batch becomes its variants' jobs, all or none (docs/api.md, "Batches").
+    private func createBatch(_ jobs: [SubmissionCompiler.Compiled], for identity: Data) throws {
+        for job in jobs { for file in job.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) } }
+        let problems = jobs.compactMap { job in diskShortfall(for: job.spec.output).map { "variant \(job.variant ?? "?"): \($0)" } }
+        guard problems.isEmpty else {
+            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
+            return
+        }
+        let batch = "b" + Self.newJobID().dropFirst()
+        var variants: [VariantJob] = [], reused = 0
+        for job in jobs {
+            let (id, count) = try makeJob(job, batch: batch)
+            variants.append(VariantJob(name: job.variant ?? id, jobID: id))
+            reused += count
+        }
+        let shards = jobs.reduce(0) { $0 + $1.spec.tasks.count }
+        log("batch \(batch): \(jobs.count) variants, \(shards) shards", LogIDs.none)
+        send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [], reused: reused, shards: shards,
+                                                 batchID: batch, variants: variants))
+    }
+
+    /// Creates a compiled job; returns its id and how many of its shards the chunk cache held.
+    private func makeJob(_ compiled: SubmissionCompiler.Compiled, batch: String?) throws -> (id: String, reused: Int) {
+        let (request, spec) = (compiled.request, compiled.spec)
         let id = Self.newJobID()
         let record = JobStore.JobRecord(id: id, state: .queued, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
                                         settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: compiled.owner,
-                                        spec: String(decoding: try spec.encoded(), as: UTF8.self), callback: request.callback)
+                                        spec: String(decoding: try spec.encoded(), as: UTF8.self), callback: request.callback,
+                                        batch: batch, variant: compiled.variant)
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: compiled.owner, spec: spec,
                                paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
                                recipeKeys: compiled.recipeKeys)
@@ -102,8 +137,9 @@ extension Coordinator {
         let reused = reuseCachedChunks(of: id)
         let count = spec.tasks.count
         if reused > 0 { log("job \(id): \(reused) of \(count) shards reused from the chunk cache", LogIDs(job: id)) }
-        log("job \(id): \(spec.output.frames) frames in \(count) shards, priority \(request.priority)", LogIDs(job: id))
-        send(to: identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: count))
+        log("job \(id): \(spec.output.frames) frames in \(count) shards, priority \(request.priority)"
+            + (compiled.variant.map { ", variant \($0) of batch \(batch ?? "")" } ?? ""), LogIDs(job: id))
+        return (id, reused)
     }
 
     /// Stats of the paths the coordinator verified (reference → stat), for workers that
@@ -137,6 +173,11 @@ extension Coordinator {
     /// The job's status, or none if there is no such job.
     func statuses(_ id: String) throws -> [JobStatus] {
         try store.jobSummary(id).map { [try status(of: $0)] } ?? []
+    }
+
+    /// Every job of a batch, in its variants' order.
+    func batchStatuses(_ batch: String) throws -> [JobStatus] {
+        try store.batchSummaries(batch).map(status(of:))
     }
 
     /// A page of the job list, newest first (docs/protocol.md, "Client ⇄ coordinator"): at most
@@ -183,7 +224,7 @@ extension Coordinator {
                                created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
                                assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                                paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
-                               owner: record.owner)
+                               owner: record.owner, batch: record.batch, variant: record.variant)
         if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
         status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
         if let fps = activity.framesPerSecond(ofJob: record.id) {

@@ -362,6 +362,8 @@ public final class Coordinator {
             let request = try message.decode(StatusRequest.self)
             if let id = request.jobID {
                 send(to: identity, .statusReply, StatusReply(jobs: try statuses(id), stateBytes: housekeeping.stateBytes))
+            } else if let batch = request.batch {
+                send(to: identity, .statusReply, StatusReply(jobs: try batchStatuses(batch), stateBytes: housekeeping.stateBytes))
             } else {
                 send(to: identity, .statusReply, try statusPage(request))
             }

@@ -48,12 +48,16 @@ final class SubmissionCompiler: Sendable {
         var recipeKeys: [String]
         /// Files in place hashed now: the loop remembers them.
         var verified: [(contentID: String, path: String, stat: FileStat)]
+        /// The variant's name, in a batch.
+        var variant: String? = nil
     }
 
     enum Outcome: Sendable {
         /// Not a job: the answer is problems or missing media.
         case answer(Data, Submitted)
         case compiled(Compiled)
+        /// A batch's jobs, one per variant in order (docs/api.md, "Batches").
+        case compiledBatch(Data, [Compiled])
         /// The compile failed (an unreadable file, a codec's refusal).
         case failed(Data, FarmError)
     }
@@ -126,18 +130,32 @@ final class SubmissionCompiler: Sendable {
 
     // MARK: Compiling (no state of the loop is read here)
 
-    static func compile(_ request: Request, context: Context, known: (String, FileStat) -> String?,
+    /// `batchMedia`: in a batch, every variant's new media (docs/api.md, "Batches").
+    static func compile(_ request: Request, batchMedia: Set<String> = [], context: Context, known: (String, FileStat) -> String?,
                         holds: (String, String) -> Bool = { _, _ in true }) -> Outcome {
+        if let variants = request.submit.variants {
+            return compileBatch(request, variants: variants, context: context, known: known, holds: holds)
+        }
         let identity = request.identity
         func answer(problems: [String] = [], missing: [String] = []) -> Outcome {
             .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
         }
         do {
-            let session: Session
+            var session: Session
             var submit: Submit
+            var verified: [(contentID: String, path: String, stat: FileStat)] = []
             do {
                 session = try SessionDocument.decode(Data(request.submit.session.utf8))
-                submit = try withFarmLooks(request.submit, session: session, context: context)
+            } catch {
+                return answer(problems: ["\(error)"])
+            }
+            switch applyReplacements(request.submit, session: session, batchMedia: batchMedia, context: context, known: known,
+                                     verified: { verified.append(($0, $1, $2)) }) {
+            case .refused(let answer): return .answer(identity, answer)
+            case .applied(let replaced, let replacedSession): (submit, session) = (replaced, replacedSession)
+            }
+            do {
+                submit = try withFarmLooks(submit, session: session, context: context)
             } catch {
                 return answer(problems: ["\(error)"])
             }
@@ -148,7 +166,6 @@ final class SubmissionCompiler: Sendable {
             }
             let problems = self.problems(of: submit, session: session, context: context)
             guard problems.isEmpty else { return answer(problems: problems) }
-            var verified: [(contentID: String, path: String, stat: FileStat)] = []
             let (loaded, missing) = load(session: session, files: submit.files, paths: submit.paths, context: context, known: known) {
                 verified.append(($0, $1, $2))
             }

@@ -21,6 +21,12 @@ public struct Submit: Codable, Sendable {
     /// Presigned PUT URLs the result is sent to when done (docs/api.md, "Output to a URL").
     public var outputURL: String? = nil
     public var sidecarURL: String? = nil
+    /// Sources of the session rendered from other media, OLD → NEW, NEW a reference in
+    /// `files` or a URL (docs/session-format.md, "Templates"); applied by the coordinator.
+    public var replace: [String: String]? = nil
+    /// A batch (docs/api.md, "Batches"): one job per variant, each the session with the
+    /// variant's replacements; `files` holds every variant's media. All are created, or none.
+    public var variants: [BatchVariant]? = nil
 
     public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
                 layout: Plan.Layout? = nil, owner: String? = nil, callback: String? = nil) {
@@ -44,6 +50,9 @@ public struct Submitted: Codable, Sendable {
     /// Shards whose chunks came from the coordinator's chunk cache, of all the job's.
     public var reused: Int? = nil
     public var shards: Int? = nil
+    /// A batch's id and its variants' jobs, in the submitted order.
+    public var batchID: String? = nil
+    public var variants: [VariantJob]? = nil
 }
 
 public struct Upload: Codable, Sendable {
@@ -67,8 +76,11 @@ public struct StatusRequest: Codable, Sendable {
     public var limit: Int? = nil
     /// The `next` cursor of the previous page.
     public var after: String? = nil
+    /// Every job of this batch, in its variants' order (no paging).
+    public var batch: String? = nil
 
-    public init(jobID: String? = nil, owner: String? = nil, limit: Int? = nil, after: String? = nil) {
+    public init(jobID: String? = nil, owner: String? = nil, limit: Int? = nil, after: String? = nil, batch: String? = nil) {
+        self.batch = batch
         self.jobID = jobID
         self.owner = owner
         self.limit = limit
@@ -108,6 +120,9 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var etaSeconds: Double? = nil
     /// Where the result was sent, when the job named a URL (docs/api.md, "Output to a URL").
     public var published: PublishedOutput? = nil
+    /// The batch it is a variant of, and the variant's name (docs/api.md, "Batches").
+    public var batch: String? = nil
+    public var variant: String? = nil
 
     public var isFinal: Bool { state.isFinal }
 }

@@ -40,11 +40,15 @@ public final class JobStore {
         if !columns.contains("callback") { try db.execute("ALTER TABLE jobs ADD COLUMN callback TEXT") }
         // Where a job's result was sent (docs/api.md, "Output to a URL"), as JSON.
         if !columns.contains("published") { try db.execute("ALTER TABLE jobs ADD COLUMN published TEXT") }
+        // The batch a job is a variant of, and the variant's name (docs/api.md, "Batches").
+        if !columns.contains("batch") { try db.execute("ALTER TABLE jobs ADD COLUMN batch TEXT") }
+        if !columns.contains("variant") { try db.execute("ALTER TABLE jobs ADD COLUMN variant TEXT") }
         // Listing pages newest first, per owner, and pruning by end time read these.
         try db.execute("""
         CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created, id);
         CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner, created, id);
         CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs(finished);
+        CREATE INDEX IF NOT EXISTS jobs_by_batch ON jobs(batch) WHERE batch IS NOT NULL;
         """)
     }
 
@@ -67,6 +71,9 @@ public final class JobStore {
         public var spec: String? = nil
         /// The URL told of the job's end (docs/api.md, "Webhooks"); written with the job only.
         public var callback: String? = nil
+        /// The batch it is a variant of, and the variant's name; written with the job only.
+        public var batch: String? = nil
+        public var variant: String? = nil
     }
 
     public struct ShardRecord {
@@ -95,11 +102,12 @@ public final class JobStore {
 
     public func createJob(_ job: JobRecord, shards: [ShardTask]) throws {
         try db.transaction {
-            try db.query("INSERT INTO jobs(\(Self.jobColumns), spec, callback) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+            try db.query("INSERT INTO jobs(\(Self.jobColumns), spec, callback, batch, variant) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
                 .text(job.id), .text(job.state.rawValue), .integer(Int64(job.priority)), .real(job.created), .null,
                 .text(job.session), .text(try Self.json(job.files)), .text(try Self.json(job.paths)),
                 .text(try Self.json(job.settings)), .integer(job.totalFrames), .null, job.owner.map { .text($0) } ?? .null,
                 job.spec.map { .text($0) } ?? .null, job.callback.map { .text($0) } ?? .null,
+                job.batch.map { .text($0) } ?? .null, job.variant.map { .text($0) } ?? .null,
             ])
             for (index, task) in shards.enumerated() {
                 try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
@@ -149,6 +157,8 @@ public final class JobStore {
         public var owner: String?
         /// Where the result was sent (`PublishedOutput` as JSON), when it was.
         public var published: String? = nil
+        public var batch: String? = nil
+        public var variant: String? = nil
     }
 
     /// Where a page of the job list starts: after this job, in newest-first order.
@@ -170,7 +180,7 @@ public final class JobStore {
         public var text: String { "\(created)/\(id)" }
     }
 
-    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner, published"
+    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner, published, batch, variant"
 
     /// Up to `limit` jobs, newest first, after `cursor`, of `owner` only if given: one
     /// indexed range read, however many jobs the store holds.
@@ -190,6 +200,17 @@ public final class JobStore {
                                           values + [.integer(Int64(max(0, limit)))]))
     }
 
+    /// The jobs of a batch, in the order they were inserted (its variants' order).
+    public func batchSummaries(_ batch: String) throws -> [JobSummary] {
+        try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs WHERE batch=? ORDER BY rowid", [.text(batch)]))
+    }
+
+    /// The owner of a batch's jobs, and whether it has any (`nil`: no such batch).
+    public func batchOwner(_ batch: String) throws -> String?? {
+        guard let row = try db.query("SELECT owner FROM jobs WHERE batch=? LIMIT 1", [.text(batch)]).first else { return nil }
+        return .some(row[0].string)
+    }
+
     /// Records where a job's result was sent.
     public func setPublished(_ id: String, _ json: String) throws {
         try db.query("UPDATE jobs SET published=? WHERE id=?", [.text(json), .text(id)])
@@ -204,7 +225,7 @@ public final class JobStore {
             guard let id = r[0].string else { return nil }
             return JobSummary(id: id, state: try Self.parse(JobPhase.self, column: r[1].string, of: id), priority: Int(r[2].int ?? 0),
                               created: r[3].double ?? 0, finished: r[4].double, totalFrames: r[5].int ?? 0, error: r[6].string,
-                              owner: r[7].string, published: r[8].string)
+                              owner: r[7].string, published: r[8].string, batch: r[9].string, variant: r[10].string)
         }
     }
 

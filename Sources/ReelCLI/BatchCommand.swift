@@ -1,0 +1,196 @@
+import ArgumentParser
+import Farm
+import Foundation
+import RenderEngine
+import SessionKit
+
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "batch",
+        abstract: "Render one session for many sets of media: one MP4 per line of a variants file.",
+        discussion: "VARIANTS is JSON Lines, one {\"name\": NAME, \"replace\": {OLD: NEW, …}} a line; each variant is the "
+            + "session with those sources replaced as --replace does (docs/session-format.md, \"Templates\") and is written "
+            + "to DIR/NAME.mp4 with its sidecar. Shards no variant changes (an intro, an outro) render once. Every variant is "
+            + "checked before anything renders. Runs on an embedded farm, or on a coordinator with --coordinator. "
+            + "Exit status: 0 every variant done, 2 invalid input (nothing rendered), 1 a variant failed (the others are written).")
+
+    @OptionGroup var options: SessionOptions
+
+    @Argument(help: "The variants: JSON Lines.")
+    var variants: String
+
+    @Option(name: .customLong("out-dir"), help: ArgumentHelp("Where NAME.mp4 and NAME.mp4.reel.json go.", valueName: "DIR"))
+    var outDirectory: String
+
+    @Option(help: "Parallel local workers of the embedded farm (default: the number of cores).")
+    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Render on this coordinator instead of an embedded farm.")
+    var coordinator: String?
+
+    @OptionGroup var encoding: EncodingOptions
+
+    @Option(help: "Higher runs first on a shared coordinator.")
+    var priority: Int = 0
+
+    @Flag(help: "Print a JSON summary on stdout when done.")
+    var json = false
+
+    func validate() throws {
+        guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
+        try OutputPlace.check(directory: outDirectory, option: "--out-dir")
+    }
+
+    func run() throws {
+        let (template, variants) = try loadVariants()
+        do {
+            try FileManager.default.createDirectory(atPath: outDirectory, withIntermediateDirectories: true)
+        } catch {
+            printError("error: --out-dir \(outDirectory): \((error as NSError).localizedDescription)")
+            throw Reported(code: ExitStatus.failure)
+        }
+        let begin = Date()
+        let outcome: BatchStatus
+        if let coordinator {
+            var farm = CoordinatorOption()
+            farm.coordinator = coordinator
+            outcome = try render(template, variants, on: try farm.client())
+        } else {
+            let media = Array(template.files.values) + variants.flatMap { $0.loaded.files.values }
+            outcome = try farmCall {
+                try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
+                    .run(media: media, origins: template.originClient) { try render(template, variants, on: $0) }
+            }
+        }
+        if json { try printJSON(Summary(outcome, directory: outDirectory, seconds: Date().timeIntervalSince(begin))) }
+        guard outcome.state == .done else { throw Reported(code: ExitStatus.failure) }
+    }
+
+    /// The template as it is (its media are read only where there) and every variant
+    /// loaded with its replacements; any problem is reported, all of them, before anything
+    /// renders (exit 2).
+    private func loadVariants() throws -> (LoadedSession, [(variant: BatchVariant, loaded: LoadedSession)]) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: variants, encoding: .utf8)
+        } catch {
+            printError("error: \(variants): cannot read: \((error as NSError).localizedDescription)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let parsed: [BatchVariant]
+        do {
+            parsed = try VariantsFile.parse(text)
+        } catch {
+            printError("error: \(variants): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let common = try options.replacements()
+        func load(_ replacements: [String: String]) throws -> LoadedSession {
+            try LoadedSession.load(path: options.session, mediaRoots: options.mediaRoots, looks: options.looks.directory,
+                                   strictLooks: options.looks.strict, urls: options.urls.client, replacements: replacements)
+        }
+        let template: LoadedSession
+        do {
+            template = try load([:])
+        } catch {
+            printError("\(options.session): \(error)")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let lines = Self.lineNumbers(of: text)
+        var loaded: [(variant: BatchVariant, loaded: LoadedSession)] = []
+        var failed = false
+        for (index, variant) in parsed.enumerated() {
+            var merged = common
+            merged.merge(variant.replace) { $1 }
+            let place = "\(variants) line \(lines[index]) (\(variant.name))"
+            do {
+                let session = try load(merged)
+                if session.report.isValid {
+                    loaded.append((BatchVariant(name: variant.name, replace: merged), session))
+                } else {
+                    for problem in session.report.problems { printError("error: \(place): \(problem)") }
+                    failed = true
+                }
+            } catch {
+                printError("error: \(place): \(error)")
+                failed = true
+            }
+        }
+        guard !failed else { throw Reported(code: ExitStatus.invalidInput) }
+        return (template, loaded)
+    }
+
+    /// The 1-based numbers of the lines that are not blank, in order (a variant's line).
+    static func lineNumbers(of text: String) -> [Int] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { !$0.element.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0.offset + 1 }
+    }
+
+    /// Submits the batch, follows it, and writes each variant's result as it is done.
+    private func render(_ template: LoadedSession, _ variants: [(variant: BatchVariant, loaded: LoadedSession)],
+                        on client: FarmClient) throws -> BatchStatus {
+        let batchID: String
+        switch try client.submitBatch(template: template, variants: variants, settings: encoding.settings, priority: priority) {
+        case .submitted(let id, _, let reused, let shards):
+            batchID = id
+            if reused > 0 { printError("reused \(reused) of \(shards) shards from the coordinator's chunk cache") }
+        case .invalid(let problems):
+            for problem in problems { printError("error: \(problem)") }
+            throw Reported(code: ExitStatus.invalidInput)
+        }
+        let printer = ProgressPrinter()
+        var reported: Set<String> = []
+        while true {
+            guard let status = try client.batchStatus(batchID) else {
+                throw FarmError(.internal, "the coordinator does not know batch \(batchID)")
+            }
+            printer.update(status)
+            for job in status.variants where job.isFinal && !reported.contains(job.jobID) {
+                reported.insert(job.jobID)
+                let name = job.variant ?? job.jobID
+                if job.state == .done {
+                    try client.fetch(job.jobID, to: Self.output(of: name, in: outDirectory))
+                } else {
+                    printer.finish()
+                    printError("error: variant \(name): \(job.state.rawValue): \(job.error ?? "no detail")")
+                }
+            }
+            if status.state != .rendering {
+                printer.finish()
+                printError("batch \(batchID): \(status.variants.filter { $0.state == .done }.count) of \(status.variants.count) "
+                    + "variants done, \(status.reusedShards) of \(status.shards) shards reused")
+                return status
+            }
+            Thread.sleep(forTimeInterval: 0.25)   // a display's refresh: the batch's jobs are polled, not awaited
+        }
+    }
+
+    static func output(of variant: String, in directory: String) -> String {
+        URL(fileURLWithPath: directory).appendingPathComponent(variant + ".mp4").path
+    }
+
+    struct Summary: Encodable {
+        struct Variant: Encodable {
+            var name: String, jobID: String, state: String, frames: Int64
+            var output: String?, error: String?
+        }
+        var batchID: String
+        var state: String
+        var variants: [Variant]
+        var shards: Int
+        var reusedShards: Int
+        var seconds: Double
+
+        init(_ status: BatchStatus, directory: String, seconds: Double) {
+            batchID = status.batchID
+            state = status.state.rawValue
+            variants = status.variants.map { job in
+                let name = job.variant ?? job.jobID
+                return Variant(name: name, jobID: job.jobID, state: job.state.rawValue, frames: job.totalFrames,
+                               output: job.state == .done ? BatchCommand.output(of: name, in: directory) : nil, error: job.error)
+            }
+            shards = status.shards
+            reusedShards = status.reusedShards
+            self.seconds = seconds
+        }
+    }
+}
