@@ -35,6 +35,10 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout when done.")
     var json = false
 
+    @Option(help: ArgumentHelp("Write the embedded farm's jobs and shard attempts as JSON lines to FILE (docs/operations.md, \"Tracing a render\").",
+                               valueName: "file"))
+    var trace: String?
+
     func validate() throws {
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         try OutputPlace.check(directory: outDirectory, option: "--out-dir")
@@ -57,8 +61,9 @@ struct BatchCommand: ParsableCommand {
         } else {
             let media = Array(template.files.values) + variants.flatMap { $0.loaded.files.values }
             outcome = try farmCall {
-                try EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
-                    .run(media: media, origins: template.originClient) { try render(template, variants, on: $0) }
+                var farm = EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
+                farm.tracePath = trace
+                return try farm.run(media: media, origins: template.originClient) { try render(template, variants, on: $0) }
             }
         }
         if json { try printJSON(Summary(outcome, directory: outDirectory, seconds: Date().timeIntervalSince(begin))) }

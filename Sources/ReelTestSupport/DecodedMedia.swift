@@ -11,6 +11,18 @@ public enum DecodedMedia {
         return split(data, frameSize: width * height * 3)
     }
 
+    /// Frame `index` of `path` (0-based, in presentation order) as `rgbFrames` reads it;
+    /// only it is written out, so a long clip costs one picture's bytes.
+    public static func rgbFrame(_ path: String, index: Int, width: Int, height: Int) throws -> [UInt8] {
+        let data = try ffmpeg(["-noautorotate", "-i", path, "-map", "0:v:0", "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
+                               "-sws_flags", "bicubic+accurate_rnd+full_chroma_int+full_chroma_inp",
+                               "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        guard data.count == width * height * 3 else {
+            throw FFprobe.ProbeFailure("\(path): frame \(index) is \(data.count) bytes, not \(width)×\(height) RGB")
+        }
+        return [UInt8](data)
+    }
+
     /// Every frame as planar YUV 4:2:0 bytes.
     public static func yuvFrames(_ path: String, width: Int, height: Int) throws -> [[UInt8]] {
         let data = try ffmpeg(["-noautorotate", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
