@@ -111,7 +111,7 @@ extension SubmissionCompiler {
             var single = request
             single.submit.variants = nil
             single.submit.replace = (request.submit.replace ?? [:]).merging(variant.replace) { $1 }
-            let label = "variants[\(index)] (\(variant.name))"
+            let label = "variants[\(index)]: variant '\(variant.name)'"
             switch compile(single, batchMedia: batchMedia, context: context, known: known, holds: holds) {
             case .compiled(var job):
                 job.variant = variant.name

@@ -6,13 +6,14 @@ import Hummingbird
 extension APIRoutes {
     // MARK: Submit
 
-    func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    /// `POST /v1/jobs`, and `POST /v1/batches` (`batch`; docs/api.md, "Batches").
+    func submit(_ request: Request, _ context: BasicRequestContext, batch isBatch: Bool = false) async throws -> Response {
         let caller = try authorize(request)
         var request = request
         let buffer = try await request.collectBody(upTo: Self.maxSessionBytes)
         let body: SubmitBody
         do {
-            body = try SubmitBody.parse(Data(buffer: buffer))
+            body = try SubmitBody.parse(Data(buffer: buffer), batch: isBatch)
         } catch let invalid as SubmitBody.Invalid {
             return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
         }
@@ -23,8 +24,16 @@ extension APIRoutes {
                                 priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
         submission.outputURL = body.outputURL
         submission.sidecarURL = body.sidecarURL
+        submission.replace = body.replace
+        submission.variants = body.variants
         let submit = submission
         let reply = try await gateway.call { try $0.submit(submit) }
+        if let batchID = reply.batchID {
+            let status = try await batch(batchID, for: caller)
+            var headers = HTTPFields()
+            headers[.location] = "/v1/batches/\(batchID)"
+            return try json(SubmittedBatch(batch: status, reusedShards: reply.reused ?? 0), status: .created, headers: headers)
+        }
         if let id = reply.jobID {
             let status = try await job(id, for: caller)
             var headers = HTTPFields()
@@ -59,6 +68,21 @@ extension APIRoutes {
     struct SubmittedJob: Encodable {
         var job: JobStatus
         var reusedShards: Int
+    }
+
+    struct SubmittedBatch: Encodable {
+        var batch: BatchStatus
+        var reusedShards: Int
+    }
+
+    /// The batch's status, if the caller may see its jobs: 404 if there is none, 403 if
+    /// it is another client's.
+    func batch(_ id: String, for caller: Caller) async throws -> BatchStatus {
+        guard let status = try await gateway.call({ try $0.batchStatus(id) }) else {
+            throw HTTPError(.notFound, message: "no batch \(id.prefix(64))")
+        }
+        guard status.variants.allSatisfy(caller.may(see:)) else { throw HTTPError(.forbidden, message: "batch \(id.prefix(64)) is another client's") }
+        return status
     }
 
     // MARK: Listing

@@ -58,6 +58,10 @@ struct APIRoutes: Sendable {
 
     func add(to group: RouterGroup<BasicRequestContext>) {
         group.post("jobs") { request, context in try await submit(request, context) }
+        group.post("batches") { request, context in try await submit(request, context, batch: true) }
+        group.get("batches/:id") { request, context in
+            try json(try await batch(try context.parameters.require("id"), for: try authorize(request)))
+        }
         group.get("jobs") { request, _ in try await list(request) }
         group.get("jobs/:id") { request, context in
             try json(try await job(try context.parameters.require("id"), for: try authorize(request)))

@@ -18,6 +18,8 @@ enum AllowedMethods {
         ("jobs/:id/output-url", [.post]),
         ("jobs/:id/segments/:segment/thumbnail-url", [.post]),
         ("jobs/:id/segments/:segment/frame-url", [.post]),
+        ("batches", [.post]),
+        ("batches/:id", [.get]),
         ("workers", [.get]),
         ("media/:contentID", [.put, .head]),
     ]

@@ -15,6 +15,10 @@ struct SubmitBody {
     /// `output.url`, `output.sidecarUrl`: where the result is sent (docs/api.md, "Output to a URL").
     var outputURL: String? = nil
     var sidecarURL: String? = nil
+    /// `replace`: sources rendered from other media (docs/session-format.md, "Templates").
+    var replace: [String: String]? = nil
+    /// `variants` of `POST /v1/batches` (docs/api.md, "Batches").
+    var variants: [BatchVariant]? = nil
 
     struct Invalid: Error {
         let path: String
@@ -28,7 +32,8 @@ struct SubmitBody {
         return words.count <= 160 ? words : words.prefix(100) + "… (" + words.suffix(40) + ")"
     }
 
-    static func parse(_ data: Data) throws -> SubmitBody {
+    /// `batch`: the body of `POST /v1/batches`, which adds `variants` (required).
+    static func parse(_ data: Data, batch: Bool = false) throws -> SubmitBody {
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: data)
@@ -38,9 +43,9 @@ struct SubmitBody {
         guard let object = parsed as? [String: Any] else {
             throw Invalid(path: "$", message: "the body is JSON but not an object: a job is {\"session\": …}")
         }
-        let known: Set = ["session", "files", "settings", "priority", "callback", "output"]
+        let known = Set(["session", "files", "settings", "priority", "callback", "output", "replace"] + (batch ? ["variants"] : []))
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-            throw Invalid(path: unknown, message: "is not a field of a job (session, files, settings, priority, callback, output)")
+            throw Invalid(path: unknown, message: "is not a field of a \(batch ? "batch" : "job") (\(known.sorted().joined(separator: ", ")))")
         }
         guard let session = object["session"] as? [String: Any] else {
             throw Invalid(path: "session", message: "is required: the session as a JSON object")
@@ -110,6 +115,48 @@ struct SubmitBody {
             body.outputURL = url
             body.sidecarURL = output["sidecarUrl"] as? String
         }
+        if let raw = object["replace"] { body.replace = try replacements(raw, path: "replace") }
+        if batch { body.variants = try variants(object["variants"]) }
         return body
+    }
+
+    /// `{"OLD": "NEW", …}`: non-empty strings.
+    private static func replacements(_ raw: Any, path: String) throws -> [String: String] {
+        guard let map = raw as? [String: Any] else { throw Invalid(path: path, message: "must map sources to their replacements") }
+        var replace: [String: String] = [:]
+        for (old, value) in map {
+            guard !old.isEmpty, let new = value as? String, !new.isEmpty else {
+                throw Invalid(path: "\(path).\(old)", message: "must be a media reference or URL (a non-empty string)")
+            }
+            replace[old] = new
+        }
+        return replace
+    }
+
+    /// `[{"name": …, "replace": {…}}, …]`: names that are file names, each once.
+    private static func variants(_ raw: Any?) throws -> [BatchVariant] {
+        guard let list = raw as? [Any], !list.isEmpty else {
+            throw Invalid(path: "variants", message: "is required: a list of {\"name\", \"replace\"}, at least one")
+        }
+        guard list.count <= BatchVariant.limit else {
+            throw Invalid(path: "variants", message: "has \(list.count) variants; a batch takes at most \(BatchVariant.limit)")
+        }
+        var variants: [BatchVariant] = []
+        var seen: [String: Int] = [:]
+        for (index, item) in list.enumerated() {
+            let path = "variants[\(index)]"
+            guard let object = item as? [String: Any] else { throw Invalid(path: path, message: "must be an object {\"name\", \"replace\"}") }
+            if let unknown = object.keys.sorted().first(where: { !["name", "replace"].contains($0) }) {
+                throw Invalid(path: "\(path).\(unknown)", message: "is not a field of a variant (name, replace)")
+            }
+            guard let name = object["name"] as? String else { throw Invalid(path: "\(path).name", message: "is required: a string") }
+            if let problem = BatchVariant.problem(ofName: name) { throw Invalid(path: "\(path).name", message: problem) }
+            if let first = seen.updateValue(index, forKey: name) {
+                throw Invalid(path: "\(path).name", message: "'\(name)' is also the name of variants[\(first)]")
+            }
+            guard let raw = object["replace"] else { throw Invalid(path: "\(path).replace", message: "is required") }
+            variants.append(BatchVariant(name: name, replace: try replacements(raw, path: "\(path).replace")))
+        }
+        return variants
     }
 }
