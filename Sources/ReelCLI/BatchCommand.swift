@@ -57,13 +57,15 @@ struct BatchCommand: ParsableCommand {
         if let coordinator {
             var farm = CoordinatorOption()
             farm.coordinator = coordinator
-            outcome = try render(template, variants, on: try farm.client())
+            outcome = try render(template, variants, on: try farm.client(), fetchClient: farm.client)
         } else {
             let media = Array(template.files.values) + variants.flatMap { $0.loaded.files.values }
             outcome = try farmCall {
                 var farm = EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
                 farm.tracePath = trace
-                return try farm.run(media: media, origins: template.originClient) { try render(template, variants, on: $0) }
+                return try farm.run(media: media, origins: template.originClient) { client in
+                    try render(template, variants, on: client) { try FarmClient(endpoint: client.endpoint) }
+                }
             }
         }
         if json { try printJSON(Summary(outcome, directory: outDirectory, seconds: Date().timeIntervalSince(begin))) }
@@ -132,7 +134,7 @@ struct BatchCommand: ParsableCommand {
 
     /// Submits the batch, follows it, and writes each variant's result as it is done.
     private func render(_ template: LoadedSession, _ variants: [(variant: BatchVariant, loaded: LoadedSession)],
-                        on client: FarmClient) throws -> BatchStatus {
+                        on client: FarmClient, fetchClient: () throws -> FarmClient) throws -> BatchStatus {
         let batchID: String
         switch try client.submitBatch(template: template, variants: variants, settings: encoding.settings, priority: priority) {
         case .submitted(let id, _, let reused, let shards):
@@ -142,31 +144,27 @@ struct BatchCommand: ParsableCommand {
             for problem in problems { printError("error: \(problem)") }
             throw Reported(code: ExitStatus.invalidInput)
         }
+        // Results are fetched on a second connection while this one follows the batch.
+        let fetcher = try fetchClient()
         let printer = ProgressPrinter()
         var reported: Set<String> = []
-        while true {
-            guard let status = try client.batchStatus(batchID) else {
-                throw FarmError(.internal, "the coordinator does not know batch \(batchID)")
-            }
+        let final = try client.watchBatch(batchID) { status in
             printer.update(status)
             for job in status.variants where job.isFinal && !reported.contains(job.jobID) {
                 reported.insert(job.jobID)
                 let name = job.variant ?? job.jobID
                 if job.state == .done {
-                    try client.fetch(job.jobID, to: Self.output(of: name, in: outDirectory))
+                    try fetcher.fetch(job.jobID, to: Self.output(of: name, in: outDirectory))
                 } else {
                     printer.finish()
                     printError("error: variant \(name): \(job.state.rawValue): \(job.error ?? "no detail")")
                 }
             }
-            if status.state != .rendering {
-                printer.finish()
-                printError("batch \(batchID): \(status.variants.filter { $0.state == .done }.count) of \(status.variants.count) "
-                    + "variants done, \(status.reusedShards) of \(status.shards) shards reused")
-                return status
-            }
-            Thread.sleep(forTimeInterval: 0.25)   // a display's refresh: the batch's jobs are polled, not awaited
         }
+        printer.finish()
+        printError("batch \(batchID): \(final.variants.filter { $0.state == .done }.count) of \(final.variants.count) "
+            + "variants done, \(final.reusedShards) of \(final.shards) shards reused")
+        return final
     }
 
     static func output(of variant: String, in directory: String) -> String {

@@ -57,6 +57,11 @@ import Testing
         let status = try #require(try HTTPExchange.send("GET", "\(base)/batches/\(batchID)").json as? [String: Any])
         #expect(status["state"] as? String == "partial", "\(status)")
         #expect((status["variants"] as? [[String: Any]])?.compactMap { $0["state"] as? String } == ["done", "done", "cancelled"])
+        // `reel watch` follows a batch: a line per variant, the batch's state, exit 1 as one was cancelled.
+        let watched = try farm.reel(["watch", batchID])
+        #expect(watched.status == 1, "\(watched.stderr)")
+        #expect(watched.stdout.contains("c \(ids[0]) done") && watched.stdout.contains("gone \(ids[2]) cancelled")
+                && watched.stdout.contains("\(batchID) partial"), "\(watched.stdout)")
         // Segments 0 and 2 (a.mp4) are the same in both rendered variants: each of their
         // video shards rendered for one variant and taken by the other.
         let shards = try #require(try HTTPExchange.send("GET", "\(base)/jobs/\(ids[0])/shards").json as? [[String: Any]])

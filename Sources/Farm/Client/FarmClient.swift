@@ -128,6 +128,38 @@ public final class FarmClient {
         BatchStatus(batchID: batchID, variants: try request(.status, StatusRequest(batch: batchID)).decode(StatusReply.self).jobs)
     }
 
+    /// Follows a batch: `progress` with its status now and each time one of its jobs
+    /// changes; returns the final status, or the last one seen once `stop` is raised. Every
+    /// unfinished job is watched on this socket, so its pushes interleave with the answers:
+    /// each is a job's status and is filed by its id, whichever comes first. Make other
+    /// requests (a fetch) on another client meanwhile.
+    public func watchBatch(_ batchID: String, stop: StopSignal? = nil, progress: (BatchStatus) throws -> Void) throws -> BatchStatus {
+        guard var batch = try batchStatus(batchID) else { throw FarmError(.noSuchJob, "no batch \(batchID)") }
+        var jobs = batch.variants
+        let place = Dictionary(uniqueKeysWithValues: jobs.enumerated().map { ($1.jobID, $0) })
+        func file(_ message: WireMessage) throws {
+            let status = try message.decode(JobStatus.self)
+            if let index = place[status.jobID], !jobs[index].isFinal { jobs[index] = status }
+        }
+        func subscribe() throws {
+            for job in jobs where !job.isFinal {
+                try socket.send(try WireMessage(.watch, JobRequest(jobID: job.jobID)).frames)
+            }
+        }
+        try subscribe()
+        try progress(batch)
+        while batch.state == .rendering, stop?.isRaised != true {
+            do {
+                try file(try receive(timeout: 2))
+            } catch let failure as FarmError where failure.code == .noAnswer {
+                try subscribe()   // quiet jobs (or a restarted coordinator): ask again
+            }
+            if let next = BatchStatus(batchID: batchID, variants: jobs) { batch = next }
+            try progress(batch)
+        }
+        return batch
+    }
+
     /// Gives an unfinished job a new priority; returns its status.
     public func setPriority(_ jobID: String, _ priority: Int) throws -> JobStatus? {
         try request(.setPriority, SetPriority(jobID: jobID, priority: priority)).decode(StatusReply.self).jobs.first
