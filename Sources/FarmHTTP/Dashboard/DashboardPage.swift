@@ -176,7 +176,9 @@ async function jobsPage() {
       const { fps, eta } = rate(status);
       row.className = "state-" + status.state;
       row.replaceChildren(
-        el("td", {}, el("a", { href: "#/jobs/" + status.jobID }, status.jobID)),
+        // A batch's variant says so under its id (docs/api.md, "Batches"): its row is its progress.
+        el("td", {}, el("a", { href: "#/jobs/" + status.jobID }, status.jobID),
+           ...(status.variant ? [el("div", { class: "muted", title: "batch " + status.batch }, "variant " + status.variant)] : [])),
         el("td", { class: "state" }, status.state),
         el("td", { class: "progress" }, progressBar(status)),
         el("td", {}, status.framesDone + " / " + status.totalFrames),
