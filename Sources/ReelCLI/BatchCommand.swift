@@ -15,8 +15,11 @@ struct BatchCommand: ParsableCommand {
 
     @OptionGroup var options: SessionOptions
 
-    @Argument(help: "The variants: JSON Lines.")
-    var variants: String
+    @Argument(help: ArgumentHelp("The variants: JSON Lines.", valueName: "variants"))
+    var variantsArgument: String?
+
+    /// The variants file: the second argument, or the first with --from.
+    var variants: String { variantsArgument ?? "" }
 
     @Option(name: .customLong("out-dir"), help: ArgumentHelp("Where NAME.mp4 and NAME.mp4.reel.json go.", valueName: "DIR"))
     var outDirectory: String
@@ -39,7 +42,11 @@ struct BatchCommand: ParsableCommand {
                                valueName: "file"))
     var trace: String?
 
-    func validate() throws {
+    mutating func validate() throws {
+        if variantsArgument == nil, options.sidecar != nil {
+            (variantsArgument, options.document) = (options.document, nil)
+        }
+        guard variantsArgument != nil else { throw ValidationError("give the variants file (JSON Lines)") }
         guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         try OutputPlace.check(directory: outDirectory, option: "--out-dir")
     }
@@ -90,10 +97,15 @@ struct BatchCommand: ParsableCommand {
             printError("error: \(variants): \(error)")
             throw Reported(code: ExitStatus.invalidInput)
         }
+        if let document = options.document, let sidecar = options.sidecar {
+            printError("error: give a session file or --from SIDECAR, not both ('\(document)' and '\(sidecar)')")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
         let common = try options.replacements()
         func load(_ replacements: [String: String]) throws -> LoadedSession {
             try LoadedSession.load(path: options.session, mediaRoots: options.mediaRoots, looks: options.looks.directory,
-                                   strictLooks: options.looks.strict, urls: options.urls.client, replacements: replacements)
+                                   strictLooks: options.looks.strict, urls: options.urls.client, replacements: replacements,
+                                   sidecar: options.sidecar != nil)
         }
         let template: LoadedSession
         do {

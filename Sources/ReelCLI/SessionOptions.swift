@@ -5,8 +5,22 @@ import SessionKit
 
 /// The session file and where its media may live, shared by the commands that read one.
 struct SessionOptions: ParsableArguments {
-    @Argument(help: "The session document (JSON).")
-    var session: String
+    @Argument(help: ArgumentHelp("The session document (JSON); or --from SIDECAR.", valueName: "session"))
+    var document: String?
+
+    @Option(name: .customLong("from"), help: ArgumentHelp(
+        "Read the session a render's sidecar recorded (OUT.reel.json) instead of a session file: the saved edit, usually with --replace.",
+        valueName: "sidecar"))
+    var sidecar: String?
+
+    /// The file the session is read from.
+    var session: String { sidecar ?? document ?? "" }
+
+    /// Both given is refused when loading: a command with more arguments (`reel batch`)
+    /// takes its first from `document` when the session comes from a sidecar.
+    func validate() throws {
+        guard document != nil || sidecar != nil else { throw ValidationError("give a session file, or --from SIDECAR") }
+    }
 
     @Option(name: .customLong("media-root"), help: ArgumentHelp(
         "A directory media may be read from (repeatable). Default: the session file's directory.",
@@ -41,10 +55,15 @@ struct SessionOptions: ParsableArguments {
 
     /// Loads the session; an unreadable document is reported here (exit 2).
     func load() throws -> LoadedSession {
+        if let document, let sidecar {
+            printError("error: give a session file or --from SIDECAR, not both ('\(document)' and '\(sidecar)')")
+            throw Reported(code: ExitStatus.invalidInput)
+        }
         let replacements = try replacements()
         do {
             return try LoadedSession.load(path: session, mediaRoots: mediaRoots, looks: looks.directory,
-                                          strictLooks: looks.strict, urls: urls.client, replacements: replacements)
+                                          strictLooks: looks.strict, urls: urls.client, replacements: replacements,
+                                          sidecar: sidecar != nil)
         } catch let error as SessionDocumentError {
             printError("\(session): \(error)")
             throw Reported(code: ExitStatus.invalidInput)

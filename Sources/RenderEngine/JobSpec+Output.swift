@@ -95,7 +95,8 @@ extension JobSpec {
                 output: Sidecar.Output(width: output.width, height: output.height,
                                        frameDuration: SessionTime(output.frameDuration), frames: file.frames),
                 session: session.redactingURLs(), segment: file.segment,   // a URL's query is a credential
-                colour: files.compactMapValues { $0.hdr?.conversion }.redactingURLKeys().nilIfEmpty)
+                colour: files.compactMapValues { $0.hdr?.conversion }.redactingURLKeys().nilIfEmpty,
+                geometry: files.compactMapValues(\.geometry).redactingURLKeys().nilIfEmpty)
     }
 }
 

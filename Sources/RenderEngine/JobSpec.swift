@@ -58,7 +58,7 @@ public struct JobSpec: Sendable, Codable {
             let origin = loaded.origins[reference]
             let size = origin?.size ?? loaded.files[reference].flatMap { FileSize.of($0.path) } ?? 0
             files[reference] = SpecFile(contentID: contentID, size: size, duration: probes[reference]?.duration,
-                                        hdr: probes[reference]?.hdrTransfer, origin: origin)
+                                        hdr: probes[reference]?.hdrTransfer, origin: origin, geometry: probes[reference]?.geometry)
         }
         for segment in timeline.segments where files[segment.source] == nil {
             throw EngineError("'\(MediaURL.redact(segment.source))' has no content id")
@@ -165,8 +165,12 @@ public struct SpecFile: Codable, Sendable, Hashable {
     public var hdr: HDRTransfer?
     /// A URL's object as pinned: workers read it from the origin, not the coordinator.
     public var origin: OriginObject?
+    /// A medium's picture and length, for the sidecar (docs/session-format.md, "Templates").
+    public var geometry: SourceGeometry?
 
-    public init(contentID: String, size: Int64, duration: Rational? = nil, hdr: HDRTransfer? = nil, origin: OriginObject? = nil) {
+    public init(contentID: String, size: Int64, duration: Rational? = nil, hdr: HDRTransfer? = nil, origin: OriginObject? = nil,
+                geometry: SourceGeometry? = nil) {
+        self.geometry = geometry
         self.contentID = contentID
         self.size = size
         self.duration = duration

@@ -23,16 +23,21 @@ public struct LoadedSession: Sendable {
     public let assets: [String: FilterAssetFile]
     /// The custom filter types the looks directory defined for this session, by type.
     public let customFilters: [String: CustomFilterFile]
+    /// The sources' geometry a sidecar recorded, when the session was read from one
+    /// (docs/session-format.md, "Templates"): a farm applying replacements needs it
+    /// where the old files are gone.
+    public internal(set) var recordedGeometry: [String: SourceGeometry] = [:]
 
     /// Throws `SessionDocumentError` when the file cannot be read as a session at all;
     /// problems with a readable session are in `report`.
     /// `looks` is the looks directory (docs/filters.md); `strictLooks` makes a stand-in look an error.
     /// `select` may narrow the decoded session first (a still needs one segment's media only).
     /// `urls` reads the references that are URLs (the default refuses internal addresses).
+    /// `sidecar`: the file is a render's sidecar, whose session is read (`reel render --from`).
     public static func load(path: String, mediaRoots: [String] = [], looks: URL? = LooksDirectory.shipped,
                             strictLooks: Bool = false, urls: OriginClient = OriginClient(policy: URLPolicy()),
                             knownProbe: (URL) -> MediaInfo? = { _ in nil }, replacements: [String: String] = [:],
-                            select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
+                            sidecar: Bool = false, select: (Session) throws -> Session = { $0 }) throws -> LoadedSession {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let data: Data
         do {
@@ -40,12 +45,25 @@ public struct LoadedSession: Sendable {
         } catch {
             throw SessionDocumentError(path: "", message: "cannot read \(path): \((error as NSError).localizedDescription)")
         }
-        var session = try select(try SessionDocument.decode(data))
+        var session: Session
+        var recorded: [String: SourceGeometry] = [:]
+        if sidecar {
+            let read: Sidecar
+            do {
+                read = try Sidecar.decode(data)
+            } catch {
+                throw SessionDocumentError(path: "", message: "\(path) is not a render's sidecar (OUT.reel.json): \(error)")
+            }
+            session = try select(read.session)
+            recorded = read.geometry ?? [:]
+        } else {
+            session = try select(try SessionDocument.decode(data))
+        }
         let locator = MediaLocator(sessionFile: url, mediaRoots: mediaRoots.map { URL(fileURLWithPath: $0) },
                                    looksDirectory: looks)
         var replaced: [String: MediaInfo] = [:]
         if !replacements.isEmpty {
-            (session, replaced) = try replace(in: session, replacements, locator: locator, urls: urls)
+            (session, replaced) = try replace(in: session, replacements, recorded: recorded, locator: locator, urls: urls)
         }
         var files: [String: URL] = [:]
         var unavailable: [String: String] = [:]
@@ -90,15 +108,17 @@ public struct LoadedSession: Sendable {
         for reference in media { if let file = files[reference], let info = knownProbe(file) { remembered[reference] = info } }
         var loaded = make(url: url, session: session, files: files, unavailable: unavailable, origins: origins, originClient: urls,
                           remembered: remembered, locator: locator, strictLooks: strictLooks)
-        loaded.report.warnings = UnknownKeys.warnings(in: data) + loaded.report.warnings
+        if !sidecar { loaded.report.warnings = UnknownKeys.warnings(in: data) + loaded.report.warnings }
+        loaded.recordedGeometry = recorded
         return loaded
     }
 
-    /// A template applied to other media (docs/session-format.md, "Templates"): the old media
-    /// are probed when their files are there, the new ones must be. Returns the session and
-    /// the new media's probes. A replacement that cannot be made is the document's error.
-    private static func replace(in session: Session, _ replacements: [String: String], locator: MediaLocator,
-                                urls: OriginClient) throws -> (Session, [String: MediaInfo]) {
+    /// A template applied to other media (docs/session-format.md, "Templates"): the old media's
+    /// geometry is the sidecar's record, else probed when their files are there; the new
+    /// media must be there. Returns the session and the new media's probes. A replacement
+    /// that cannot be made is the document's error.
+    private static func replace(in session: Session, _ replacements: [String: String], recorded: [String: SourceGeometry],
+                                locator: MediaLocator, urls: OriginClient) throws -> (Session, [String: MediaInfo]) {
         func probe(_ reference: String) -> Result<MediaInfo, any Error> {
             switch locator.resolve(reference) {
             case .success(.file(let file)): return Result { try MediaProbe.probe(path: file.path) }
@@ -111,9 +131,13 @@ public struct LoadedSession: Sendable {
             case .failure(let error): return .failure(error)
             }
         }
-        var old: [String: MediaInfo] = [:], new: [String: MediaInfo] = [:]
+        var old: [String: SourceGeometry] = [:], new: [String: MediaInfo] = [:]
         for (replaced, replacement) in replacements {
-            if case .success(let info) = probe(replaced) { old[replaced] = info }
+            if let geometry = recorded[replaced] {
+                old[replaced] = geometry
+            } else if case .success(let info) = probe(replaced) {
+                old[replaced] = info.geometry
+            }
             switch probe(replacement) {
             case .success(let info): new[replacement] = info
             case .failure(let error):

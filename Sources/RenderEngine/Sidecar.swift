@@ -17,6 +17,9 @@ public struct Sidecar: Codable, Sendable, Equatable {
     public var segment: Int?
     /// Media reference → the colour conversion made before the filters (HDR sources only).
     public var colour: [String: String]?
+    /// Media reference → its picture and length, so the edit can be applied to other media
+    /// without the old files (docs/session-format.md, "Templates").
+    public var geometry: [String: SourceGeometry]?
 
     public struct Output: Codable, Sendable, Equatable {
         public var width: Int
@@ -39,7 +42,8 @@ public struct Sidecar: Codable, Sendable, Equatable {
 
     public init(formatIdentifier: String, formatVersion: String, engineVersion: String, encoder: EncoderSettings,
                 sources: [String: String], output: Output, session: Session, segment: Int? = nil,
-                colour: [String: String]? = nil) {
+                colour: [String: String]? = nil, geometry: [String: SourceGeometry]? = nil) {
+        self.geometry = geometry
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
         self.engineVersion = engineVersion

@@ -29,12 +29,12 @@ public enum Template {
     }
 
     /// `session` with each segment whose `source` is a key of `replacements` reading its
-    /// value instead. `old` and `new` are the probes of the replaced and the replacing
-    /// media. Trims stay in seconds and are cut at the new media's end; a crop is carried
+    /// value instead. `old` is the replaced media's geometry (probed, or recorded by a
+    /// sidecar), `new` the replacing media's probes. Trims stay in seconds and are cut at the new media's end; a crop is carried
     /// from the old oriented picture to the new one (`carry`); a `preferredTransform` that
     /// was the old media's own display matrix is dropped, so the new media's applies. The
     /// render size and frame duration are the template's and stay.
-    public static func apply(_ session: Session, replacements: [String: String], old: [String: MediaInfo],
+    public static func apply(_ session: Session, replacements: [String: String], old: [String: SourceGeometry],
                              new: [String: MediaInfo]) throws(Problem) -> Session {
         guard var video = session.video else {
             throw Problem(path: "--replace", message: "replacing media needs a video session")
@@ -62,7 +62,7 @@ public enum Template {
         return copy
     }
 
-    private static func carry(_ segment: SessionVideoSegment, at index: Int, to replacement: String, from before: MediaInfo?,
+    private static func carry(_ segment: SessionVideoSegment, at index: Int, to replacement: String, from before: SourceGeometry?,
                               to after: MediaInfo) throws(Problem) -> SessionVideoSegment {
         var carried = segment
         carried.source = replacement

@@ -59,4 +59,44 @@ import Testing
         #expect(late.status == 2 && late.stderr.contains("video.videoSegments[0].trimStartTime")
                 && late.stderr.contains("2.5") && late.stderr.contains("2.0 s long") && late.stderr.contains("3.0 s"), "\(late.stderr)")
     }
+
+    /// A saved edit re-applied: `--from OUT.reel.json` reads the session a render recorded,
+    /// and its sidecar's geometry stands in for the old media, which may be gone.
+    @Test func aSidecarIsATemplateWithoutItsOldMedia() throws {
+        let fx = try fixture()
+        #expect(try fx.render("s.json", to: "saved.mp4").status == 0)
+        let direct = try TestEnvironment.reel(["render", "s.json", "--replace", "land.mp4=port.mp4", "-o", "direct.mp4"], in: fx.dir)
+        #expect(direct.status == 0, "\(direct.stderr)")
+        // Elsewhere, with only the sidecar and the new media.
+        let elsewhere = fx.dir.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        for name in ["saved.reel.json", "port.mp4"] {
+            try FileManager.default.copyItem(atPath: fx.path(name), toPath: elsewhere.appendingPathComponent(name).path)
+        }
+        let again = try TestEnvironment.reel(["render", "--from", "saved.reel.json", "--replace", "land.mp4=port.mp4", "-o", "again.mp4"],
+                                             in: elsewhere)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Data(contentsOf: elsewhere.appendingPathComponent("again.mp4")) == Data(contentsOf: URL(fileURLWithPath: fx.path("direct.mp4"))))
+        // So does a batch from the sidecar, through the farm's own replacement.
+        try #"{"name": "v", "replace": {"land.mp4": "port.mp4"}}"#.write(to: elsewhere.appendingPathComponent("v.jsonl"), atomically: true, encoding: .utf8)
+        let batch = try TestEnvironment.reel(["batch", "--from", "saved.reel.json", "v.jsonl", "--out-dir", "out"], in: elsewhere)
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(try Data(contentsOf: elsewhere.appendingPathComponent("out/v.mp4")) == Data(contentsOf: URL(fileURLWithPath: fx.path("direct.mp4"))))
+
+        // A sidecar that does not record the old size (an older release's), the old file
+        // gone: the crop cannot be carried, and the error says what is missing.
+        let url = elsewhere.appendingPathComponent("saved.reel.json")
+        var sidecar = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        #expect(sidecar["geometry"] != nil)
+        sidecar["geometry"] = nil
+        try JSONSerialization.data(withJSONObject: sidecar).write(to: url)
+        let blind = try TestEnvironment.reel(["validate", "--from", "saved.reel.json", "--replace", "land.mp4=port.mp4"], in: elsewhere)
+        #expect(blind.status == 2 && blind.stderr.contains("video.videoSegments[0].source")
+                && blind.stderr.contains("the size of 'land.mp4' is not known (no file, no sidecar)"), "\(blind.stderr)")
+        // Both a session and a sidecar, or a file that is not a sidecar: exit 2.
+        let both = try TestEnvironment.reel(["validate", "s.json", "--from", "saved.reel.json"], in: fx.dir)
+        #expect(both.status == 2 && both.stderr.contains("not both"), "\(both.stderr)")
+        let notSidecar = try TestEnvironment.reel(["validate", "--from", "s.json"], in: fx.dir)
+        #expect(notSidecar.status == 2 && notSidecar.stderr.contains("is not a render's sidecar"), "\(notSidecar.stderr)")
+    }
 }

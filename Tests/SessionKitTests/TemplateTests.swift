@@ -44,7 +44,7 @@ import Testing
         """)
         let old = ["a.mp4": clip(1920, 1080, seconds: 10), "b.mp4": clip(1920, 1080, seconds: 10, rotated: true)]
         let new = ["c.mp4": clip(1280, 720, seconds: 5, rotated: true), "d.mp4": clip(640, 480, seconds: 4)]
-        let applied = try Template.apply(template, replacements: ["a.mp4": "c.mp4", "b.mp4": "d.mp4"], old: old, new: new)
+        let applied = try Template.apply(template, replacements: ["a.mp4": "c.mp4", "b.mp4": "d.mp4"], old: old.mapValues(\.geometry), new: new)
         let segments = try #require(applied.video?.videoSegments)
         #expect(segments.map(\.source) == ["intro.mp4", "c.mp4", "d.mp4"])
         // a → c: 1920×1080 upright to 1280×720 turned 90° (720×1280 on screen); trim cut at 5 s.
@@ -63,10 +63,10 @@ import Testing
         let old = ["a.mp4": clip(1920, 1080, seconds: 10)]
         #expect(throws: Template.Problem(path: "video.videoSegments[0].trimStartTime",
                                          message: "starts at 6.0 s, past the end of 'b.mp4' (4.0 s long; 'a.mp4' is 10.0 s)")) {
-            try Template.apply(template, replacements: ["a.mp4": "b.mp4"], old: old, new: ["b.mp4": clip(640, 480, seconds: 4)])
+            try Template.apply(template, replacements: ["a.mp4": "b.mp4"], old: old.mapValues(\.geometry), new: ["b.mp4": clip(640, 480, seconds: 4)])
         }
         #expect(throws: Template.Problem(path: "--replace", message: "'z.mp4' is not a source of the session (its sources: 'a.mp4')")) {
-            try Template.apply(template, replacements: ["z.mp4": "b.mp4"], old: old, new: ["b.mp4": clip(640, 480, seconds: 8)])
+            try Template.apply(template, replacements: ["z.mp4": "b.mp4"], old: old.mapValues(\.geometry), new: ["b.mp4": clip(640, 480, seconds: 8)])
         }
         let cropped = try session(#"{"video": {"videoSegments": [{"source": "a.mp4", "cropRect": [[0, 0], [100, 100]]}]}}"#)
         #expect(throws: Template.Problem.self) {

@@ -109,6 +109,7 @@ public final class FarmClient {
         var submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
                             layout: layout == .whole ? nil : layout)
         submit.variants = variants.map(\.variant)
+        submit.geometry = template.recordedGeometry.isEmpty ? nil : template.recordedGeometry
         for _ in 0..<2 {
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let batchID = reply.batchID, let jobs = reply.variants {

@@ -32,16 +32,21 @@ extension SubmissionCompiler {
                 .mapError { ReplacementGap.unreadable($0.description) }
                 .flatMap { object in Result { try MediaProbe.probe(object.input(client: context.origins)) }.mapError { .unreadable("\($0)") } }
         }
-        var old: [String: MediaInfo] = [:], new: [String: MediaInfo] = [:]
+        var old: [String: SourceGeometry] = [:], new: [String: MediaInfo] = [:]
         var missing: [String] = [], problems: [String] = []
         for (replaced, replacement) in replacements.sorted(by: { $0.key < $1.key }) {
-            // The old media's size is read when the coordinator has it, or can: a client that
-            // named its content id uploads it (it may carry a crop); absent, it is not needed
-            // unless a crop or transform must be carried, which `Template.apply` says.
-            switch probe(replaced) {
-            case .success(let info): old[replaced] = info
-            case .failure(.missing(let contentID)): missing.append(contentID)
-            case .failure(.unreadable): break
+            // The old media's geometry is the sidecar's record, else read when the coordinator
+            // has the file, or can: a client that named its content id uploads it (it may carry
+            // a crop); absent, it is not needed unless a crop or transform must be carried,
+            // which `Template.apply` says.
+            if let recorded = submit.geometry?[replaced] {
+                old[replaced] = recorded
+            } else {
+                switch probe(replaced) {
+                case .success(let info): old[replaced] = info.geometry
+                case .failure(.missing(let contentID)): missing.append(contentID)
+                case .failure(.unreadable): break
+                }
             }
             switch probe(replacement) {
             case .success(let info): new[replacement] = info
@@ -60,6 +65,7 @@ extension SubmissionCompiler {
         }
         var out = submit
         out.replace = nil
+        out.geometry = nil
         do {
             out.session = String(decoding: try SessionDocument.encode(replaced), as: UTF8.self)
         } catch {

@@ -24,6 +24,9 @@ public struct Submit: Codable, Sendable {
     /// Sources of the session rendered from other media, OLD → NEW, NEW a reference in
     /// `files` or a URL (docs/session-format.md, "Templates"); applied by the coordinator.
     public var replace: [String: String]? = nil
+    /// Replaced sources' geometry a sidecar recorded (`reel batch --from`), for those whose
+    /// files the submission does not carry.
+    public var geometry: [String: SourceGeometry]? = nil
     /// A batch (docs/api.md, "Batches"): one job per variant, each the session with the
     /// variant's replacements; `files` holds every variant's media. All are created, or none.
     public var variants: [BatchVariant]? = nil
