@@ -185,11 +185,11 @@ struct BatchCommand: ParsableCommand {
 
     struct Summary: Encodable {
         struct Variant: Encodable {
-            var name: String, jobID: String, state: String, frames: Int64
+            var name: String, jobID: String, state: JobPhase, frames: Int64
             var output: String?, error: String?
         }
         var batchID: String
-        var state: String
+        var state: BatchPhase
         var variants: [Variant]
         var shards: Int
         var reusedShards: Int
@@ -197,10 +197,10 @@ struct BatchCommand: ParsableCommand {
 
         init(_ status: BatchStatus, directory: String, seconds: Double) {
             batchID = status.batchID
-            state = status.state.rawValue
+            state = status.state
             variants = status.variants.map { job in
                 let name = job.variant ?? job.jobID
-                return Variant(name: name, jobID: job.jobID, state: job.state.rawValue, frames: job.totalFrames,
+                return Variant(name: name, jobID: job.jobID, state: job.state, frames: job.totalFrames,
                                output: job.state == .done ? BatchCommand.output(of: name, in: directory) : nil, error: job.error)
             }
             shards = status.shards

@@ -116,7 +116,9 @@ import Testing
         try farm.startWorker("only", ["--test-shard-delay", "100"])   // slowed: the first job must still run when the others arrive
         let low = try farm.submit(["--priority", "0"])
         let doomed = try farm.submit(["--priority", "0"])
-        let high = try farm.submit(["--priority", "10"])
+        // Another recipe (its CRF): shards of the same recipe would be twins, rendered once
+        // for both jobs and finished together (docs/rendering.md, "Twins").
+        let high = try farm.submit(["--priority", "10", "--crf", "21"])
         let cancel = try farm.reel(["cancel", doomed])
         #expect(cancel.status == 0)
         #expect(try farm.status(doomed)["state"] as? String == "cancelled")

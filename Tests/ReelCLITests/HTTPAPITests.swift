@@ -313,6 +313,13 @@ import Testing
         let base = try start(farm)
         let schemathesis = try #require(ProcessRunner.which("schemathesis"), "make test-deps installs schemathesis")
         let (job, media) = try finishedJob(farm, base: base, token: Self.admin)
+        // A batch of one variant, the same session: for GET /v1/batches/{id}.
+        let files = ["a.mp4": try contentID(farm.path("a.mp4")), "b.mp4": try contentID(farm.path("b.mp4"))]
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let batchBody = try JSONSerialization.data(withJSONObject: ["session": session, "files": files,
+                                                                    "variants": [["name": "same", "replace": [String: String]()]]] as [String: Any])
+        let created = try HTTPExchange.send("POST", "\(base)/batches", headers: auth(Self.admin, ["Content-Type": "application/json"]), body: batchBody)
+        let batch = try #require(((created.json as? [String: Any])?["batch"] as? [String: Any])?["batchID"] as? String, "\(created.text)")
         let root = TestEnvironment.packageRoot
         // One worker: CPython 3.11 can fail compiling in two threads at once ("AST constructor
         // recursion depth mismatch"), a crash of the tool that says nothing about the server.
@@ -321,7 +328,7 @@ import Testing
             "run", root.appendingPathComponent("docs/api.yaml").path,
             "--url", String(base.dropLast("/v1".count)), "--header", "Authorization: Bearer \(Self.admin)",
             "--checks", "all", "--max-time", "60", "--seed", "20261125", "--workers", "1",
-        ], directory: farm.dir, environment: ProcessInfo.processInfo.environment.merging(["REEL_JOB": job, "REEL_MEDIA": media]) { $1 },
+        ], directory: farm.dir, environment: ProcessInfo.processInfo.environment.merging(["REEL_JOB": job, "REEL_MEDIA": media, "REEL_BATCH": batch]) { $1 },
            timeout: 300)
         #expect(result.status == 0, "\(result.stdout.suffix(4000))")
         #expect(result.stdout.contains("passed") && !result.stdout.contains("failures"), "\(result.stdout.suffix(4000))")

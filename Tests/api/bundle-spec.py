@@ -50,9 +50,11 @@ def main(spec_path, out_path):
     for key in ("$schema", "$id"):
         session.pop(key, None)
     schemas["Session"] = rewrite(session)
-    request = schemas["JobRequest"]["properties"]["session"]
-    assert request.get("$ref") == "session.schema.json", request
-    request["$ref"] = "#/components/schemas/Session"
+    # Every session in a request body (a job's, a batch's) points at the bundled schema.
+    sessions = [body["properties"]["session"] for body in schemas.values() if "session" in body.get("properties", {})]
+    assert sessions and all(request.get("$ref") == "session.schema.json" for request in sessions), sessions
+    for request in sessions:
+        request["$ref"] = "#/components/schemas/Session"
     with open(out_path, "w") as f:
         json.dump(spec, f, indent=1)
 

@@ -97,7 +97,8 @@ public final class FarmClient {
     /// media go into the files). Uploads what the coordinator lacks and submits again.
     public func submitBatch(template: LoadedSession, variants: [(variant: BatchVariant, loaded: LoadedSession)],
                             settings: EncoderSettings, priority: Int, layout: Plan.Layout = .whole) throws -> BatchSubmitResult {
-        var (session, files, paths) = try describe(template) { try ContentID.of(file: $0.path) }
+        let described = try describe(template) { try ContentID.of(file: $0.path) }
+        var (files, paths) = (described.files, described.paths)
         var local = template.files
         for (_, loaded) in variants {
             for (reference, url) in loaded.files where files[reference] == nil {
@@ -106,7 +107,7 @@ public final class FarmClient {
                 local[reference] = url
             }
         }
-        var submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
+        var submit = Submit(session: described.session, files: files, paths: paths, settings: settings, priority: priority,
                             layout: layout == .whole ? nil : layout)
         submit.variants = variants.map(\.variant)
         submit.geometry = template.recordedGeometry.isEmpty ? nil : template.recordedGeometry
