@@ -76,5 +76,24 @@ import Testing
             #expect(single.status == 0, "\(single.stderr)")
             #expect(output.body == (try Data(contentsOf: URL(fileURLWithPath: farm.path("single-\(index).mp4")))), "variant \(index)")
         }
+        let expected = try Data(contentsOf: URL(fileURLWithPath: farm.path("single-0.mp4")))
+
+        // So is a job with `replace` beside its files (the coordinator replaces), and
+        // `reel submit --replace` (the client replaces, then submits).
+        let job: [String: Any] = ["session": session, "files": files, "settings": ["keyframeIntervalSeconds": 0.5],
+                                  "replace": ["b.mp4": "c.mp4"]]
+        let submitted = try HTTPExchange.send("POST", "\(base)/jobs", headers: json, body: try JSONSerialization.data(withJSONObject: job))
+        #expect(submitted.status == 201, "\(submitted.text)")
+        let jobID = try #require(((submitted.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String)
+        _ = try HTTPExchange.send("GET", "\(base)/jobs/\(jobID)/events")
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(jobID)/output").body == expected)
+        let cli = try farm.reel(["submit", "s.json", "--replace", "b.mp4=c.mp4", "--wait", "-o", farm.path("cli.mp4")] + FarmFixture.shortGOP)
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("cli.mp4"))) == expected)
+        // A replacement the API cannot make names its path.
+        var late = job
+        late["replace"] = ["b.mp4": "missing.mp4"]
+        let unmade = try HTTPExchange.send("POST", "\(base)/jobs", headers: json, body: try JSONSerialization.data(withJSONObject: late))
+        #expect(unmade.status == 422 && unmade.text.contains("missing.mp4"), "\(unmade.text)")
     }
 }
