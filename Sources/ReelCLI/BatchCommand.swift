@@ -60,7 +60,7 @@ struct BatchCommand: ParsableCommand {
             throw Reported(code: ExitStatus.failure)
         }
         let begin = Date()
-        let outcome: BatchStatus
+        let outcome: (status: BatchStatus, names: [String: String])
         if let coordinator {
             var farm = CoordinatorOption()
             farm.coordinator = coordinator
@@ -75,8 +75,10 @@ struct BatchCommand: ParsableCommand {
                 }
             }
         }
-        if json { try printJSON(Summary(outcome, directory: outDirectory, seconds: Date().timeIntervalSince(begin))) }
-        guard outcome.state == .done else { throw Reported(code: ExitStatus.failure) }
+        if json {
+            try printJSON(Summary(outcome.status, names: outcome.names, directory: outDirectory, seconds: Date().timeIntervalSince(begin)))
+        }
+        guard outcome.status.state == .done else { throw Reported(code: ExitStatus.failure) }
     }
 
     /// The template as it is (its media are read only where there) and every variant
@@ -146,11 +148,17 @@ struct BatchCommand: ParsableCommand {
 
     /// Submits the batch, follows it, and writes each variant's result as it is done.
     private func render(_ template: LoadedSession, _ variants: [(variant: BatchVariant, loaded: LoadedSession)],
-                        on client: FarmClient, fetchClient: () throws -> FarmClient) throws -> BatchStatus {
+                        on client: FarmClient, fetchClient: () throws -> FarmClient) throws -> (status: BatchStatus, names: [String: String]) {
         let batchID: String
+        var names: [String: String] = [:]
         switch try client.submitBatch(template: template, variants: variants, settings: encoding.settings, priority: priority) {
-        case .submitted(let id, _, let reused, let shards):
+        case .submitted(let id, let jobs, let reused, let shards):
             batchID = id
+            // Files are named by the variants sent, never by what a coordinator says.
+            guard jobs.map(\.name) == variants.map(\.variant.name), Set(jobs.map(\.jobID)).count == jobs.count else {
+                throw FarmError(.malformed, "the coordinator answered the batch with other variants than were sent")
+            }
+            names = Dictionary(uniqueKeysWithValues: jobs.map { ($0.jobID, $0.name) })
             if reused > 0 { printError("reused \(reused) of \(shards) shards from the coordinator's chunk cache") }
         case .invalid(let problems):
             for problem in problems { printError("error: \(problem)") }
@@ -163,8 +171,8 @@ struct BatchCommand: ParsableCommand {
         let final = try client.watchBatch(batchID) { status in
             printer.update(status)
             for job in status.variants where job.isFinal && !reported.contains(job.jobID) {
+                guard let name = names[job.jobID] else { continue }
                 reported.insert(job.jobID)
-                let name = job.variant ?? job.jobID
                 if job.state == .done {
                     try fetcher.fetch(job.jobID, to: Self.output(of: name, in: outDirectory))
                 } else {
@@ -176,7 +184,7 @@ struct BatchCommand: ParsableCommand {
         printer.finish()
         printError("batch \(batchID): \(final.variants.filter { $0.state == .done }.count) of \(final.variants.count) "
             + "variants done, \(final.reusedShards) of \(final.shards) shards reused")
-        return final
+        return (status: final, names: names)
     }
 
     static func output(of variant: String, in directory: String) -> String {
@@ -195,11 +203,11 @@ struct BatchCommand: ParsableCommand {
         var reusedShards: Int
         var seconds: Double
 
-        init(_ status: BatchStatus, directory: String, seconds: Double) {
+        init(_ status: BatchStatus, names: [String: String], directory: String, seconds: Double) {
             batchID = status.batchID
             state = status.state
             variants = status.variants.map { job in
-                let name = job.variant ?? job.jobID
+                let name = names[job.jobID] ?? job.jobID
                 return Variant(name: name, jobID: job.jobID, state: job.state, frames: job.totalFrames,
                                output: job.state == .done ? BatchCommand.output(of: name, in: directory) : nil, error: job.error)
             }

@@ -385,6 +385,8 @@ extension Scheduler {
     /// Credit-based: a worker holds at most `slots` shards. Higher priority first; jobs of
     /// equal priority share workers (the one with fewer running shards goes next).
     mutating func dispatch() {
+        // Recipe keys being rendered, gathered once and kept as shards go out.
+        var inFlight = jobs.values.reduce(into: Set<String>()) { $0.formUnion($1.runningKeys.keys) }
         var assigned = true
         while assigned {
             assigned = false
@@ -392,7 +394,8 @@ extension Scheduler {
             // worker that cannot take anything does not stop the others.
             let ready = workers.values.filter { $0.free > 0 }.sorted { ($0.free, $1.workerID) > ($1.free, $0.workerID) }
             for worker in ready.map(\.identity) {
-                if let (job, shard) = nextShard(for: worker) {
+                if let (job, shard) = nextShard(for: worker, inFlight: inFlight) {
+                    if let key = jobs[job]?.recipeKey(shard) { inFlight.insert(key) }
                     assign(job: job, shard: shard, to: worker)
                     assigned = true
                 }
@@ -408,12 +411,12 @@ extension Scheduler {
         }
     }
 
-    private mutating func nextShard(for peer: PeerID) -> (String, Int)? {
+    /// `inFlight`: the recipe keys being rendered; a queued twin of one waits.
+    private mutating func nextShard(for peer: PeerID, inFlight: Set<String>) -> (String, Int)? {
         guard let worker = workers[peer] else { return nil }
         let candidates = jobs.values.filter(\.isDispatchable)
             .sorted { ($0.priority, -$0.runningCount, -$0.created, $1.id) > ($1.priority, -$1.runningCount, -$1.created, $0.id) }
         let workerIDs = Set(workers.values.map(\.workerID))
-        let inFlight = keysInFlight()
         for candidate in candidates where candidate.accepts(worker.encoders) {
             guard var job = jobs[candidate.id] else { continue }
             // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
@@ -445,11 +448,6 @@ extension Scheduler {
             if let shard = slow?.key { return (job.id, shard) }
         }
         return nil
-    }
-
-    /// Recipe keys being rendered now.
-    private func keysInFlight() -> Set<String> {
-        jobs.values.reduce(into: []) { $0.formUnion($1.runningKeys.keys) }
     }
 
     /// Queued shards, in any job, with the recipe of `shard` of job `id`: they take its
