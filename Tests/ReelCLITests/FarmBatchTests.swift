@@ -62,6 +62,10 @@ import Testing
         #expect(watched.status == 1, "\(watched.stderr)")
         #expect(watched.stdout.contains("c \(ids[0]) done") && watched.stdout.contains("gone \(ids[2]) cancelled")
                 && watched.stdout.contains("\(batchID) partial"), "\(watched.stdout)")
+        let listed = try farm.reel(["status", batchID])
+        #expect(listed.status == 0 && listed.stdout.contains("\(batchID)  partial") && listed.stdout.contains("variant gone of \(batchID)"),
+                "\(listed.stdout)")
+        #expect(try farm.reel(["status", "bnosuchbatch"]).status == 2)
         // Segments 0 and 2 (a.mp4) are the same in both rendered variants: each of their
         // video shards rendered for one variant and taken by the other.
         let shards = try #require(try HTTPExchange.send("GET", "\(base)/jobs/\(ids[0])/shards").json as? [[String: Any]])
