@@ -1,17 +1,21 @@
 import Foundation
+import Synchronization
 
 /// A TCP endpoint on loopback for a test's coordinator. Ports come from below Linux's
 /// ephemeral range (32768–60999): a port in it may be taken at any moment by some
 /// process's outgoing connection, which made a coordinator fail to bind now and then.
-/// The port is checked free by binding it once; tests running at the same time draw
-/// different ones.
+/// The port is checked free by binding it once, and is never handed out twice in one
+/// test process: two tests that drew the same free port before either bound it made one
+/// coordinator fail with "Address already in use".
 public enum LoopbackPort {
     public static func endpoint() -> String { "tcp://127.0.0.1:\(free())" }
+
+    private static let given = Mutex<Set<Int>>([])
 
     public static func free() -> Int {
         for _ in 0..<200 {
             let port = Int.random(in: 20_000..<32_768)
-            if canBind(port) { return port }
+            if canBind(port), given.withLock({ $0.insert(port).inserted }) { return port }
         }
         return Int.random(in: 20_000..<32_768)
     }
