@@ -170,7 +170,10 @@ final class SubmissionCompiler: Sendable {
                 verified.append(($0, $1, $2))
             }
             // Files the client has not sent are missing to it, whoever else sent them.
-            let unshown = request.holder.map { holder in submit.files.values.filter { !holds(holder, $0) } } ?? []
+            // Every file the client named counts, also one a replacement no longer names (its
+            // size was read for the crop).
+            let named = Set(submit.files.values).union(request.submit.files.values)
+            let unshown = request.holder.map { holder in named.filter { !holds(holder, $0) } } ?? []
             guard missing.isEmpty, unshown.isEmpty else { return answer(missing: Set(missing + unshown).sorted()) }
             guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
             guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
