@@ -2,6 +2,7 @@ import Farm
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RenderEngine
 
 extension APIRoutes {
     // MARK: Submit
@@ -28,6 +29,9 @@ extension APIRoutes {
         submission.variants = body.variants
         let submit = submission
         let reply = try await gateway.call { try $0.submit(submit) }
+        // A large body's parse has passed (its objects freed on this thread's heap, after the
+        // coordinator's compiler trimmed its own): give the pages back (docs/operations.md, "Limits").
+        if buffer.readableBytes > 1 << 20 { HeapPolicy.releaseFreed() }
         if let batchID = reply.batchID {
             let status = try await batch(batchID, for: caller)
             var headers = HTTPFields()
