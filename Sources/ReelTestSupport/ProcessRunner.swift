@@ -3,9 +3,10 @@ import Foundation
 /// The result of running a command to completion.
 public struct ProcessResult: Sendable {
     public var status: Int32
-    public var stdout: String
     public var stderr: String
     public var stdoutData: Data
+    /// Decoded when asked: repairing megabytes of raw frames as UTF-8 took 19 s for 13.8 MB.
+    public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
 
     public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
@@ -42,8 +43,7 @@ public enum ProcessRunner {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errBox.data, as: UTF8.self), stdoutData: outData)
+        return ProcessResult(status: process.terminationStatus, stderr: String(decoding: errBox.data, as: UTF8.self), stdoutData: outData)
     }
 
     /// Finds a program on PATH.
