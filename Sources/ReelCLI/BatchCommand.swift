@@ -21,11 +21,10 @@ struct BatchCommand: ParsableCommand {
     /// The variants file: the second argument, or the first with --from.
     var variants: String { variantsArgument ?? "" }
 
-    @Option(name: .customLong("out-dir"), help: ArgumentHelp("Where NAME.mp4 and NAME.mp4.reel.json go.", valueName: "DIR"))
+    @Option(name: .customLong("out-dir"), help: ArgumentHelp("Where NAME.mp4 and NAME.reel.json go.", valueName: "DIR"))
     var outDirectory: String
 
-    @Option(help: "Parallel local workers of the embedded farm (default: the number of cores).")
-    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var local: LocalFarmOptions
 
     @Option(help: "Render on this coordinator instead of an embedded farm.")
     var coordinator: String?
@@ -38,16 +37,11 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout when done.")
     var json = false
 
-    @Option(help: ArgumentHelp("Write the embedded farm's jobs and shard attempts as JSON lines to FILE (docs/operations.md, \"Tracing a render\").",
-                               valueName: "file"))
-    var trace: String?
-
     mutating func validate() throws {
         if variantsArgument == nil, options.sidecar != nil {
             (variantsArgument, options.document) = (options.document, nil)
         }
         guard variantsArgument != nil else { throw ValidationError("give the variants file (JSON Lines)") }
-        guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         try OutputPlace.check(directory: outDirectory, option: "--out-dir")
     }
 
@@ -68,9 +62,7 @@ struct BatchCommand: ParsableCommand {
         } else {
             let media = Array(template.files.values) + variants.flatMap { $0.loaded.files.values }
             outcome = try farmCall {
-                var farm = EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
-                farm.tracePath = trace
-                return try farm.run(media: media, origins: template.originClient) { client in
+                return try local.farm.run(media: media, origins: template.originClient) { client in
                     try render(template, variants, on: client) { try FarmClient(endpoint: client.endpoint) }
                 }
             }
@@ -92,39 +84,30 @@ struct BatchCommand: ParsableCommand {
             printError("error: \(variants): cannot read: \((error as NSError).localizedDescription)")
             throw Reported(code: ExitStatus.invalidInput)
         }
-        let parsed: [BatchVariant]
+        let parsed: [(line: Int, variant: BatchVariant)]
         do {
             parsed = try VariantsFile.parse(text)
         } catch {
             printError("error: \(variants): \(error)")
             throw Reported(code: ExitStatus.invalidInput)
         }
-        if let document = options.document, let sidecar = options.sidecar {
-            printError("error: give a session file or --from SIDECAR, not both ('\(document)' and '\(sidecar)')")
-            throw Reported(code: ExitStatus.invalidInput)
-        }
+        try options.checkOneSource()
         let common = try options.replacements()
-        func load(_ replacements: [String: String]) throws -> LoadedSession {
-            try LoadedSession.load(path: options.session, mediaRoots: options.mediaRoots, looks: options.looks.directory,
-                                   strictLooks: options.looks.strict, urls: options.urls.client, replacements: replacements,
-                                   sidecar: options.sidecar != nil)
-        }
         let template: LoadedSession
         do {
-            template = try load([:])
+            template = try options.load(replacing: [:])
         } catch {
             printError("\(options.session): \(error)")
             throw Reported(code: ExitStatus.invalidInput)
         }
-        let lines = Self.lineNumbers(of: text)
         var loaded: [(variant: BatchVariant, loaded: LoadedSession)] = []
         var failed = false
-        for (index, variant) in parsed.enumerated() {
+        for (line, variant) in parsed {
             var merged = common
             merged.merge(variant.replace) { $1 }
-            let place = "\(variants) line \(lines[index]) (\(variant.name))"
+            let place = "\(variants) line \(line) (\(variant.name))"
             do {
-                let session = try load(merged)
+                let session = try options.load(replacing: merged)
                 if session.report.isValid {
                     loaded.append((BatchVariant(name: variant.name, replace: merged), session))
                 } else {
@@ -138,12 +121,6 @@ struct BatchCommand: ParsableCommand {
         }
         guard !failed else { throw Reported(code: ExitStatus.invalidInput) }
         return (template, loaded)
-    }
-
-    /// The 1-based numbers of the lines that are not blank, in order (a variant's line).
-    static func lineNumbers(of text: String) -> [Int] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            .filter { !$0.element.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0.offset + 1 }
     }
 
     /// Submits the batch, follows it, and writes each variant's result as it is done.

@@ -21,8 +21,8 @@ struct Render: ParsableCommand {
         valueName: "DIR"))
     var segmentsDirectory: String?
 
-    @Option(help: "Parallel local workers (default: the number of cores).")
-    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var local: LocalFarmOptions
+    var workers: Int { local.workers }
 
     @OptionGroup var encoding: EncodingOptions
 
@@ -32,9 +32,6 @@ struct Render: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout when done.")
     var json = false
 
-    @Option(help: ArgumentHelp("Write the embedded farm's jobs and shard attempts as JSON lines to FILE (docs/operations.md, \"Tracing a render\").",
-                               valueName: "file"))
-    var trace: String?
 
     @Flag(name: .customLong("in-process"), help: "Render on threads of this process instead of the embedded farm.")
     var inProcess = false
@@ -47,7 +44,6 @@ struct Render: ParsableCommand {
         guard (output == nil) != (segmentsDirectory == nil) else {
             throw ValidationError("give either -o OUT or --segments DIR")
         }
-        guard workers >= 1, workers <= 256 else { throw ValidationError("--workers \(workers) is outside 1 … 256") }
         guard quality > 0, quality <= 1 else { throw ValidationError("--quality \(quality) is outside 0 … 1") }
         // Checked before any work: a render must not end in a folder that is not there.
         if let output { try OutputPlace.check(file: output, option: "-o") }
@@ -78,9 +74,7 @@ struct Render: ParsableCommand {
         let printer = ProgressPrinter()
         if !inProcess {
             do {
-                var farm = EmbeddedFarm(executable: EmbeddedFarm.currentExecutable, workers: workers)
-                farm.tracePath = trace
-                let (status, seconds) = try farm.render(loaded, settings: settings, layout: layout, to: destination) {
+                let (status, seconds) = try local.farm.render(loaded, settings: settings, layout: layout, to: destination) {
                     printer.update($0, elapsed: $1)
                 }
                 printer.finish()

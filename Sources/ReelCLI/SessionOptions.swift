@@ -53,17 +53,25 @@ struct SessionOptions: ParsableArguments {
         return map
     }
 
+    /// Refuses a session file and `--from` together (exit 2).
+    func checkOneSource() throws {
+        guard let document, let sidecar else { return }
+        printError("error: give a session file or --from SIDECAR, not both ('\(document)' and '\(sidecar)')")
+        throw Reported(code: ExitStatus.invalidInput)
+    }
+
+    /// The session with `replacements` (not `--replace`); throws `SessionDocumentError`.
+    func load(replacing replacements: [String: String]) throws -> LoadedSession {
+        try LoadedSession.load(path: session, mediaRoots: mediaRoots, looks: looks.directory, strictLooks: looks.strict,
+                               urls: urls.client, replacements: replacements, sidecar: sidecar != nil)
+    }
+
     /// Loads the session; an unreadable document is reported here (exit 2).
     func load() throws -> LoadedSession {
-        if let document, let sidecar {
-            printError("error: give a session file or --from SIDECAR, not both ('\(document)' and '\(sidecar)')")
-            throw Reported(code: ExitStatus.invalidInput)
-        }
+        try checkOneSource()
         let replacements = try replacements()
         do {
-            return try LoadedSession.load(path: session, mediaRoots: mediaRoots, looks: looks.directory,
-                                          strictLooks: looks.strict, urls: urls.client, replacements: replacements,
-                                          sidecar: sidecar != nil)
+            return try load(replacing: replacements)
         } catch let error as SessionDocumentError {
             printError("\(session): \(error)")
             throw Reported(code: ExitStatus.invalidInput)

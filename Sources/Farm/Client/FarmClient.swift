@@ -82,7 +82,7 @@ public final class FarmClient {
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let id = reply.jobID { return .submitted(id, reused: reply.reused ?? 0, shards: reply.shards ?? 0) }
             if !reply.problems.isEmpty { return .invalid(reply.problems) }
-            try upload(reply.missing, of: loaded, files: files)
+            try upload(reply.missing, files: files, local: loaded.files)
         }
         throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
     }
@@ -117,10 +117,7 @@ public final class FarmClient {
                 return .submitted(batchID: batchID, variants: jobs, reused: reply.reused ?? 0, shards: reply.shards ?? 0)
             }
             if !reply.problems.isEmpty { return .invalid(reply.problems) }
-            for contentID in reply.missing {
-                guard let reference = files.first(where: { $0.value == contentID })?.key, let url = local[reference] else { continue }
-                try upload(url, contentID: contentID)
-            }
+            try upload(reply.missing, files: files, local: local)
         }
         throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
     }
@@ -201,9 +198,10 @@ public final class FarmClient {
     }
 
     /// Uploads the files whose content ids the coordinator said it lacks.
-    private func upload(_ missing: [String], of loaded: LoadedSession, files: [String: String]) throws {
+    /// `files`: reference → content id; `local`: reference → the file here.
+    private func upload(_ missing: [String], files: [String: String], local: [String: URL]) throws {
         for contentID in missing {
-            guard let reference = files.first(where: { $0.value == contentID })?.key, let url = loaded.files[reference] else { continue }
+            guard let reference = files.first(where: { $0.value == contentID })?.key, let url = local[reference] else { continue }
             try upload(url, contentID: contentID)
         }
     }
@@ -236,7 +234,7 @@ public final class FarmClient {
                 }
                 return StillsOutcome(pictures: Array(zip(reply.results, message.payload)), worker: reply.worker, invalid: nil)
             }
-            try upload(reply.missing, of: loaded, files: files)
+            try upload(reply.missing, files: files, local: loaded.files)
         }
         throw FarmError(.missingMedia, "the coordinator still lacks media after upload")
     }

@@ -10,8 +10,9 @@ public enum VariantsFile {
         public var description: String { "line \(line): \(message)" }
     }
 
-    public static func parse(_ text: String) throws(Problem) -> [BatchVariant] {
-        var variants: [BatchVariant] = []
+    /// The variants, each with its 1-based line.
+    public static func parse(_ text: String) throws(Problem) -> [(line: Int, variant: BatchVariant)] {
+        var variants: [(line: Int, variant: BatchVariant)] = []
         var lines: [String: Int] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
@@ -22,7 +23,7 @@ public enum VariantsFile {
             if let first = lines.updateValue(line, forKey: variant.name) {
                 throw Problem(line: line, message: "name '\(variant.name)' is also on line \(first)")
             }
-            variants.append(variant)
+            variants.append((line, variant))
         }
         guard !variants.isEmpty else { throw Problem(line: 1, message: "no variants: one JSON object a line") }
         guard variants.count <= BatchVariant.limit else {
