@@ -29,13 +29,13 @@ public struct Assembler: Sendable {
         self.location = location
     }
 
-    /// Writes `path` (complete, or not at all).
-    public func assemble(video chunks: [VideoChunk], audio: String?, to path: String) throws {
+    /// Writes `path` (complete, or not at all). `audio`: the pieces of the audio track, in order.
+    public func assemble(video chunks: [VideoChunk], audio: [String], to path: String) throws {
         guard !chunks.isEmpty else { throw EngineError("nothing to assemble: no video chunks") }
         try TemporaryOutput.write(to: path) { try write(chunks: chunks, audio: audio, to: $0) }
     }
 
-    private func write(chunks: [VideoChunk], audio: String?, to path: String) throws {
+    private func write(chunks: [VideoChunk], audio: [String], to path: String) throws {
         LibavLog.quiet()
         guard let fdNum = Int32(exactly: frameDuration.numerator), let fdDen = Int32(exactly: frameDuration.denominator) else {
             throw EngineError("frame duration \(frameDuration) does not fit a time base")
@@ -44,8 +44,8 @@ public struct Assembler: Sendable {
         output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
         let firstChunk = try ChunkReader(path: chunks[0].path, type: AVMEDIA_TYPE_VIDEO)
         let videoOut = try output.addStream(copying: firstChunk.stream)
-        let audioReader = try audio.map { try ChunkReader(path: $0, type: AVMEDIA_TYPE_AUDIO) }
-        let audioOut = try audioReader.map { try output.addStream(copying: $0.stream) }
+        let audioReader = try audio.isEmpty ? nil : ConcatenatedAudio(pieces: audio)
+        let audioOut = try audioReader.map { try output.addStream(copying: $0.first.stream) }
         setMetadata(output)
         try output.writeHeader(options: ["movflags": "+faststart"])
 
@@ -58,14 +58,14 @@ public struct Assembler: Sendable {
             var takeVideo = nextVideo != nil
             if let v = nextVideo, let a = nextAudio, let reader = audioReader {
                 takeVideo = av_compare_ts(v.pointer.pointee.dts, videoOut.pointee.time_base,
-                                          a.pointer.pointee.dts, reader.stream.pointee.time_base) <= 0
+                                          a.pointer.pointee.dts, reader.timeBase) <= 0
             }
             if takeVideo, let packet = nextVideo {
                 packet.pointer.pointee.stream_index = videoOut.pointee.index
                 try avCheck(av_interleaved_write_frame(output.context, packet.pointer), "av_interleaved_write_frame(video)")
                 nextVideo = try video.next()
             } else if let packet = nextAudio, let reader = audioReader, let stream = audioOut {
-                av_packet_rescale_ts(packet.pointer, reader.stream.pointee.time_base, stream.pointee.time_base)
+                av_packet_rescale_ts(packet.pointer, reader.timeBase, stream.pointee.time_base)
                 packet.pointer.pointee.stream_index = stream.pointee.index
                 try avCheck(av_interleaved_write_frame(output.context, packet.pointer), "av_interleaved_write_frame(audio)")
                 nextAudio = try reader.next()
@@ -132,6 +132,54 @@ final class ConcatenatedVideo {
             guard opened.extradata == reference else {
                 throw EngineError("chunk \(index) (\(chunks[index].path)) has different H.264 parameter sets from chunk 0; "
                     + "chunks of one job must share encoder settings and engine version")
+            }
+            reader = opened
+        }
+        return nil
+    }
+}
+
+/// The AAC packets of every piece of the audio track in order (docs/rendering.md, "Audio
+/// in pieces"): the first piece's as written (its priming first), each later piece's
+/// re-timed to follow the packet before it. Every piece must carry the first's decoder
+/// configuration.
+final class ConcatenatedAudio {
+    let first: ChunkReader
+    private let pieces: [String]
+    private var index = 0
+    private var reader: ChunkReader?
+    /// Where the next packet starts, on `timeBase`.
+    private var following: Int64?
+
+    init(pieces: [String]) throws {
+        self.pieces = pieces
+        first = try ChunkReader(path: pieces[0], type: AVMEDIA_TYPE_AUDIO)
+        reader = first
+    }
+
+    var timeBase: AVRational { first.stream.pointee.time_base }
+
+    func next() throws -> Packet? {
+        while let current = reader {
+            if let packet = try current.next() {
+                let p = packet.pointer
+                av_packet_rescale_ts(p, current.stream.pointee.time_base, timeBase)
+                if index > 0, let start = following {
+                    p.pointee.pts = start
+                    p.pointee.dts = start
+                }
+                following = p.pointee.pts + p.pointee.duration
+                return packet
+            }
+            index += 1
+            guard index < pieces.count else {
+                reader = nil
+                return nil
+            }
+            let opened = try ChunkReader(path: pieces[index], type: AVMEDIA_TYPE_AUDIO)
+            guard opened.extradata == first.extradata else {
+                throw EngineError("audio piece \(index) (\(pieces[index])) has another AAC configuration than piece 0; "
+                    + "pieces of one job must share encoder settings and engine version")
             }
             reader = opened
         }

@@ -1,7 +1,18 @@
 import CFFmpeg
+import SessionKit
 
-/// One continuous AAC stream (48 kHz stereo) written from planar float blocks of any size.
-final class AudioChunkWriter {
+/// Where a track's samples go, in order: the AAC encoder, or a test's buffer.
+protocol AudioSampleSink: AnyObject {
+    func append(left: [Float], right: [Float]) throws
+    func appendSilence(_ count: Int) throws
+    func close() throws
+}
+
+/// One continuous AAC stream (48 kHz stereo) encoded from planar float blocks of any size;
+/// of its packets (numbered from 0, the priming) only `keep` are written. A piece that
+/// starts later than its encoder's first packet is written from time 0 (the Assembler
+/// re-times every piece after the first, docs/rendering.md, "Audio in pieces").
+final class AudioChunkWriter: AudioSampleSink {
     private let output: OutputContainer
     private let encoder: Encoder
     private let stream: UnsafeMutablePointer<AVStream>
@@ -9,8 +20,12 @@ final class AudioChunkWriter {
     private var left: [Float] = []
     private var right: [Float] = []
     private var samplesSent: Int64 = 0
+    private let keep: Range<Int64>
+    /// Subtracted from a kept packet's time stamp.
+    private let shift: Int64
 
-    init(path: String, sampleRate: Int, bitRate: Int) throws {
+    init(path: String, sampleRate: Int, bitRate: Int, keep: Range<Int64> = 0..<Int64.max) throws {
+        self.keep = keep
         output = try OutputContainer(path: path, format: "mp4")
         output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
         let globalHeader = output.needsGlobalHeader
@@ -24,6 +39,10 @@ final class AudioChunkWriter {
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         }
         frameSize = max(1, Int(encoder.context.pointee.frame_size))
+        guard frameSize == Int(AudioPieces.frameSize) else {
+            throw EngineError("the AAC encoder's frame is \(frameSize) samples, not \(AudioPieces.frameSize)")
+        }
+        shift = keep.lowerBound == 0 ? 0 : (keep.lowerBound - 1) * Int64(frameSize)
         stream = try output.addStream(from: encoder)
         try output.writeHeader()
     }
@@ -73,6 +92,11 @@ final class AudioChunkWriter {
 
     private func drain() throws {
         try encoder.receivePackets { packet in
+            // Packet m is stamped (m − 1) · 1024: the encoder's priming comes first.
+            let p = packet.pointer
+            guard keep.contains(p.pointee.pts / Int64(frameSize) + 1) else { return }
+            p.pointee.pts -= shift
+            p.pointee.dts -= shift
             try output.write(packet, stream: stream, from: encoder.context.pointee.time_base)
         }
     }

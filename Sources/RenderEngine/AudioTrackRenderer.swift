@@ -2,59 +2,77 @@ import CFFmpeg
 import Foundation
 import SessionKit
 
-/// Renders the whole output audio track (docs/timeline.md): per segment the source audio of the
-/// trimmed range, time-stretched by the total speed with pitch preserved (`atempo`),
-/// exactly `n_s / F` long (cut or padded with silence; silence without source audio),
-/// joined with short fades, and encoded as one continuous AAC stream (48 kHz stereo).
+/// Renders the output audio track, or one piece of it (docs/timeline.md; docs/rendering.md,
+/// "Audio in pieces"): per segment the source audio of the trimmed range, time-stretched by
+/// the total speed with pitch preserved (`atempo`), exactly `n_s / F` long (cut or padded
+/// with silence; silence without source audio), joined with short fades, and encoded as
+/// AAC (48 kHz stereo) on the track's one frame grid. A piece encodes silence from the
+/// frame holding its first sample, its own segments, and the head of the next segment up
+/// to its post-roll; it keeps only the packets between its joins.
 public struct AudioTrackRenderer: Sendable {
-    public static let sampleRate = 48000
+    public static let sampleRate = Int(AudioPieces.sampleRate)
     /// 2 ms fades at every segment edge: no click where two sounds meet.
     static let fadeSamples = 96
 
-    /// Every segment of the output, in order: each is sound or silence for its length.
+    /// The segments the piece reads, in order, at their places on the whole output: its
+    /// own, then the one its post-roll reaches into.
     public let segments: [SegmentTimeline]
     public let frameDuration: Rational
     /// AAC bits per second.
     public let bitRate: Int
+    public let layout: AudioPieceLayout
 
-    public init(segments: [SegmentTimeline], frameDuration: Rational, bitRate: Int = EncoderSettings.defaultAudioBitRate) {
+    public init(segments: [SegmentTimeline], frameDuration: Rational, bitRate: Int = EncoderSettings.defaultAudioBitRate,
+                layout: AudioPieceLayout) {
         self.segments = segments
         self.frameDuration = frameDuration
         self.bitRate = bitRate
+        self.layout = layout
     }
 
+    /// The whole track of `timeline` as one piece.
     public init(timeline: Timeline) {
-        self.init(segments: timeline.segments, frameDuration: timeline.frameDuration)
+        let total = AudioPieces.sample(ofFrame: timeline.totalFrames, frameDuration: timeline.frameDuration)
+        self.init(segments: timeline.segments, frameDuration: timeline.frameDuration, layout: AudioPieceLayout(start: 0, end: total, total: total))
     }
 
     /// `sources` maps a segment index to its media (segments without audio are silent).
     /// `check` is called between blocks and may throw to stop (a cancelled or handed-back task).
     public func render(sources: [Int: MediaInput], to path: String, check: () throws -> Void = {}) throws {
-        let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate, bitRate: bitRate)
-        for segment in segments {
-            let first = outputSample(ofFrame: segment.outputStartFrame)
-            let count = outputSample(ofFrame: segment.outputStartFrame + segment.frameCount) - first
+        let writer = try AudioChunkWriter(path: path, sampleRate: Self.sampleRate, bitRate: bitRate, keep: layout.keptLocalPackets)
+        try render(sources: sources, into: writer, check: check)
+    }
+
+    /// The samples the encoder is given, from `layout.encodeFrom` to `layout.encodeTo`.
+    func render(sources: [Int: MediaInput], into writer: some AudioSampleSink, check: () throws -> Void = {}) throws {
+        try writer.appendSilence(Int(layout.start - layout.encodeFrom))
+        var position = layout.start
+        for segment in segments where position < layout.encodeTo {
+            let first = AudioPieces.sample(ofFrame: segment.outputStartFrame, frameDuration: frameDuration)
+            let count = Int(AudioPieces.sample(ofFrame: segment.outputStartFrame + segment.frameCount, frameDuration: frameDuration) - first)
+            guard first == position else {
+                throw EngineError("audio: segment \(segment.index) starts at sample \(first), not at \(position) where the piece is")
+            }
+            let wanted = min(count, Int(layout.encodeTo - first))
             var placed = 0
             let fader = Fader(total: count)
             if segment.hasAudio, let input = sources[segment.index] {
                 try SegmentAudio(input: input, segment: segment, sampleRate: Self.sampleRate).read { left, right in
                     try check()
-                    let take = min(left.count, count - placed)
+                    let take = min(left.count, wanted - placed)
                     guard take > 0 else { return false }
                     try writer.append(left: fader.apply(left[..<take], at: placed), right: fader.apply(right[..<take], at: placed))
                     placed += take
-                    return placed < count
+                    return placed < wanted
                 }
             }
-            if placed < count { try writer.appendSilence(count - placed) }
+            if placed < wanted { try writer.appendSilence(wanted - placed) }
+            position += Int64(wanted)
+        }
+        guard position == layout.encodeTo else {
+            throw EngineError("audio: the segments end at sample \(position), the piece needs \(layout.encodeTo)")
         }
         try writer.close()
-    }
-
-    /// Sample index of output frame `k`: rounded from the exact time, so segment lengths
-    /// add up with no drift.
-    func outputSample(ofFrame k: Int64) -> Int {
-        Int((Rational(Int(k)) * frameDuration * Rational(Self.sampleRate)).roundedHalfUp)
     }
 }
 

@@ -12,7 +12,8 @@ extension JobSpec {
         public var startFrame: Int64
         public var frames: Int64
         public var videoTasks: [Int]
-        public var audioTask: Int?
+        /// The pieces of its audio track, in order.
+        public var audioTasks: [Int]
     }
 
     /// The name of segment `index`'s file in a per-segment export (index as in
@@ -24,12 +25,12 @@ extension JobSpec {
         switch layout {
         case .whole:
             return [OutputFile(segment: nil, startFrame: 0, frames: output.frames, videoTasks: video,
-                               audioTask: tasks.firstIndex { $0.kind == .audio })]
+                               audioTasks: tasks.indices.filter { tasks[$0].kind == .audio })]
         case .segments:
             return segments.map { segment in
                 OutputFile(segment: segment.index, startFrame: segment.outputStartFrame, frames: segment.frameCount,
                            videoTasks: video.filter { tasks[$0].segment == segment.index },
-                           audioTask: tasks.firstIndex { $0.kind == .segmentAudio && $0.segment == segment.index })
+                           audioTasks: tasks.indices.filter { tasks[$0].kind == .segmentAudio && tasks[$0].segment == segment.index })
             }
         }
     }
@@ -78,7 +79,7 @@ extension JobSpec {
                                  frameCount: tasks[index].frameCount)
         }
         try Assembler(frameDuration: output.frameDuration, creationDate: creationDate, location: location)
-            .assemble(video: chunks, audio: file.audioTask.map(chunkPath), to: path)
+            .assemble(video: chunks, audio: file.audioTasks.map(chunkPath), to: path)
         let sidecarPath = Sidecar.path(for: path)
         do {
             try sidecar(for: file).encoded().write(to: URL(fileURLWithPath: sidecarPath), options: .atomic)

@@ -9,7 +9,7 @@ import SessionKit
 public struct JobSpec: Sendable, Codable {
     /// Bumped when the layout changes; a stored spec of another version is compiled again
     /// from the job's session.
-    public static let currentVersion = 1
+    public static let currentVersion = 2
 
     public var version: Int
     /// One file of the whole timeline, or one per segment.
@@ -84,7 +84,7 @@ public struct JobSpec: Sendable, Codable {
         var custom: [CustomFilterFile] = []
         switch task.kind {
         case .audio:
-            segments = self.segments
+            segments = audioSegments(of: task)
             references = Set(segments.filter(\.hasAudio).map(\.source))
         case .segmentAudio:
             segments = self.segments.indices.contains(task.segment) ? [self.segments[task.segment]] : []
@@ -118,11 +118,21 @@ public struct JobSpec: Sendable, Codable {
         guard tasks.indices.contains(index) else { return false }
         let task = tasks[index]
         let media: [String] = switch task.kind {
-        case .audio: segments.filter(\.hasAudio).map(\.source)
+        case .audio: audioSegments(of: task).filter(\.hasAudio).map(\.source)
         case .video, .segmentAudio: segments.indices.contains(task.segment) ? [segments[task.segment].source] : []
         }
         if media.contains(where: { files[$0]?.contentID == contentID }) { return true }
         return task.kind == .video && shard(index).files.values.contains(contentID)
+    }
+
+    /// The segments a piece of the audio track reads: those with frames in its range, then
+    /// those its post-roll reaches into (docs/rendering.md, "Audio in pieces").
+    func audioSegments(of task: ShardTask) -> [SegmentTimeline] {
+        let layout = AudioPieceLayout(frames: task.startFrame..<task.endFrame, totalFrames: output.frames, frameDuration: output.frameDuration)
+        return segments.filter { segment in
+            segment.frameCount > 0 && segment.outputStartFrame + segment.frameCount > task.startFrame
+                && AudioPieces.sample(ofFrame: segment.outputStartFrame, frameDuration: output.frameDuration) < layout.encodeTo
+        }
     }
 
     /// The catalogue plus the job's custom filter types.

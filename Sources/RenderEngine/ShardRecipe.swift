@@ -8,8 +8,9 @@ import SessionKit
 /// A video shard depends on its segment's timing, geometry and filters, its frames, the
 /// output's size and rate, the encoder settings, the engine version, and the content of
 /// its source and of its filter files — not on where it lands on the output or what the
-/// files are called. The audio track depends on every segment's timing and the sources
-/// with sound, not on any picture setting.
+/// files are called. A piece of the audio track depends on its segments' timing and
+/// sources with sound, and on where its joins fall on the AAC frame grid counted from
+/// its own encoder's start — not on any picture setting, nor on where the piece lands.
 extension ShardSpec {
     private struct Video: Encodable {
         var engine: String
@@ -38,12 +39,17 @@ extension ShardSpec {
             var trimStart: Rational
             var trimDuration: Rational
             var speed: Rational
-            var frameCount: Int64
+            var samples: Int64
         }
         var engine: String
         var settings: EncoderSettings
-        var frameDuration: Rational
         var segments: [Segment]
+        /// Silence before the first segment, samples encoded, packets kept: all counted
+        /// from the piece's encoder.
+        var silence: Int64
+        var encoded: Int64
+        var keptFrom: Int64
+        var keptTo: Int64?
     }
 
     /// The SHA-256 (hex) of the recipe: the shard's content hash.
@@ -51,11 +57,18 @@ extension ShardSpec {
         switch task.kind {
         case .audio, .segmentAudio:
             // A segment's audio alone is the whole track of a one-segment timeline: same recipe, same bytes.
-            return try Self.key(Audio(engine: engine, settings: settings, frameDuration: output.frameDuration,
-                                      segments: timeline.map {
-                                          .init(source: $0.hasAudio ? files[$0.source] : nil, trimStart: $0.trimStart,
-                                                trimDuration: $0.trimDuration, speed: $0.speed, frameCount: $0.frameCount)
-                                      }))
+            let layout = audioLayout
+            let kept = layout.keptLocalPackets
+            return try Self.key(Audio(
+                engine: engine, settings: settings,
+                segments: timeline.map { segment in
+                    let first = AudioPieces.sample(ofFrame: segment.outputStartFrame, frameDuration: output.frameDuration)
+                    let end = AudioPieces.sample(ofFrame: segment.outputStartFrame + segment.frameCount, frameDuration: output.frameDuration)
+                    return .init(source: segment.hasAudio ? files[segment.source] : nil, trimStart: segment.trimStart,
+                                 trimDuration: segment.trimDuration, speed: segment.speed, samples: end - first)
+                },
+                silence: layout.start - layout.encodeFrom, encoded: layout.encodeTo - layout.encodeFrom,
+                keptFrom: kept.lowerBound, keptTo: layout.isLast ? nil : kept.upperBound))
         case .video:
             guard let segment, let source = files[segment.source] else {
                 throw EngineError("shard spec: segment \(task.segment) or its source is missing")

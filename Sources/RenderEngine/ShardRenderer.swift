@@ -19,7 +19,8 @@ public enum ShardRenderer {
                 files[segment.index] = input
             }
             try AudioTrackRenderer(segments: spec.timeline, frameDuration: spec.output.frameDuration,
-                                   bitRate: spec.settings.effectiveAudioBitRate).render(sources: files, to: path) { try progress(0) }
+                                   bitRate: spec.settings.effectiveAudioBitRate, layout: spec.audioLayout)
+                .render(sources: files, to: path) { try progress(0) }
             return VideoShardRenderer.Statistics()
         case .video:
             guard let segment = spec.segment else { throw EngineError("shard spec: no segment \(spec.task.segment)") }

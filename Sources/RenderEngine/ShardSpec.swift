@@ -11,7 +11,8 @@ public struct ShardSpec: Sendable, Codable, Hashable {
     public var task: ShardTask
     public var output: RenderFormat
     public var settings: EncoderSettings
-    /// A video shard's one segment, or for the audio track every segment in order.
+    /// A video shard's one segment; for a piece of the audio track the segments it covers
+    /// and the one its post-roll reaches into, in order.
     public var segments: [SegmentTimeline]
     public var customFilters: [CustomFilterFile]
     /// Reference → content id of each file the task reads.
@@ -58,6 +59,18 @@ public struct ShardSpec: Sendable, Codable, Hashable {
         task.kind == .segmentAudio ? segments.map { $0.alone() } : segments
     }
 
+    /// What an audio task encodes and keeps: a piece of the whole track, or a segment's
+    /// audio alone as a whole track of its own.
+    public var audioLayout: AudioPieceLayout {
+        switch task.kind {
+        case .audio:
+            return AudioPieceLayout(frames: task.startFrame..<task.endFrame, totalFrames: output.frames, frameDuration: output.frameDuration)
+        case .segmentAudio, .video:
+            let frames = timeline.reduce(0) { $0 + $1.frameCount }
+            return AudioPieceLayout(frames: 0..<frames, totalFrames: frames, frameDuration: output.frameDuration)
+        }
+    }
+
     /// The media references the task reads.
     public var media: Set<String> {
         switch task.kind {
@@ -92,8 +105,12 @@ public struct ShardSpec: Sendable, Codable, Hashable {
             }
             guard files[segment.source] != nil else { throw EngineError("shard spec: '\(MediaURL.redact(segment.source))' has no content id") }
         case .audio:
-            guard segments.map(\.index) == Array(segments.indices) else {
-                throw EngineError("shard spec: the audio track needs every segment in order")
+            guard task.startFrame >= 0, task.startFrame < task.endFrame, task.endFrame <= output.frames,
+                  segments.first?.outputStartFrame == task.startFrame,
+                  zip(segments, segments.dropFirst()).allSatisfy({ $0.outputStartFrame + $0.frameCount == $1.outputStartFrame }),
+                  let last = segments.last,
+                  AudioPieces.sample(ofFrame: last.outputStartFrame + last.frameCount, frameDuration: output.frameDuration) >= audioLayout.encodeTo else {
+                throw EngineError("shard spec: the audio piece of frames \(task.startFrame)..<\(task.endFrame) needs its segments, in order")
             }
         case .segmentAudio:
             guard segments.count == 1, let segment, segment.hasAudio, files[segment.source] != nil else {

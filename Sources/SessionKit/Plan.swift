@@ -1,18 +1,21 @@
-/// One unit of work of a render (docs/rendering.md): the audio track, one segment's audio
-/// alone (a per-segment export), or output frames `[startFrame, endFrame)` of one segment. The same value is the planner's output, the
-/// coordinator's stored shard, the wire's task and the local renderer's work item; a task
-/// is known by its position in its job's list (the audio track is task 0).
+/// One unit of work of a render (docs/rendering.md): a piece of the audio track, one
+/// segment's audio alone (a per-segment export), or output frames `[startFrame, endFrame)`
+/// of one segment. The same value is the planner's output, the coordinator's stored shard,
+/// the wire's task and the local renderer's work item; a task is known by its position in
+/// its job's list.
 public struct ShardTask: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable {
         case video
-        /// The whole output's audio track.
+        /// A piece of the output's audio track: whole segments from `segment` on, output
+        /// frames `[startFrame, endFrame)` of the whole output (docs/rendering.md, "Audio in pieces").
         case audio
         /// The audio of `segment` on a timeline of its own, for its own file.
         case segmentAudio
     }
     public var kind: Kind
     public var segment: Int
-    /// Output frames of the segment (0 = the segment's first).
+    /// Output frames of the segment (0 = the segment's first); for a piece of the audio
+    /// track, output frames of the whole output.
     public var startFrame: Int64
     public var endFrame: Int64
     /// Where the task's first frame lands on the whole output.
@@ -26,8 +29,11 @@ public struct ShardTask: Codable, Sendable, Hashable {
         self.outputStartFrame = outputStartFrame
     }
 
-    /// The whole audio track.
-    public static let audio = ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0)
+    /// The piece of the audio track of output frames `frames`, starting with `segment`.
+    public static func audio(frames: Range<Int64>, fromSegment segment: Int) -> ShardTask {
+        ShardTask(kind: .audio, segment: segment, startFrame: frames.lowerBound, endFrame: frames.upperBound,
+                  outputStartFrame: frames.lowerBound)
+    }
 
     /// The audio of one segment, for its own file.
     public static func audio(ofSegment segment: Int) -> ShardTask {
@@ -49,8 +55,9 @@ public struct Plan: Hashable, Sendable {
         case whole, segments
     }
 
-    /// The audio first (long tasks, best started early): the whole track, or each
-    /// segment's with sound; then the video shards in output order.
+    /// In output order, each piece of the audio track after the video shard it starts
+    /// with (the first picture is not kept waiting for sound); for a per-segment export
+    /// each segment's audio first, then the video shards.
     public var tasks: [ShardTask]
     /// Frames between keyframes (the GOP); every shard but a segment's last is a multiple.
     public var keyframeInterval: Int64
@@ -62,9 +69,11 @@ public struct Plan: Hashable, Sendable {
                 layout: Layout = .whole) {
         let gop = max(1, (keyframeIntervalSeconds / timeline.frameDuration).roundedHalfUp)
         let maxFrames = gop * max(1, shardKeyframeIntervals)
-        var tasks: [ShardTask] = switch layout {
-        case .whole: [.audio]
-        case .segments: timeline.segments.filter(\.hasAudio).map { .audio(ofSegment: $0.index) }
+        var tasks: [ShardTask] = []
+        var pieces: [ShardTask] = []
+        switch layout {
+        case .whole: pieces = AudioPieces.plan(timeline.segments, frameDuration: timeline.frameDuration)
+        case .segments: tasks = timeline.segments.filter(\.hasAudio).map { .audio(ofSegment: $0.index) }
         }
         for segment in timeline.segments {
             var start: Int64 = 0
@@ -74,10 +83,14 @@ public struct Plan: Hashable, Sendable {
                 if segment.frameCount - end < gop / 2 { end = segment.frameCount }
                 tasks.append(ShardTask(kind: .video, segment: segment.index, startFrame: start, endFrame: end,
                                        outputStartFrame: segment.outputStartFrame + start))
+                if let piece = pieces.first, piece.startFrame <= segment.outputStartFrame + start {
+                    tasks.append(piece)
+                    pieces.removeFirst()
+                }
                 start = end
             }
         }
-        self.tasks = tasks
+        self.tasks = tasks + pieces   // the piece of a timeline without frames
         keyframeInterval = gop
         totalFrames = timeline.totalFrames
     }

@@ -33,7 +33,7 @@ import Testing
         }
         let output = dir.appendingPathComponent("out.mp4").path
         do {
-            try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: nil, to: output)
+            try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: [], to: output)
             Issue.record("chunks with different parameter sets were joined")
         } catch {
             #expect("\(error)".contains("parameter sets"))
@@ -61,7 +61,7 @@ import Testing
             chunks.append(.init(path: path, outputStartFrame: shard.outputStartFrame, frameCount: shard.frameCount))
         }
         let output = dir.appendingPathComponent("out.mp4").path
-        try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: nil, to: output)
+        try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: [], to: output)
         let video = try #require(try FFprobe.streams(output).first)
         #expect(video.frameCount == packetsInChunks)
         #expect(abs((video.duration ?? 0) - 2) < 0.001)
