@@ -33,4 +33,27 @@ import Testing
         }
         #expect(events.last?["event"] as? String == "jobEnded" && events.last?["state"] as? String == "done")
     }
+
+    /// docs/architecture.md, "Probes by content id": media are probed once, when they reach
+    /// the farm; a resubmission of the same media probes nothing.
+    @Test func aResubmissionOfKnownMediaProbesNothing() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        try farm.startCoordinator(["--trace", "trace.jsonl"])
+        let first = try farm.submit()
+        let second = try farm.submit(["--crf", "30"])
+        func jobLine(_ id: String) throws -> [String: Any]? {
+            let text = (try? String(contentsOfFile: farm.path("trace.jsonl"), encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .first { $0["event"] as? String == "job" && $0["job"] as? String == id }
+        }
+        #expect(try farm.waitUntil(30) { try jobLine(second) != nil })
+        // The first submission's uploads were probed by the coordinator's prober or by the
+        // submission itself, at most once each (two sources).
+        let probedFirst = try #require(try jobLine(first)?["probes"] as? Int)
+        #expect((0...2).contains(probedFirst))
+        let again = try #require(try jobLine(second))
+        #expect(again["probes"] as? Int == 0, "\(again)")
+        #expect(again["probeSeconds"] as? Double == 0, "\(again)")
+    }
 }

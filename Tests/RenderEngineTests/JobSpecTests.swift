@@ -103,6 +103,29 @@ struct JobSpecTests {
         #expect(changed == edited.tasks.indices.filter { edited.tasks[$0].kind == .video && edited.tasks[$0].segment == 1 })
     }
 
+    /// Four 12-s clips are four pieces of the audio track; the piece before a clip encodes
+    /// its head as post-roll. Another clip of the same length in the third place changes
+    /// the second and third pieces' recipes and no other (docs/rendering.md, "Audio in pieces").
+    @Test func anEditReRendersOnlyTheAudioPiecesThatReadIt() throws {
+        func compile(third: String) throws -> JobSpec {
+            let dir = try TestEnvironment.scratchDirectory()
+            let names = ["a.mp4", "b.mp4", third, "d.mp4"]
+            let session = Session(video: SessionVideo(videoSegments: names.map { SessionVideoSegment(source: $0) }))
+            let clip = MediaInfo(duration: Rational(12), frameDuration: Rational(1, 30)!, codedWidth: 64, codedHeight: 36, hasAudio: true)
+            let loaded = LoadedSession.make(url: dir.appendingPathComponent("s.json"), session: session, files: [:],
+                                            probes: Dictionary(uniqueKeysWithValues: names.map { ($0, clip) }))
+            let ids = Dictionary(uniqueKeysWithValues: names.map { ($0, "sha256:" + $0) })
+            return try JobSpec.compile(loaded, settings: EncoderSettings(), contentIDs: ids)
+        }
+        let base = try compile(third: "c.mp4")
+        let edited = try compile(third: "other.mp4")
+        let pieces = base.tasks.indices.filter { base.tasks[$0].kind == .audio }
+        #expect(pieces.map { base.tasks[$0].segment } == [0, 1, 2, 3])
+        #expect(pieces.map { base.shard($0).segments.map(\.index) } == [[0, 1], [1, 2], [2, 3], [3]])
+        let changed = try pieces.filter { try base.shard($0).recipeKey() != edited.shard($0).recipeKey() }
+        #expect(changed.map { base.tasks[$0].segment } == [1, 2])
+    }
+
     @Test func aSpecThatNoCompiledJobCouldGiveIsRefused() throws {
         let spec = try Self.compile()
         var beyond = spec.shard(0)

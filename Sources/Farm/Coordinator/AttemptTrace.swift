@@ -26,11 +26,16 @@ final class AttemptTrace {
         var renderSeconds: Double?
         var shards: Int?
         var state: String?
+        /// On a job's line: the sources its submission probed (0 when every one was known
+        /// by its content id), and the seconds that took.
+        var probes: Int?
+        var probeSeconds: Double?
     }
 
     private var handle: FileHandle?
     private var started: [AttemptID: (worker: String, at: Double)] = [:]
     private var renderSeconds: [AttemptID: Double] = [:]
+    private var probes: [String: (count: Int, seconds: Double)] = [:]
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -49,6 +54,11 @@ final class AttemptTrace {
         self.handle = handle
     }
 
+    /// Notes what a job's submission probed (its line follows).
+    func noteProbes(job: String, count: Int, seconds: Double) {
+        probes[job] = (count, seconds)
+    }
+
     /// Notes the worker's own time for an attempt whose chunk has arrived (its line follows).
     func rendered(_ key: AttemptID, seconds: Double) {
         if started[key] != nil { renderSeconds[key] = seconds }
@@ -60,7 +70,9 @@ final class AttemptTrace {
         var line: Line?
         switch change {
         case .createJob(let record, let plan):
-            line = Line(event: "job", job: record.id, time: record.created, shards: plan.count)
+            let probed = probes.removeValue(forKey: record.id)
+            line = Line(event: "job", job: record.id, time: record.created, shards: plan.count, probes: probed?.count ?? 0,
+                        probeSeconds: probed?.seconds ?? 0)
         case .startAttempt(let key, let worker, let time):
             started[key] = (worker, time)
         case .finishShard(let key, _, let worker, let time):

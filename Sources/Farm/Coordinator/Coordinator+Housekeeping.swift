@@ -33,8 +33,14 @@ extension Coordinator {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
         }
         let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) })
-        for removed in media.removeUploads(olderThan: cutoff, except: inUse) {
-            log("removed the upload \(removed), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)")
+        let removed = media.removeUploads(olderThan: cutoff, except: inUse)
+        for id in removed {
+            log("removed the upload \(id), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)")
+        }
+        do {
+            try store.forgetProbes(of: removed)
+        } catch {
+            logLimited("sweep", "could not forget the probes of removed uploads: \(FileErrorText.describe(error))")
         }
         housekeeping.stateBytes = Self.bytes(under: options.stateDirectory)
     }

@@ -64,6 +64,8 @@ public final class Coordinator {
     let media: MediaStore
     /// Submissions are compiled on its thread, not on the loop.
     let compiler: SubmissionCompiler
+    /// Uploads are probed on its thread when they complete.
+    let prober: MediaProber
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
     let trace: AttemptTrace?
     /// Client keys that have sent files this run (the store keeps them too).
@@ -121,6 +123,9 @@ public final class Coordinator {
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
             acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins,
             plannedSlots: options.plannedSlots), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
+        prober = try MediaProber(storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path) { [logger] line in
+            logger.warning("\(line)")
+        }
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(
@@ -163,6 +168,7 @@ public final class Coordinator {
         }
         socket.close()
         compiler.shutDown()
+        prober.shutDown()
         authenticator?.stop()
     }
 
@@ -352,6 +358,9 @@ public final class Coordinator {
             let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
             let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data(),
                                                          uploader: proving ? holder : nil)
+            if complete, let file = media.uploaded(upload.contentID) {
+                prober.post(contentID: upload.contentID, path: file.path)
+            }
             if complete, let holder {
                 holders.record(holder, upload.contentID)
                 try store.recordHolder(holder, upload.contentID)

@@ -33,6 +33,13 @@ final class MediaStore {
         }
     }
 
+    /// Where an upload's bytes are kept, once complete.
+    func uploaded(_ contentID: String) -> URL? {
+        guard let hex = Self.hex(contentID) else { return nil }
+        let path = catalog.directory.appendingPathComponent(hex)
+        return FileManager.default.fileExists(atPath: path.path) ? path : nil
+    }
+
     /// The content id remembered for a file in place of this size and time.
     func known(_ path: String, _ stat: FileStat) -> String? {
         do {

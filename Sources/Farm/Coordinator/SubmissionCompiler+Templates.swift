@@ -95,7 +95,7 @@ extension SubmissionCompiler {
     /// A batch compiled as a whole: every variant's job, or the answer naming each
     /// variant's problems (by index and name) or the union of what is missing.
     static func compileBatch(_ request: Request, variants: [BatchVariant], context: Context,
-                             known: (String, FileStat) -> String?, holds: (String, String) -> Bool) -> Outcome {
+                             known: (String, FileStat) -> String?, holds: (String, String) -> Bool, probes: ProbeMemory) -> Outcome {
         let identity = request.identity
         var problems: [String] = []
         if variants.isEmpty { problems.append("variants: a batch has at least one variant") }
@@ -118,7 +118,7 @@ extension SubmissionCompiler {
             single.submit.variants = nil
             single.submit.replace = (request.submit.replace ?? [:]).merging(variant.replace) { $1 }
             let label = "variants[\(index)]: variant '\(variant.name)'"
-            switch compile(single, batchMedia: batchMedia, context: context, known: known, holds: holds) {
+            switch compile(single, batchMedia: batchMedia, context: context, known: known, holds: holds, probes: probes) {
             case .compiled(var job):
                 job.variant = variant.name
                 jobs.append(job)

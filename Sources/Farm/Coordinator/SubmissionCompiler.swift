@@ -48,6 +48,9 @@ final class SubmissionCompiler: Sendable {
         var recipeKeys: [String]
         /// Files in place hashed now: the loop remembers them.
         var verified: [(contentID: String, path: String, stat: FileStat)]
+        /// Media this submission probed (not known by content id), and the seconds it took.
+        var probed = 0
+        var probeSeconds = 0.0
         /// The variant's name, in a batch.
         var variant: String? = nil
     }
@@ -94,7 +97,7 @@ final class SubmissionCompiler: Sendable {
             while !stop.isRaised {
                 _ = wake.wait(timeout: .now() + .milliseconds(200))
                 for request in requests.take() where !stop.isRaised {
-                    results.post(Self.compile(request, context: context, known: known, holds: holds))
+                    results.post(Self.compile(request, context: context, known: known, holds: holds, probes: ProbeMemory(store: store)))
                     // A large session's decoding is transient: its memory goes back, kept or refused.
                     if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
                 }
@@ -131,12 +134,15 @@ final class SubmissionCompiler: Sendable {
     // MARK: Compiling (no state of the loop is read here)
 
     /// `batchMedia`: in a batch, every variant's new media (docs/api.md, "Batches").
+    /// `probes`: kept by content id; what this submission probes is added (docs/architecture.md,
+    /// "Probes by content id").
     static func compile(_ request: Request, batchMedia: Set<String> = [], context: Context, known: (String, FileStat) -> String?,
-                        holds: (String, String) -> Bool = { _, _ in true }) -> Outcome {
+                        holds: (String, String) -> Bool = { _, _ in true }, probes: ProbeMemory = ProbeMemory()) -> Outcome {
         if let variants = request.submit.variants {
-            return compileBatch(request, variants: variants, context: context, known: known, holds: holds)
+            return compileBatch(request, variants: variants, context: context, known: known, holds: holds, probes: probes)
         }
         let identity = request.identity
+        let probedBefore = (count: probes.probed, seconds: probes.seconds)
         func answer(problems: [String] = [], missing: [String] = []) -> Outcome {
             .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
         }
@@ -166,7 +172,8 @@ final class SubmissionCompiler: Sendable {
             }
             let problems = self.problems(of: submit, session: session, context: context)
             guard problems.isEmpty else { return answer(problems: problems) }
-            let (loaded, missing) = load(session: session, files: submit.files, paths: submit.paths, context: context, known: known) {
+            let (loaded, missing) = load(session: session, files: submit.files, paths: submit.paths, context: context, known: known,
+                                         probes: probes) {
                 verified.append(($0, $1, $2))
             }
             // Files the client has not sent are missing to it, whoever else sent them.
@@ -194,7 +201,8 @@ final class SubmissionCompiler: Sendable {
             }
             let keys = try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, spec: spec, recipeKeys: keys,
-                                      verified: verified))
+                                      verified: verified, probed: probes.probed - probedBefore.count,
+                                      probeSeconds: probes.seconds - probedBefore.seconds))
         } catch {
             return .failed(identity, FarmError.from(error, fallback: .invalidInput))
         }
@@ -256,8 +264,8 @@ final class SubmissionCompiler: Sendable {
     /// The session with its references resolved to files the coordinator can read, and
     /// the content ids it cannot find (sorted).
     static func load(session: Session, files: [String: String], paths: [String: String], context: Context,
-                     known: (String, FileStat) -> String?, verified: (String, String, FileStat) -> Void)
-        -> (LoadedSession, missing: [String]) {
+                     known: (String, FileStat) -> String?, probes: ProbeMemory = ProbeMemory(),
+                     verified: (String, String, FileStat) -> Void) -> (LoadedSession, missing: [String]) {
         var resolved: [String: URL] = [:]
         var unavailable: [String: String] = [:]
         for (reference, contentID) in files {
@@ -282,8 +290,12 @@ final class SubmissionCompiler: Sendable {
         }
         let url = context.stateDirectory.appendingPathComponent("session.json")
         let missing = Set(unavailable.keys.compactMap { files[$0] }).sorted()   // URL media have no content id here
-        return (LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable, origins: origins,
-                                   originClient: context.origins, strictLooks: context.strictLooks),
-                missing)
+        // A medium is known by its content id (a URL's object by its pinned ETag's).
+        let contentIDs = files.filter { resolved[$0.key] != nil }.merging(origins.mapValues(\.contentID)) { $1 }
+        let loaded = probes.load(contentIDs: contentIDs) { remembered in
+            LoadedSession.make(url: url, session: session, files: resolved, unavailable: unavailable, origins: origins,
+                               originClient: context.origins, remembered: remembered, strictLooks: context.strictLooks)
+        }
+        return (loaded, missing)
     }
 }

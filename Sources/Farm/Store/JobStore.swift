@@ -25,6 +25,7 @@ public final class JobStore {
           id TEXT PRIMARY KEY, host TEXT NOT NULL, slots INTEGER NOT NULL, last_seen REAL NOT NULL, shards_done INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS media(content_id TEXT PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL);
         CREATE TABLE IF NOT EXISTS media_holders(owner TEXT NOT NULL, content_id TEXT NOT NULL, PRIMARY KEY(owner, content_id)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS media_probes(content_id TEXT PRIMARY KEY, info TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS webhooks(
           job_id TEXT NOT NULL, event TEXT NOT NULL, url TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
           created REAL NOT NULL, next_at REAL NOT NULL, last_status INTEGER, last_error TEXT, delivered_at REAL,
