@@ -9,15 +9,19 @@ import Testing
 /// are kept, and an upload is probed once by the prober, which keeps nothing for a file
 /// that is not media.
 struct ProbeMemoryTests {
+    static func clip(_ url: URL, seconds: Double) throws -> URL {
+        var media = SampleMedia()
+        media.duration = seconds
+        media.width = 64
+        media.height = 36
+        try media.write(to: url.path)
+        return url
+    }
+
     @Test func aKeptProbeIsNotMadeAgainAndAMadeOneIsKept() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
-        let clip = dir.appendingPathComponent("a.mp4")
-        var media = SampleMedia()
-        media.duration = 1
-        media.width = 64
-        media.height = 36
-        try media.write(to: clip.path)
+        let clip = try Self.clip(dir.appendingPathComponent("a.mp4"), seconds: 1)
         let session = Session(video: SessionVideo(videoSegments: [SessionVideoSegment(source: "a.mp4")]))
         let load = { (memory: ProbeMemory) in
             memory.load(contentIDs: ["a.mp4": "sha256:aa"]) { remembered in
@@ -40,12 +44,7 @@ struct ProbeMemoryTests {
     @Test func theProberKeepsAnUploadsProbeOnceAndNothingForAFileThatIsNotMedia() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
-        let clip = dir.appendingPathComponent("clip.mp4")
-        var media = SampleMedia()
-        media.duration = 2
-        media.width = 64
-        media.height = 36
-        try media.write(to: clip.path)
+        let clip = try Self.clip(dir.appendingPathComponent("clip.mp4"), seconds: 2)
         let text = dir.appendingPathComponent("lut")
         try Data("LUT_3D_SIZE 2\\n".utf8).write(to: text)
         var logged: [String] = []
