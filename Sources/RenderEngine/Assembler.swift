@@ -3,8 +3,9 @@ import Foundation
 import SessionKit
 
 /// Joins the video chunks (no re-encode) and the audio track into the final MP4
-/// (docs/rendering.md): continuous timestamps, parameter sets checked, `moov` at the front,
-/// the session's creation date and location, written under a temporary name.
+/// (docs/rendering.md, "Assembly"): continuous timestamps, parameter sets checked, `moov`
+/// at the front in space reserved for it, the session's creation date and location,
+/// written under a temporary name. `Assembly` does it as the chunks arrive.
 public struct Assembler: Sendable {
     public struct VideoChunk: Sendable {
         public var path: String
@@ -29,49 +30,37 @@ public struct Assembler: Sendable {
         self.location = location
     }
 
-    /// Writes `path` (complete, or not at all). `audio`: the pieces of the audio track, in order.
-    public func assemble(video chunks: [VideoChunk], audio: [String], to path: String) throws {
-        guard !chunks.isEmpty else { throw EngineError("nothing to assemble: no video chunks") }
-        try TemporaryOutput.write(to: path) { try write(chunks: chunks, audio: audio, to: $0) }
+    /// Writes `path` (complete, or not at all) from chunks that are all there. `audio`:
+    /// the pieces of the audio track, in order, `audioSamples` long.
+    public func assemble(video chunks: [VideoChunk], audio: [String], audioSamples: Int64 = 0, to path: String) throws {
+        try Assembly(self, video: chunks, audio: audio, audioSamples: audioSamples, to: path).writeAll()
     }
 
-    private func write(chunks: [VideoChunk], audio: [String], to path: String) throws {
-        LibavLog.quiet()
-        guard let fdNum = Int32(exactly: frameDuration.numerator), let fdDen = Int32(exactly: frameDuration.denominator) else {
-            throw EngineError("frame duration \(frameDuration) does not fit a time base")
-        }
+    /// Bytes reserved for `moov` before the media data: enough for any index of this many
+    /// samples (docs/rendering.md, "Assembly"). Per sample at most: its size (`stsz`, 4),
+    /// a decode-time run (`stts`, 8), a composition offset run (`ctts`, 8), a sync entry
+    /// (`stss`, 4), a chunk offset (`co64`, 8) and sample-to-chunk run (`stsc`, 12), a
+    /// dependency byte (`sdtp`, 1) and a sample-group run (`sbgp`, 8): 53 bytes; plus 8 KiB
+    /// for the boxes of fixed size, the decoder configurations and the metadata.
+    public static func indexBound(videoFrames: Int64, audioSamples: Int64) -> Int64 {
+        let audioPackets = audioSamples > 0 ? (audioSamples + 2 * AudioPieces.frameSize - 1) / AudioPieces.frameSize + 1 : 0
+        return 8192 + 53 * (videoFrames + audioPackets)
+    }
+
+    func makeOutput(at path: String) throws -> OutputContainer {
         let output = try OutputContainer(path: path, format: "mp4")
         output.context.pointee.flags |= AVFMT_FLAG_BITEXACT
-        let firstChunk = try ChunkReader(path: chunks[0].path, type: AVMEDIA_TYPE_VIDEO)
-        let videoOut = try output.addStream(copying: firstChunk.stream)
-        let audioReader = try audio.isEmpty ? nil : ConcatenatedAudio(pieces: audio)
-        let audioOut = try audioReader.map { try output.addStream(copying: $0.first.stream) }
         setMetadata(output)
-        try output.writeHeader(options: ["movflags": "+faststart"])
+        return output
+    }
 
-        let video = ConcatenatedVideo(chunks: chunks, first: firstChunk, frameTimeBase: AVRational(num: fdNum, den: fdDen),
-                                      outputTimeBase: videoOut.pointee.time_base)
-        var nextVideo = try video.next()
-        var nextAudio = try audioReader?.next()
-        // Merge by decode time so the muxer's interleaving queue stays small.
-        while nextVideo != nil || nextAudio != nil {
-            var takeVideo = nextVideo != nil
-            if let v = nextVideo, let a = nextAudio, let reader = audioReader {
-                takeVideo = av_compare_ts(v.pointer.pointee.dts, videoOut.pointee.time_base,
-                                          a.pointer.pointee.dts, reader.timeBase) <= 0
+    var frameTimeBase: AVRational {
+        get throws {
+            guard let num = Int32(exactly: frameDuration.numerator), let den = Int32(exactly: frameDuration.denominator) else {
+                throw EngineError("frame duration \(frameDuration) does not fit a time base")
             }
-            if takeVideo, let packet = nextVideo {
-                packet.pointer.pointee.stream_index = videoOut.pointee.index
-                try avCheck(av_interleaved_write_frame(output.context, packet.pointer), "av_interleaved_write_frame(video)")
-                nextVideo = try video.next()
-            } else if let packet = nextAudio, let reader = audioReader, let stream = audioOut {
-                av_packet_rescale_ts(packet.pointer, reader.timeBase, stream.pointee.time_base)
-                packet.pointer.pointee.stream_index = stream.pointee.index
-                try avCheck(av_interleaved_write_frame(output.context, packet.pointer), "av_interleaved_write_frame(audio)")
-                nextAudio = try reader.next()
-            }
+            return AVRational(num: num, den: den)
         }
-        try output.close()
     }
 
     private func setMetadata(_ output: OutputContainer) {
@@ -96,46 +85,60 @@ public struct Assembler: Sendable {
     }
 }
 
+/// One step of reading chunks that arrive over time.
+enum ChunkStep {
+    case packet(Packet)
+    /// The next chunk is not there yet.
+    case waiting
+    case end
+}
+
 /// The video packets of every chunk in order, with timestamps moved onto the output's
 /// clock; each chunk's parameter sets must match the first chunk's.
 final class ConcatenatedVideo {
     private let chunks: [Assembler.VideoChunk]
-    private let reference: [UInt8]
+    let first: ChunkReader
     private let frameTimeBase: AVRational
-    private let outputTimeBase: AVRational
+    private var outputTimeBase: AVRational?
     private var index = 0
     private var reader: ChunkReader?
 
-    init(chunks: [Assembler.VideoChunk], first: ChunkReader, frameTimeBase: AVRational, outputTimeBase: AVRational) {
+    /// Opens the first chunk, which must be there.
+    init(chunks: [Assembler.VideoChunk], frameTimeBase: AVRational) throws {
+        guard let head = chunks.first else { throw EngineError("nothing to assemble: no video chunks") }
         self.chunks = chunks
-        reference = first.extradata
+        first = try ChunkReader(path: head.path, type: AVMEDIA_TYPE_VIDEO)
         reader = first
         self.frameTimeBase = frameTimeBase
-        self.outputTimeBase = outputTimeBase
     }
 
-    func next() throws -> Packet? {
-        while let current = reader {
-            if let packet = try current.next() {
-                let offset = av_rescale_q(chunks[index].outputStartFrame, frameTimeBase, outputTimeBase)
-                av_packet_rescale_ts(packet.pointer, current.stream.pointee.time_base, outputTimeBase)
-                if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
-                if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
-                return packet
-            }
-            index += 1
-            guard index < chunks.count else {
+    /// Where the packets go, once the output's stream exists.
+    func writing(to timeBase: AVRational) { outputTimeBase = timeBase }
+
+    func next(isReady: (String) -> Bool) throws -> ChunkStep {
+        guard let outputTimeBase else { throw EngineError("the video's output stream is not set") }
+        while index < chunks.count {
+            if let current = reader {
+                if let packet = try current.next() {
+                    let offset = av_rescale_q(chunks[index].outputStartFrame, frameTimeBase, outputTimeBase)
+                    av_packet_rescale_ts(packet.pointer, current.stream.pointee.time_base, outputTimeBase)
+                    if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
+                    if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
+                    return .packet(packet)
+                }
                 reader = nil
-                return nil
+                index += 1
+                continue
             }
+            guard isReady(chunks[index].path) else { return .waiting }
             let opened = try ChunkReader(path: chunks[index].path, type: AVMEDIA_TYPE_VIDEO)
-            guard opened.extradata == reference else {
+            guard opened.extradata == first.extradata else {
                 throw EngineError("chunk \(index) (\(chunks[index].path)) has different H.264 parameter sets from chunk 0; "
                     + "chunks of one job must share encoder settings and engine version")
             }
             reader = opened
         }
-        return nil
+        return .end
     }
 }
 
@@ -151,31 +154,34 @@ final class ConcatenatedAudio {
     /// Where the next packet starts, on `timeBase`.
     private var following: Int64?
 
+    /// Opens the first piece, which must be there.
     init(pieces: [String]) throws {
+        guard let head = pieces.first else { throw EngineError("no audio pieces") }
         self.pieces = pieces
-        first = try ChunkReader(path: pieces[0], type: AVMEDIA_TYPE_AUDIO)
+        first = try ChunkReader(path: head, type: AVMEDIA_TYPE_AUDIO)
         reader = first
     }
 
     var timeBase: AVRational { first.stream.pointee.time_base }
 
-    func next() throws -> Packet? {
-        while let current = reader {
-            if let packet = try current.next() {
-                let p = packet.pointer
-                av_packet_rescale_ts(p, current.stream.pointee.time_base, timeBase)
-                if index > 0, let start = following {
-                    p.pointee.pts = start
-                    p.pointee.dts = start
+    func next(isReady: (String) -> Bool) throws -> ChunkStep {
+        while index < pieces.count {
+            if let current = reader {
+                if let packet = try current.next() {
+                    let p = packet.pointer
+                    av_packet_rescale_ts(p, current.stream.pointee.time_base, timeBase)
+                    if index > 0, let start = following {
+                        p.pointee.pts = start
+                        p.pointee.dts = start
+                    }
+                    following = p.pointee.pts + p.pointee.duration
+                    return .packet(packet)
                 }
-                following = p.pointee.pts + p.pointee.duration
-                return packet
-            }
-            index += 1
-            guard index < pieces.count else {
                 reader = nil
-                return nil
+                index += 1
+                continue
             }
+            guard isReady(pieces[index]) else { return .waiting }
             let opened = try ChunkReader(path: pieces[index], type: AVMEDIA_TYPE_AUDIO)
             guard opened.extradata == first.extradata else {
                 throw EngineError("audio piece \(index) (\(pieces[index])) has another AAC configuration than piece 0; "
@@ -183,7 +189,7 @@ final class ConcatenatedAudio {
             }
             reader = opened
         }
-        return nil
+        return .end
     }
 }
 

@@ -74,12 +74,24 @@ extension JobSpec {
     }
 
     private func write(_ file: OutputFile, to path: String, chunkPath: (Int) -> String) throws {
+        try beginAssembly(of: file, to: path, chunkPath: chunkPath).writeAll()
+        try writeSidecar(of: file, beside: path)
+    }
+
+    /// The assembly of one of the job's files, to advance as its chunks arrive
+    /// (docs/rendering.md, "Assembly"); its sidecar is written by `writeSidecar` once it is finished.
+    public func beginAssembly(of file: OutputFile, to path: String, chunkPath: (Int) -> String) throws -> Assembly {
         let chunks = file.videoTasks.map { index in
             Assembler.VideoChunk(path: chunkPath(index), outputStartFrame: tasks[index].outputStartFrame - file.startFrame,
                                  frameCount: tasks[index].frameCount)
         }
-        try Assembler(frameDuration: output.frameDuration, creationDate: creationDate, location: location)
-            .assemble(video: chunks, audio: file.audioTasks.map(chunkPath), to: path)
+        let samples = AudioPieces.sample(ofFrame: file.frames, frameDuration: output.frameDuration)
+        return try Assembly(Assembler(frameDuration: output.frameDuration, creationDate: creationDate, location: location),
+                            video: chunks, audio: file.audioTasks.map(chunkPath), audioSamples: samples, to: path)
+    }
+
+    /// Writes the sidecar of a finished file; on failure removes the file too.
+    public func writeSidecar(of file: OutputFile, beside path: String) throws {
         let sidecarPath = Sidecar.path(for: path)
         do {
             try sidecar(for: file).encoded().write(to: URL(fileURLWithPath: sidecarPath), options: .atomic)

@@ -10,6 +10,12 @@ extension Coordinator {
     func resume() throws {
         let now = Self.now
         var changes: [StoreChange] = []
+        // Results that were being written when the last run stopped are written again.
+        let results = options.stateDirectory.appendingPathComponent("results")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
+            where name.hasPrefix(".") && name.hasSuffix(".tmp.mp4") {
+            unlink(results.appendingPathComponent(name).path)
+        }
         for record in try store.jobs(states: JobPhase.allCases.filter { !$0.isFinal }) {
             let shards = try store.shards(of: record.id)
             let spec = try compiledSpec(of: record)
@@ -24,8 +30,10 @@ extension Coordinator {
                 if shard.state == .done, let sha = shard.sha256,
                    let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
                     job.set(shard.index, .done, worker: shard.worker)
-                } else if shard.state != .queued {
-                    changes.append(.requeue(job: record.id, shard: shard.index))
+                } else {
+                    // Rendered again: a file left from before must not be read as its chunk.
+                    unlink(chunkPath(job: record.id, shard: shard.index).path)
+                    if shard.state != .queued { changes.append(.requeue(job: record.id, shard: shard.index)) }
                 }
             }
             for (shard, attempts) in try store.attemptCounts(job: record.id) { job.nextAttempt[shard] = attempts }
@@ -35,6 +43,7 @@ extension Coordinator {
             }
             changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
             log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept", LogIDs(job: record.id))
+            beginAssembly(of: job)
             apply(scheduler.handle(.submitted(job, nil), now: now))
         }
         unsaved = changes + unsaved
@@ -134,6 +143,7 @@ extension Coordinator {
                                paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
                                recipeKeys: compiled.recipeKeys)
         trace?.noteProbes(job: id, count: compiled.probed, seconds: compiled.probeSeconds)
+        beginAssembly(of: job)
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
         let reused = reuseCachedChunks(of: id)
         let count = spec.tasks.count

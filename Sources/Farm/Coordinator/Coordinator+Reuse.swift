@@ -17,7 +17,7 @@ extension Coordinator {
             guard let cached = chunkCache.lookup(key) else { continue }
             do {
                 let bytes = try Data(contentsOf: cached)
-                try writeChunk(bytes, to: chunkPath(job: id, shard: shard))
+                try writeChunk(bytes, to: chunkPath(job: id, shard: shard), job: id)
                 apply(scheduler.handle(.reused(id, shard: shard, sha256: Digest.sha256(bytes)), now: Self.now))
                 reused += 1
             } catch {
@@ -33,7 +33,7 @@ extension Coordinator {
     func shareWithTwins(_ bytes: Data, sha256: String, job id: String, shard: Int) {
         for twin in scheduler.twins(ofShard: shard, job: id) {
             do {
-                try writeChunk(bytes, to: chunkPath(job: twin.job, shard: twin.shard))
+                try writeChunk(bytes, to: chunkPath(job: twin.job, shard: twin.shard), job: twin.job)
                 apply(scheduler.handle(.reused(twin.job, shard: twin.shard, sha256: sha256), now: Self.now))
                 log("shard \(twin.shard) of job \(twin.job) reused the chunk of shard \(shard) of job \(id)", LogIDs(job: twin.job, shard: twin.shard))
             } catch {

@@ -66,6 +66,10 @@ public final class Coordinator {
     let compiler: SubmissionCompiler
     /// Uploads are probed on its thread when they complete.
     let prober: MediaProber
+    /// Jobs of one file are assembled on its thread as their chunks arrive.
+    let assemblyLane = AssemblyLane()
+    /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
+    var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
     let trace: AttemptTrace?
     /// Client keys that have sent files this run (the store keeps them too).
@@ -169,6 +173,7 @@ public final class Coordinator {
         socket.close()
         compiler.shutDown()
         prober.shutDown()
+        assemblyLane.shutDown()
         authenticator?.stop()
     }
 
@@ -567,7 +572,7 @@ public final class Coordinator {
         }
         let path = chunkPath(job: key.jobID, shard: key.shard)
         do {
-            try writeChunk(bytes, to: path)
+            try writeChunk(bytes, to: path, job: key.jobID)
         } catch {
             let directory = path.deletingLastPathComponent().path
             let reason = "cannot store the \(bytes.count)-byte chunk of shard \(key.shard) in \(directory): \(FileErrorText.describe(error))"
@@ -582,16 +587,20 @@ public final class Coordinator {
     /// Writes a verified chunk under a temporary name and renames it into place. No fsync:
     /// a restart re-verifies every kept chunk against the SHA-256 in the store and renders
     /// again whatever a crash lost, so the sync that matters is the store's.
-    func writeChunk(_ bytes: Data, to path: URL) throws {
+    /// Writes a chunk of `job` under a temporary name and renames it into place (its
+    /// assembly reads it from then on).
+    func writeChunk(_ bytes: Data, to path: URL, job: String) throws {
         let directory = path.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: directory.path) {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         try TemporaryOutput.write(to: path.path) { try bytes.write(to: URL(fileURLWithPath: $0)) }
+        assemblyLane.post(.advance(job: job))
     }
 
     /// A job that ended needs its chunks no more (a done job's are inside its result).
     private func discardChunks(of job: String) {
+        assemblyLane.post(.drop(job: job))
         let directory = chunkPath(job: job, shard: 0).deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: directory.path) else { return }
         do {
@@ -642,39 +651,77 @@ public final class Coordinator {
 
     // MARK: Assembly
 
+    /// A job of one file is assembled on the lane from its first chunk on (docs/rendering.md,
+    /// "Assembly"); called when the job is created or resumed, before the scheduler has it
+    /// (which may ask for its end at once).
+    func beginAssembly(of job: ScheduledJob) {
+        guard job.spec.layout == .whole else { return }
+        assemblyLane.post(.begin(job: job.id, spec: job.spec, output: resultPath(job: job.id, layout: .whole).path,
+                                 chunks: job.spec.tasks.indices.map { chunkPath(job: job.id, shard: $0).path }))
+    }
+
+    /// Every chunk is stored: the lane writes the index of a job of one file; a job of one
+    /// file per segment is assembled now on a thread of its own.
     func startAssembly(_ id: String) {
         guard let job = scheduler.jobs[id] else { return }
         let spec = job.spec
+        if spec.layout == .whole {
+            assemblyStarted[id] = Date()
+            assemblyLane.post(.finish(job: id))
+            return
+        }
         let chunks = job.tasks.indices.map { chunkPath(job: id, shard: $0).path }
         let output = resultPath(job: id, layout: spec.layout).path
         let finished = finishedAssemblies
-        let origins = options.origins
         let thread = Thread {
             let started = Date()
             do {
                 try spec.assemble(to: output) { chunks[$0] }
+                finished.post((id, nil, Date().timeIntervalSince(started), nil))
             } catch {
                 finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started), nil))
-                return
-            }
-            guard let destination = spec.destination else {
-                finished.post((id, nil, Date().timeIntervalSince(started), nil))
-                return
-            }
-            // Done only once the result is where it was asked to go (docs/api.md, "Output to a URL").
-            do {
-                let published = try origins.publish(output, sidecar: Sidecar.path(for: output), to: destination)
-                finished.post((id, nil, Date().timeIntervalSince(started), published))
-            } catch {
-                unlink(output)
-                unlink(Sidecar.path(for: output))
-                finished.post((id, "sending the result failed: \(error)", Date().timeIntervalSince(started), nil))
             }
         }
         thread.start()
     }
 
+    /// Sends an assembled result where its job asked (docs/api.md, "Output to a URL"), on
+    /// a thread of its own: the job is done only once it is there.
+    private func publish(_ id: String, to destination: OutputTarget, assembledIn seconds: Double) {
+        let output = resultPath(job: id, layout: .whole).path
+        let finished = finishedAssemblies
+        let origins = options.origins
+        let thread = Thread {
+            let started = Date()
+            do {
+                let published = try origins.publish(output, sidecar: Sidecar.path(for: output), to: destination)
+                finished.post((id, nil, seconds + Date().timeIntervalSince(started), published))
+            } catch {
+                unlink(output)
+                unlink(Sidecar.path(for: output))
+                finished.post((id, "sending the result failed: \(error)", seconds + Date().timeIntervalSince(started), nil))
+            }
+        }
+        thread.start()
+    }
+
+    /// Assemblies the lane has finished: published first where the job asked.
+    private func collectLane() {
+        for done in assemblyLane.finished.take() {
+            guard let job = scheduler.jobs[done.job] else { continue }
+            let seconds = assemblyStarted.removeValue(forKey: done.job).map { Date().timeIntervalSince($0) } ?? done.seconds
+            log(String(format: "job %@: index written %.3f s after the last chunk; %.2f s writing the file in all", done.job, seconds, done.writing),
+                LogIDs(job: done.job), level: .debug)
+            if done.error == nil, let destination = job.spec.destination {
+                publish(done.job, to: destination, assembledIn: seconds)
+            } else {
+                finishedAssemblies.post((done.job, done.error, seconds, nil))
+            }
+        }
+    }
+
     private func collectAssemblies() {
+        collectLane()
         for (id, error, seconds, published) in finishedAssemblies.take() {
             guard let job = scheduler.jobs[id] else { continue }
             if let published {

@@ -1,0 +1,148 @@
+import Foundation
+import RenderEngine
+
+/// Assemblies that follow the render (docs/rendering.md, "Assembly"): a job's MP4 is
+/// written on this thread as its chunks are stored, in output order, so when the last one
+/// is stored only the index is left to write. The loop posts what happened; the thread
+/// owns every assembly in progress and answers each `finish` through `finished`. A chunk
+/// is there when its file is (the loop writes chunks under a temporary name and renames
+/// them).
+final class AssemblyLane: Sendable {
+    enum Request: Sendable {
+        /// A job of one file: its spec, where the result goes and its chunks' paths by task.
+        case begin(job: String, spec: JobSpec, output: String, chunks: [String])
+        /// Chunks of the job were stored.
+        case advance(job: String)
+        /// Every chunk is stored: write the index and the sidecar.
+        case finish(job: String)
+        /// The job ended otherwise: remove what was written.
+        case drop(job: String)
+    }
+
+    /// A finished (or failed) assembly: the job, the error, the seconds from the `finish`
+    /// request to the file in place, and the seconds spent writing it in all.
+    struct Finished: Sendable {
+        var job: String
+        var error: String?
+        var seconds: Double
+        var writing = 0.0
+    }
+
+    private let requests = Inbox<Request>()
+    let finished = Inbox<Finished>()
+    private let wake = DispatchSemaphore(value: 0)
+    private let stop = StopSignal()
+
+    init() {
+        let (requests, finished, wake, stop) = (requests, finished, wake, stop)
+        let thread = Thread {
+            var lane = State()
+            while !stop.isRaised {
+                _ = wake.wait(timeout: .now() + .milliseconds(500))
+                for request in requests.take() where !stop.isRaised {
+                    if let answer = lane.handle(request) { finished.post(answer) }
+                }
+            }
+            for job in lane.running.values { job.assembly.abandon() }
+        }
+        thread.name = "assembly"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    func post(_ request: Request) {
+        requests.post(request)
+        wake.signal()
+    }
+
+    func shutDown() {
+        stop.raise()
+        wake.signal()
+    }
+
+    /// One job's assembly on the lane, and the first error it met (reported at `finish`).
+    private final class InProgress {
+        let spec: JobSpec
+        let file: JobSpec.OutputFile
+        let output: String
+        let assembly: Assembly
+        var error: String?
+        var complete = false
+        /// Seconds spent writing.
+        var busy = 0.0
+
+        init(spec: JobSpec, file: JobSpec.OutputFile, output: String, assembly: Assembly) {
+            self.spec = spec
+            self.file = file
+            self.output = output
+            self.assembly = assembly
+        }
+
+        func advance() {
+            guard error == nil, !complete else { return }
+            let started = Date()
+            do {
+                complete = try assembly.advance { FileManager.default.fileExists(atPath: $0) }
+            } catch {
+                self.error = "\(error)"
+                assembly.abandon()
+            }
+            busy += Date().timeIntervalSince(started)
+        }
+
+        /// Writes the index and the sidecar: the result in place.
+        func finish(job: String) throws {
+            advance()
+            if let error { throw EngineError(error) }
+            guard complete else { throw EngineError("a chunk of job \(job) is missing") }
+            let started = Date()
+            try assembly.finish()
+            try spec.writeSidecar(of: file, beside: output)
+            busy += Date().timeIntervalSince(started)
+        }
+    }
+
+    /// What the lane's thread owns: the assemblies in progress, and the jobs whose assembly
+    /// could not begin (said at their `finish`).
+    private struct State {
+        var running: [String: InProgress] = [:]
+        var unbegun: [String: String] = [:]
+
+        mutating func handle(_ request: Request) -> Finished? {
+            switch request {
+            case .begin(let job, let spec, let output, let chunks):
+                guard running[job] == nil, let file = spec.outputFiles.first, spec.layout == .whole else { return nil }
+                do {
+                    let progress = InProgress(spec: spec, file: file, output: output,
+                                              assembly: try spec.beginAssembly(of: file, to: output) { chunks[$0] })
+                    running[job] = progress
+                    progress.advance()
+                } catch {
+                    unbegun[job] = "\(error)"
+                }
+                return nil
+            case .advance(let job):
+                running[job]?.advance()
+                return nil
+            case .finish(let job):
+                let started = Date()
+                guard let progress = running.removeValue(forKey: job) else {
+                    let reason = unbegun.removeValue(forKey: job) ?? "the job's assembly was never begun"
+                    return Finished(job: job, error: "assembly failed: \(reason)", seconds: 0)
+                }
+                do {
+                    try progress.finish(job: job)
+                    return Finished(job: job, error: nil, seconds: Date().timeIntervalSince(started), writing: progress.busy)
+                } catch {
+                    progress.assembly.abandon()
+                    return Finished(job: job, error: "assembly failed: \(error)", seconds: Date().timeIntervalSince(started),
+                                    writing: progress.busy)
+                }
+            case .drop(let job):
+                running.removeValue(forKey: job)?.assembly.abandon()
+                unbegun[job] = nil
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import CFFmpeg
+import Foundation
+
+/// An MP4 written while its chunks arrive (docs/rendering.md, "Assembly"): each `advance`
+/// writes every packet the chunks present in output order allow, and `finish` writes only
+/// the index, into the space reserved for it before the media data, so the file is
+/// faststart without moving a byte. Written under a temporary name and renamed when
+/// finished; `abandon` removes it. Used from one thread at a time.
+public final class Assembly {
+    private let assembler: Assembler
+    private let chunks: [Assembler.VideoChunk]
+    private let audioPieces: [String]
+    private let reservedIndex: Int64
+    private let temporary: TemporaryOutput
+    /// Set when the first video chunk (and audio piece) are there: the streams are copied from them.
+    private var writer: Writer?
+
+    private final class Writer {
+        let output: OutputContainer
+        let video: ConcatenatedVideo
+        let audio: ConcatenatedAudio?
+        let videoStream: UnsafeMutablePointer<AVStream>
+        let audioStream: UnsafeMutablePointer<AVStream>?
+        /// The next packet of each stream, read and not yet written.
+        var nextVideo: Packet?
+        var nextAudio: Packet?
+        var videoEnded = false
+        var audioEnded: Bool
+
+        init(output: OutputContainer, video: ConcatenatedVideo, audio: ConcatenatedAudio?) throws {
+            self.output = output
+            self.video = video
+            self.audio = audio
+            videoStream = try output.addStream(copying: video.first.stream)
+            audioStream = try audio.map { try output.addStream(copying: $0.first.stream) }
+            audioEnded = audio == nil
+        }
+    }
+
+    /// `audioSamples`: the audio track's length (0 without audio), for the index's room.
+    public init(_ assembler: Assembler, video chunks: [Assembler.VideoChunk], audio: [String], audioSamples: Int64, to path: String) throws {
+        guard !chunks.isEmpty else { throw EngineError("nothing to assemble: no video chunks") }
+        self.assembler = assembler
+        self.chunks = chunks
+        audioPieces = audio
+        reservedIndex = Assembler.indexBound(videoFrames: chunks.reduce(0) { $0 + $1.frameCount }, audioSamples: audio.isEmpty ? 0 : audioSamples)
+        temporary = TemporaryOutput(finalPath: path)
+    }
+
+    /// Writes what the chunks that are there allow (`isReady(path)`: that chunk is complete);
+    /// returns whether every packet is written.
+    public func advance(isReady: (String) -> Bool) throws -> Bool {
+        LibavLog.quiet()
+        guard let writer = try openedWriter(isReady: isReady) else { return false }
+        // Merged by decode time, so the muxer's interleaving queue stays small.
+        while true {
+            if writer.nextVideo == nil, !writer.videoEnded {
+                switch try writer.video.next(isReady: isReady) {
+                case .packet(let packet): writer.nextVideo = packet
+                case .end: writer.videoEnded = true
+                case .waiting: return false
+                }
+            }
+            if writer.nextAudio == nil, !writer.audioEnded, let audio = writer.audio {
+                switch try audio.next(isReady: isReady) {
+                case .packet(let packet): writer.nextAudio = packet
+                case .end: writer.audioEnded = true
+                case .waiting: return false
+                }
+            }
+            var takeVideo = writer.nextVideo != nil
+            if let v = writer.nextVideo, let a = writer.nextAudio, let audio = writer.audio {
+                takeVideo = av_compare_ts(v.pointer.pointee.dts, writer.videoStream.pointee.time_base,
+                                          a.pointer.pointee.dts, audio.timeBase) <= 0
+            }
+            if takeVideo, let packet = writer.nextVideo {
+                packet.pointer.pointee.stream_index = writer.videoStream.pointee.index
+                try avCheck(av_interleaved_write_frame(writer.output.context, packet.pointer), "av_interleaved_write_frame(video)")
+                writer.nextVideo = nil
+            } else if let packet = writer.nextAudio, let audio = writer.audio, let stream = writer.audioStream {
+                av_packet_rescale_ts(packet.pointer, audio.timeBase, stream.pointee.time_base)
+                packet.pointer.pointee.stream_index = stream.pointee.index
+                try avCheck(av_interleaved_write_frame(writer.output.context, packet.pointer), "av_interleaved_write_frame(audio)")
+                writer.nextAudio = nil
+            } else {
+                return true
+            }
+        }
+    }
+
+    /// Writes the index and puts the file in place. Every packet must be written.
+    public func finish() throws {
+        guard let writer, writer.videoEnded, writer.audioEnded, writer.nextVideo == nil, writer.nextAudio == nil else {
+            throw EngineError("the assembly of \(temporary.finalPath) is not complete")
+        }
+        do {
+            try writer.output.close()
+        } catch {
+            throw EngineError("\(temporary.finalPath): the index did not fit the \(reservedIndex) bytes reserved for it (\(error))")
+        }
+        try temporary.commit()
+    }
+
+    /// Writes every chunk, all of them there, and finishes; on failure removes what was written.
+    public func writeAll() throws {
+        do {
+            guard try advance(isReady: { _ in true }) else { throw EngineError("a chunk of \(temporary.finalPath) was not there") }
+            try finish()
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// Removes what was written.
+    public func abandon() {
+        writer = nil
+        temporary.discard()
+    }
+
+    private func openedWriter(isReady: (String) -> Bool) throws -> Writer? {
+        if let writer { return writer }
+        guard isReady(chunks[0].path), audioPieces.first.map(isReady) ?? true else { return nil }
+        let output = try assembler.makeOutput(at: temporary.path)
+        let video = try ConcatenatedVideo(chunks: chunks, frameTimeBase: try assembler.frameTimeBase)
+        let audio = try audioPieces.isEmpty ? nil : ConcatenatedAudio(pieces: audioPieces)
+        let opened = try Writer(output: output, video: video, audio: audio)
+        // The index goes before the media data, in room kept for it: faststart without
+        // moving the media data at the end.
+        try output.writeHeader(options: ["moov_size": String(reservedIndex)])
+        video.writing(to: opened.videoStream.pointee.time_base)
+        writer = opened
+        return opened
+    }
+}
