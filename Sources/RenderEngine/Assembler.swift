@@ -54,6 +54,19 @@ public struct Assembler: Sendable {
         return output
     }
 
+    /// The least common multiple of 48,000 and the frame rate's denominator: each track's
+    /// length is a whole number of ticks.
+    var movieTimescale: Int64 {
+        get throws {
+            let frames = frameDuration.denominator, rate = AudioPieces.sampleRate
+            var (a, b) = (frames, rate)
+            while b != 0 { (a, b) = (b, a % b) }
+            let lcm = frames / a * rate
+            guard lcm <= Int64(Int32.max) else { throw EngineError("frame duration \(frameDuration) and 48 kHz have no common clock") }
+            return lcm
+        }
+    }
+
     var frameTimeBase: AVRational {
         get throws {
             guard let num = Int32(exactly: frameDuration.numerator), let den = Int32(exactly: frameDuration.denominator) else {

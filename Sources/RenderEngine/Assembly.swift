@@ -77,11 +77,13 @@ public final class Assembly {
                 packet.pointer.pointee.stream_index = writer.videoStream.pointee.index
                 try avCheck(av_interleaved_write_frame(writer.output.context, packet.pointer), "av_interleaved_write_frame(video)")
                 writer.nextVideo = nil
+                writtenPackets += 1
             } else if let packet = writer.nextAudio, let audio = writer.audio, let stream = writer.audioStream {
                 av_packet_rescale_ts(packet.pointer, audio.timeBase, stream.pointee.time_base)
                 packet.pointer.pointee.stream_index = stream.pointee.index
                 try avCheck(av_interleaved_write_frame(writer.output.context, packet.pointer), "av_interleaved_write_frame(audio)")
                 writer.nextAudio = nil
+                writtenPackets += 1
             } else {
                 return true
             }
@@ -100,6 +102,9 @@ public final class Assembly {
         }
         try temporary.commit()
     }
+
+    /// Packets written so far.
+    public private(set) var writtenPackets = 0
 
     /// Writes every chunk, all of them there, and finishes; on failure removes what was written.
     public func writeAll() throws {
@@ -127,7 +132,10 @@ public final class Assembly {
         let opened = try Writer(output: output, video: video, audio: audio)
         // The index goes before the media data, in room kept for it: faststart without
         // moving the media data at the end.
-        try output.writeHeader(options: ["moov_size": String(reservedIndex)])
+        // The movie's clock counts both the audio's samples and the frames, so the edit lists
+        // state each track's length exactly (libavformat's default, milliseconds, cut up to
+        // 47 samples from the audio's end).
+        try output.writeHeader(options: ["moov_size": String(reservedIndex), "movie_timescale": String(try assembler.movieTimescale)])
         video.writing(to: opened.videoStream.pointee.time_base)
         writer = opened
         return opened

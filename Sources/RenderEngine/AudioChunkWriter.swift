@@ -44,7 +44,9 @@ final class AudioChunkWriter: AudioSampleSink {
         }
         shift = keep.lowerBound == 0 ? 0 : (keep.lowerBound - 1) * Int64(frameSize)
         stream = try output.addStream(from: encoder)
-        try output.writeHeader()
+        // The movie's clock is the samples': the edit list states the piece's length
+        // exactly, so its last packet reads back whole (milliseconds cut it short).
+        try output.writeHeader(options: ["movie_timescale": String(sampleRate)])
     }
 
     func append(left l: [Float], right r: [Float]) throws {
