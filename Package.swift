@@ -102,6 +102,8 @@ let package = Package(
         // bench/: the coordinator under load from simulated workers (docs/benchmarks.md).
         .executableTarget(name: "coordinator-load", dependencies: ["Farm", "RenderEngine", "SessionKit"],
                           path: "bench/CoordinatorLoad"),
+        // bench/assembly: the output written as its chunks arrive (docs/benchmarks.md, "Assembly").
+        .executableTarget(name: "assembly-bench", dependencies: ["RenderEngine", "SessionKit"], path: "bench/Assembly"),
         .target(name: "ReelTestSupport", dependencies: ["SessionKit"]),
 
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "ReelTestSupport"]),
