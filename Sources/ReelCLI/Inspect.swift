@@ -45,7 +45,7 @@ struct TimelineSummary: Encodable {
     var duration: Double
     var segments: [Segment]
     /// How the farm cuts the job at the default 2-s keyframe interval (docs/rendering.md,
-    /// "Pipeline"): the audio task, then the video shards in output order. A capacity
+    /// "Pipeline"): the video shards and the pieces of the audio track in output order. A capacity
     /// model's shard plan (docs/operations.md, "Tracing a render").
     var shards: [Shard]
 
@@ -54,6 +54,8 @@ struct TimelineSummary: Encodable {
         var segment: Int
         var frames: Int64
         var outputStartFrame: Int64
+        /// A piece of the audio track: the output frames its sound covers.
+        var audioFrames: Int64?
     }
 
     struct Segment: Encodable {
@@ -86,7 +88,10 @@ struct TimelineSummary: Encodable {
         totalFrames = t.totalFrames
         duration = t.duration.doubleValue
         let plan = Plan(timeline: t, keyframeIntervalSeconds: Rational.approximating(EncoderSettings().keyframeIntervalSeconds) ?? Rational(2))
-        shards = plan.tasks.map { Shard(kind: $0.kind.rawValue, segment: $0.segment, frames: $0.frameCount, outputStartFrame: $0.outputStartFrame) }
+        shards = plan.tasks.map {
+            Shard(kind: $0.kind.rawValue, segment: $0.segment, frames: $0.frameCount, outputStartFrame: $0.outputStartFrame,
+                  audioFrames: $0.kind == .audio ? $0.endFrame - $0.startFrame : nil)
+        }
         segments = t.segments.map { s in
             Segment(source: MediaURL.redact(s.source), frameCount: s.frameCount, outputStartFrame: s.outputStartFrame,
                     firstSourceTime: s.sourceTime(ofFrame: 0).doubleValue,

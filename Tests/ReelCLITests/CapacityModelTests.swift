@@ -89,6 +89,38 @@ import Testing
         #expect(abs((calm["wall_seconds"] as? Double ?? 0) - 6) < 0.05, "4 shards of 6 s on 4 slots: \(calm)")
     }
 
+    /// The three serial steps of docs/scale.md: the audio track one task or in pieces, the
+    /// probes at submission or on arrival, the file written after the last chunk or as the
+    /// chunks arrive.
+    @Test func audioPiecesKnownMediaAndOverlappedAssemblyTakeTheSerialStepsAway() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        // Pictures cost nothing; sound 0.1 s of a core per second it encodes; probing 0.5 s a
+        // source; the file written at 1 s per MB after the last chunk, or as chunks arrive at
+        // no cost and 0.05 s for the index. 4 clips of 15 s, 60 s in all.
+        let costs = try writeCosts(frame: 0.000_001, chunkBytesPerFrame: 1_000, in: dir, [
+            "audio_seconds_per_output_second": 0.1, "probe_seconds_per_source": 0.5,
+            "assembly_after_seconds_per_byte": 1e-6, "assembly_fixed_seconds": 0.05,
+        ])
+        // Links fast enough that reading media takes no time.
+        let farm = ["--costs", costs, "--export", "4,15", "--workers", "8", "--slots", "1", "--latency-ms", "0", "--no-backup-copies",
+                    "--worker-mbps", "1000000", "--coordinator-mbps", "1000000"]
+        // Before: one audio task of 60 s (6 s), 4 sources probed two at a time (1 s), then
+        // 1,800 frames × 1,000 B written at 1 s per MB (1.8 s + 0.05 s): 8.85 s.
+        let before = try predict(farm + ["--audio", "one-task", "--media", "new", "--assembly", "after"], in: dir)
+        #expect(abs((before["wall_seconds"] as? Double ?? 0) - 8.85) < 0.01, "\(before)")
+        #expect(before["limit"] as? String == "the tail: the audio track", "\(before)")
+        // Now: a piece per clip. The first encodes its 15 s and the post-roll into the next
+        // (joinPacket(720,000) = 945; (945 + 3) · 1024 = 970,752 samples, 20.224 s): 2.022 s,
+        // the longest (the middle ones encode as many, from 719,872); the pictures nothing;
+        // the index 0.05 s: 2.072 s, with nothing probed.
+        let now = try predict(farm, in: dir)
+        #expect(abs((now["wall_seconds"] as? Double ?? 0) - 2.072) < 0.005, "\(now)")
+        #expect(now["probe_seconds"] as? Double == 0, "\(now)")
+        // New media add their probes before the job exists: 1 s.
+        let new = try predict(farm + ["--media", "new"], in: dir)
+        #expect(abs((new["wall_seconds"] as? Double ?? 0) - 3.072) < 0.005, "\(new)")
+    }
+
     @Test func badFarmsAreRefusedWithTheOptionNamed() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let costs = try writeCosts(frame: 0.1, in: dir)

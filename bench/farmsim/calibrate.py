@@ -93,10 +93,14 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None,
         for s, shards in by_segment.items()
     }
     export = export_of(plan, media_dir)
-    seconds = export.total_frames / export.fps
-    # The audio track: one task per job, so one point per trace; further traces of longer
-    # jobs (`--audio-trace`) give the line through its cost by output seconds.
-    points = [(seconds, cost(a)) for a in audio]
+    # The audio track's pieces, each by the seconds it encodes (its own, its warm-up and its
+    # post-roll); further traces of longer one-segment jobs (`--audio-trace`, one piece
+    # each) give the line through its cost by encoded seconds.
+    def encoded(a):
+        shard = plan["shards"][a["shard"]]
+        start = shard["outputStartFrame"]
+        return export.audio_encoded_seconds((start, start + shard.get("audioFrames", export.total_frames)))
+    points = [(encoded(a), cost(a)) for a in audio]
     for extra in audio_traces:
         other = read_trace(extra)
         done_other = [a for a in other["attempts"] if a["outcome"] == "done" and a.get("started")]
@@ -111,10 +115,9 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None,
     where = idle(trace)
     costs.job_start_seconds = where["before_first_shard"]
     costs.handoff_seconds = where["between_shards_each"] + where["inside_attempts_each"]
-    # Joining reads and writes every chunk: its time grows with the output's bytes.
-    output_bytes = sum(a.get("chunkBytes", 0) for a in done)
-    costs.assembly_fixed_seconds = 0.0
-    costs.assembly_seconds_per_byte = where["after_last_chunk"] / max(1, output_bytes)
+    # The file is written as the chunks arrive: after the last one only the index is left
+    # (its writing speed while they arrive is bench/assembly's, in the defaults).
+    costs.assembly_fixed_seconds = where["after_last_chunk"]
     return costs, export
 
 

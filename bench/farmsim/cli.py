@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
     add_farm(s)
     s.add_argument("--sizes", default="10,30,100,300,1000")
     s.add_argument("--vary", help="KNOB=V1,V2,… one curve each: shard-gops, keyframe-interval, media-via, "
-                                  "coordinator-mbps, coordinator-cores, chunk-scale, audio")
+                                  "coordinator-mbps, coordinator-cores, chunk-scale, audio, media, assembly")
     s.add_argument("--curve", action="append", default=[],
                    help="LABEL|KNOB=V;KNOB=V — a curve of its own with those knobs set (repeatable; instead of --vary)")
     s.add_argument("--plot", help="PNG to draw (needs matplotlib)")
@@ -103,8 +103,12 @@ def add_farm(p: argparse.ArgumentParser):
     p.add_argument("--media-via", choices=["coordinator", "origin"], default="coordinator")
     p.add_argument("--worker-start", type=float, default=0.0, help="seconds after submission a worker joins")
     p.add_argument("--failure-rate", type=float, default=0.0)
-    p.add_argument("--audio", choices=["one-task", "per-segment"], default="one-task",
-                   help="the audio track as the farm plans it, or (a what-if) one task per segment")
+    p.add_argument("--audio", choices=["pieces", "one-task"], default="pieces",
+                   help="the audio track in pieces as the farm plans it, or as one task (before this round)")
+    p.add_argument("--media", choices=["known", "new"], default="known",
+                   help="media the farm has seen (probed on arrival), or new: probed at submission")
+    p.add_argument("--assembly", choices=["overlapped", "after"], default="overlapped",
+                   help="the file written as the chunks arrive, or after the last one (before this round)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-backup-copies", action="store_true", help="the scheduler's backup copies off")
     p.add_argument("--json", help="write the report here too")
@@ -124,7 +128,9 @@ def farm_of(args, overrides: dict) -> tuple[Farm, Export, Costs, int]:
     else:
         raise ValueError("give --plan or --export")
     export.keyframe_seconds = float(get("keyframe-interval"))
-    export.audio_per_segment = str(get("audio")) == "per-segment"
+    export.audio_plan = str(get("audio"))
+    export.media = str(get("media"))
+    export.assembly = str(get("assembly"))
     mbps = lambda v: float(v) * 1e6 / 8
     farm = Farm(workers=int(get("workers")), slots=args.slots, cores=args.cores, host_cores=args.host_cores,
                 worker_link_bps=mbps(get("worker-mbps")), coordinator_link_bps=mbps(get("coordinator-mbps")),
@@ -156,7 +162,8 @@ def predict(args, overrides: dict):
         for attempt in read_trace(args.measured)["attempts"]:
             if attempt["outcome"] == "done" and "renderSeconds" in attempt and attempt["shard"] < len(tasks):
                 tasks[attempt["shard"]].cpu_seconds = attempt["renderSeconds"]
-    return simulate(tasks, farm, costs, export.source_count), farm
+    return simulate(tasks, farm, costs, export.source_count, probe_sources=export.media == "new",
+                    assembly_after=export.assembly == "after"), farm
 
 
 def sweep(args) -> dict:

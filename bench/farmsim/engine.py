@@ -69,8 +69,16 @@ class Result:
 
 
 class Simulation:
-    def __init__(self, tasks: list[Task], farm: Farm, costs: Costs, sources: int = 1):
+    def __init__(self, tasks: list[Task], farm: Farm, costs: Costs, sources: int = 1,
+                 probe_sources: bool = False, assembly_after: bool = False):
         self.tasks = tasks
+        # Sources probed at submission (media new to the farm); else known by content id.
+        self.probe_sources = probe_sources
+        # The whole file written after the last chunk (before this round); else the lane
+        # writes each chunk as the chunks before it are there.
+        self.assembly_after = assembly_after
+        self.lane_free = 0.0
+        self.lane_next = 0
         self.farm = farm
         self.costs = costs
         self.sources = sources
@@ -112,8 +120,9 @@ class Simulation:
         self.at(self.coordinator_free, kind, payload)
 
     def run(self) -> Result:
-        # The submission's probes run before the job exists, one per coordinator core.
-        rounds = math.ceil(self.sources / max(1, self.farm.coordinator_cores))
+        # The submission's probes run before the job exists, one per coordinator core; media
+        # the farm has seen were probed when their bytes arrived.
+        rounds = math.ceil(self.sources / max(1, self.farm.coordinator_cores)) if self.probe_sources else 0
         self.probing = self.costs.probe_seconds_per_source * rounds
         start = self.probing + self.costs.job_start_seconds
         for w in self.workers:
@@ -319,11 +328,19 @@ class Simulation:
                 self.end(other)        # beaten: cancelled, stops within a frame
                 self.fill(self.workers[other.worker])
         self.last_stored = self.now
+        # The assembly runs on a thread of its own, not on the loop: as the chunks arrive in
+        # output order, or all of it after the last one.
+        while not self.assembly_after and self.lane_next in self.done:
+            task = self.tasks[self.lane_next]
+            self.lane_free = max(self.lane_free, self.now) + self.costs.assembly_seconds_per_byte * task.chunk_bytes
+            self.lane_next += 1
         if len(self.done) == len(self.tasks):
-            # The assembly runs on a thread of its own, not on the loop.
-            output = sum(t.chunk_bytes for t in self.tasks)
-            seconds = self.costs.assembly_fixed_seconds + self.costs.assembly_seconds_per_byte * output
-            self.at(self.now + seconds, "assembled")
+            if self.assembly_after:
+                output = sum(t.chunk_bytes for t in self.tasks)
+                seconds = self.costs.assembly_fixed_seconds + self.costs.assembly_after_seconds_per_byte * output
+                self.at(self.now + seconds, "assembled")
+            else:
+                self.at(max(self.lane_free, self.now) + self.costs.assembly_fixed_seconds, "assembled")
         else:
             self.fill(worker)
 
@@ -384,5 +401,6 @@ def limit_of(r: Result, wall: float, tail: str) -> tuple[dict, str]:
     return shares, max(shares, key=shares.get)
 
 
-def simulate(tasks: list[Task], farm: Farm, costs: Costs, sources: int = 1) -> Result:
-    return Simulation(tasks, farm, costs, sources).run()
+def simulate(tasks: list[Task], farm: Farm, costs: Costs, sources: int = 1,
+             probe_sources: bool = False, assembly_after: bool = False) -> Result:
+    return Simulation(tasks, farm, costs, sources, probe_sources, assembly_after).run()

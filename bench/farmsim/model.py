@@ -14,6 +14,24 @@ from dataclasses import asdict, dataclass, field
 # 160 kbit/s.
 AUDIO_BYTES_PER_SECOND = 20_000.0
 
+# The audio track in pieces (docs/rendering.md, "Audio in pieces"): a piece holds whole
+# segments, at least 10 s, and is cut only where the rest of the track holds the join and
+# the post-roll; a later piece's encoder warms up on 5.12 s it does not keep, and the piece
+# before encodes the same 5.12 s and three frames more past its end.
+SAMPLE_RATE = 48_000
+AAC_FRAME = 1024
+JOIN_GUARD = 240 * AAC_FRAME
+POST_ROLL_FRAMES = 3
+MINIMUM_PIECE_SAMPLES = 10 * SAMPLE_RATE
+
+
+def join_packet(boundary: int) -> int:
+    return (boundary + JOIN_GUARD + AAC_FRAME - 1) // AAC_FRAME + 1
+
+
+def post_roll_samples(boundary: int) -> int:
+    return (join_packet(boundary) + POST_ROLL_FRAMES) * AAC_FRAME - boundary
+
 
 @dataclass
 class Costs:
@@ -47,9 +65,13 @@ class Costs:
     # Before the job exists the coordinator probes each source once, one after another on its
     # submission thread (header, index, stream info: libavformat decodes a few frames).
     probe_seconds_per_source: float = 0.15
-    # Joining the chunks into the MP4 after the last one is stored.
-    assembly_fixed_seconds: float = 0.1
-    assembly_seconds_per_byte: float = 1.0 / 400e6
+    # The assembly (docs/rendering.md, "Assembly"): the lane writes each chunk as it arrives
+    # in output order at `assembly_seconds_per_byte`; after the last chunk only the index is
+    # left, `assembly_fixed_seconds`. Before this round the whole file was written after the
+    # last chunk, at `assembly_after_seconds_per_byte` (the 4.3 s for 0.73 GB measured then).
+    assembly_fixed_seconds: float = 0.05
+    assembly_seconds_per_byte: float = 1.0 / 1e9
+    assembly_after_seconds_per_byte: float = 1.0 / 170e6
 
     def frame_cost(self, segment: int) -> float:
         return self.frame_seconds.get(str(segment), self.default_frame_seconds)
@@ -134,10 +156,15 @@ class Export:
     read_overhead: float = 1.0
     blocks_per_shard: int = 2
     block_bytes: int = 65536
-    # Distinct media files (each probed once at submission); 0 = one per segment.
+    # Distinct media files; 0 = one per segment.
     sources: int = 0
-    # A what-if: the audio track cut into one task per segment (the farm makes one task).
-    audio_per_segment: bool = False
+    # How the audio track is cut: "pieces" (the farm), or "one-task" (before this round).
+    audio_plan: str = "pieces"
+    # Media the farm has seen (probed when their bytes arrived: the submission probes
+    # nothing), or "new" (each source probed at submission, one per coordinator core).
+    media: str = "known"
+    # The assembly: "overlapped" with the render (the farm), or "after" the last chunk.
+    assembly: str = "overlapped"
 
     @property
     def source_count(self) -> int:
@@ -147,22 +174,52 @@ class Export:
     def total_frames(self) -> int:
         return sum(s.frames for s in self.segments)
 
+    def sample(self, frame: int) -> int:
+        return math.floor(frame * SAMPLE_RATE / self.fps + 0.5)
+
+    def audio_pieces(self) -> list[tuple[int, int]]:
+        """The planner's pieces of the audio track as output frame ranges (docs/rendering.md,
+        "Audio in pieces"), or the whole track as one task."""
+        total = self.total_frames
+        if self.audio_plan == "one-task":
+            return [(0, total)]
+        pieces, opening, start = [], 0, 0
+        for s in self.segments:
+            if start > 0 and s.frames > 0:
+                boundary = self.sample(start)
+                if boundary - self.sample(opening) >= MINIMUM_PIECE_SAMPLES and \
+                        self.sample(total) - boundary >= post_roll_samples(boundary):
+                    pieces.append((opening, start))
+                    opening = start
+            start += s.frames
+        pieces.append((opening, total))
+        return pieces
+
+    def audio_encoded_seconds(self, frames: tuple[int, int]) -> float:
+        """The seconds a piece encodes: its own, the warm-up it does not keep and the post-roll."""
+        first, end = self.sample(frames[0]), self.sample(frames[1])
+        encode_from = 0 if first == 0 else first // AAC_FRAME * AAC_FRAME
+        encode_to = self.sample(self.total_frames) if frames[1] >= self.total_frames \
+            else (join_packet(end) + POST_ROLL_FRAMES) * AAC_FRAME
+        return (encode_to - encode_from) / SAMPLE_RATE
+
+    def audio_task(self, index: int, frames: tuple[int, int], costs: Costs) -> Task:
+        seconds = self.audio_encoded_seconds(frames)
+        return Task(index, "audio", 0, 0, costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
+                    seconds * AUDIO_BYTES_PER_SECOND, 0.0)
+
     def plan(self, shard_gops: int, costs: Costs) -> list[Task]:
-        """The planner's cut (docs/rendering.md, "Pipeline"): the audio track first, then each
-        segment in shards of `shard_gops` keyframe intervals, a tail under half a GOP joined
-        to the shard before it."""
+        """The planner's cut (docs/rendering.md, "Pipeline"): each segment in shards of
+        `shard_gops` keyframe intervals, a tail under half a GOP joined to the shard before
+        it, each piece of the audio track after the video shard it starts with (the whole
+        track first, before this round)."""
         gop = max(1, round(self.keyframe_seconds * self.fps))
         longest = gop * max(1, shard_gops)
         tasks: list[Task] = []
-        if self.audio:
-            # One task for the whole track, as the farm plans it; or, to see what cutting it
-            # would buy, one per segment.
-            pieces = [s.frames for s in self.segments] if self.audio_per_segment else [self.total_frames]
-            for frames in pieces:
-                seconds = frames / self.fps
-                tasks.append(Task(len(tasks), "audio", 0, 0,
-                                  costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
-                                  seconds * AUDIO_BYTES_PER_SECOND, 0.0))
+        pieces = self.audio_pieces() if self.audio else []
+        if self.audio_plan == "one-task" and pieces:
+            tasks.append(self.audio_task(0, pieces.pop(0), costs))
+        offset = 0
         for s in self.segments:
             start = 0
             while start < s.frames:
@@ -170,7 +227,12 @@ class Export:
                 if s.frames - end < gop // 2:
                     end = s.frames
                 tasks.append(self._video_task(len(tasks), s, start, end - start, costs))
+                if pieces and pieces[0][0] <= offset + start:
+                    tasks.append(self.audio_task(len(tasks), pieces.pop(0), costs))
                 start = end
+            offset += s.frames
+        for piece in pieces:
+            tasks.append(self.audio_task(len(tasks), piece, costs))
         return tasks
 
     def auto_shard_gops(self, slots: int) -> int:
@@ -189,10 +251,8 @@ class Export:
                 start = shard["outputStartFrame"] - sum(x.frames for x in self.segments[:s.index])
                 tasks.append(self._video_task(i, s, start, shard["frames"], costs))
             else:
-                seconds = self.total_frames / self.fps
-                tasks.append(Task(i, "audio", shard["segment"], 0,
-                                  costs.audio_fixed_seconds + costs.audio_seconds_per_output_second * seconds,
-                                  seconds * AUDIO_BYTES_PER_SECOND, 0.0))
+                start = shard["outputStartFrame"]
+                tasks.append(self.audio_task(i, (start, start + shard.get("audioFrames", self.total_frames)), costs))
         return tasks
 
     def _media(self, s: Segment, start: int, frames: int) -> float:
