@@ -55,9 +55,11 @@ public struct Plan: Hashable, Sendable {
         case whole, segments
     }
 
-    /// In output order, each piece of the audio track after the video shard it starts
-    /// with (the first picture is not kept waiting for sound); for a per-segment export
-    /// each segment's audio first, then the video shards.
+    /// The audio first: the pieces of the track (or, for a per-segment export, each
+    /// segment's audio), then the video shards in output order. Pieces are short, so they
+    /// hold the first picture back only on a farm of a few slots; on one worker a piece
+    /// read its samples 8 times slower right after a video shard than first
+    /// (docs/rendering.md, "Audio in pieces").
     public var tasks: [ShardTask]
     /// Frames between keyframes (the GOP); every shard but a segment's last is a multiple.
     public var keyframeInterval: Int64
@@ -69,11 +71,9 @@ public struct Plan: Hashable, Sendable {
                 layout: Layout = .whole) {
         let gop = max(1, (keyframeIntervalSeconds / timeline.frameDuration).roundedHalfUp)
         let maxFrames = gop * max(1, shardKeyframeIntervals)
-        var tasks: [ShardTask] = []
-        var pieces: [ShardTask] = []
-        switch layout {
-        case .whole: pieces = AudioPieces.plan(timeline.segments, frameDuration: timeline.frameDuration)
-        case .segments: tasks = timeline.segments.filter(\.hasAudio).map { .audio(ofSegment: $0.index) }
+        var tasks: [ShardTask] = switch layout {
+        case .whole: AudioPieces.plan(timeline.segments, frameDuration: timeline.frameDuration)
+        case .segments: timeline.segments.filter(\.hasAudio).map { .audio(ofSegment: $0.index) }
         }
         for segment in timeline.segments {
             var start: Int64 = 0
@@ -83,14 +83,10 @@ public struct Plan: Hashable, Sendable {
                 if segment.frameCount - end < gop / 2 { end = segment.frameCount }
                 tasks.append(ShardTask(kind: .video, segment: segment.index, startFrame: start, endFrame: end,
                                        outputStartFrame: segment.outputStartFrame + start))
-                if let piece = pieces.first, piece.startFrame <= segment.outputStartFrame + start {
-                    tasks.append(piece)
-                    pieces.removeFirst()
-                }
                 start = end
             }
         }
-        self.tasks = tasks + pieces   // the piece of a timeline without frames
+        self.tasks = tasks
         keyframeInterval = gop
         totalFrames = timeline.totalFrames
     }

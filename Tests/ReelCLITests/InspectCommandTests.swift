@@ -32,11 +32,12 @@ import Testing
         // The portrait clip is 240×320 once oriented; the 4:3 crop is centred: 240 wide, 180 high.
         #expect(segments[1]["actualSize"] as? [Double] == [240, 320])
         #expect(segments[1]["cropRect"] as? [[Double]] == [[0, 70], [240, 180]])
-        // The farm's plan at 2-s keyframe intervals (60 frames): each segment's video in
-        // shards of at most 2 GOPs (a tail under half a GOP joins the shard before it):
-        // 15 frames, then 90; the 3.5 s of sound one piece, after the first shard.
+        // The farm's plan at 2-s keyframe intervals (60 frames): the 3.5 s of sound one
+        // piece, then each segment's video in shards of at most 2 GOPs (a tail under half a
+        // GOP joins the shard before it): 15 frames, then 90.
         let shards = try #require(json["shards"] as? [[String: Any]])
-        #expect(shards.map { $0["kind"] as? String } == ["video", "audio", "video"])
+        #expect(shards.map { $0["kind"] as? String } == ["audio", "video", "video"])
+        #expect(shards.first?["audioFrames"] as? Int == 105)
         let video = shards.filter { $0["kind"] as? String == "video" }
         #expect(video.map { $0["frames"] as? Int } == [15, 90], "\(video)")
         #expect(video.map { $0["outputStartFrame"] as? Int } == [0, 15])

@@ -35,8 +35,8 @@ struct JobSpecTests {
 
     @Test func eachShardNamesOnlyItsOwnFiles() throws {
         let spec = try Self.compile()
-        // 6 s of sound is one piece of the audio track, after the video shard it starts with.
-        #expect(spec.tasks[1] == .audio(frames: 0..<180, fromSegment: 0))
+        // 6 s of sound is one piece of the audio track, first.
+        #expect(spec.tasks[0] == .audio(frames: 0..<180, fromSegment: 0))
         // 60 + 90 + 30 frames in shards of at most 2 s (two 1 s GOPs).
         #expect(spec.tasks.filter { $0.kind == .video }.map(\.frameCount) == [60, 60, 30, 30])
         #expect(spec.output.frames == 180)
@@ -128,7 +128,7 @@ struct JobSpecTests {
 
     @Test func aSpecThatNoCompiledJobCouldGiveIsRefused() throws {
         let spec = try Self.compile()
-        var beyond = spec.shard(0)
+        var beyond = spec.shard(1)
         beyond.task.endFrame = 10_000
         #expect(throws: EngineError.self) { try beyond.check() }
         var odd = spec.shard(1)
@@ -137,7 +137,7 @@ struct JobSpecTests {
         var orphan = spec.shard(1)
         orphan.files = [:]
         #expect(throws: EngineError.self) { try orphan.check() }
-        var partialAudio = spec.shard(1)
+        var partialAudio = spec.shard(0)
         partialAudio.segments.removeFirst()
         #expect(throws: EngineError.self) { try partialAudio.check() }
     }

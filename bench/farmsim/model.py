@@ -209,17 +209,14 @@ class Export:
                     seconds * AUDIO_BYTES_PER_SECOND, 0.0)
 
     def plan(self, shard_gops: int, costs: Costs) -> list[Task]:
-        """The planner's cut (docs/rendering.md, "Pipeline"): each segment in shards of
-        `shard_gops` keyframe intervals, a tail under half a GOP joined to the shard before
-        it, each piece of the audio track after the video shard it starts with (the whole
-        track first, before this round)."""
+        """The planner's cut (docs/rendering.md, "Pipeline"): the pieces of the audio track
+        first (the whole track as one, before this round), then each segment in shards of
+        `shard_gops` keyframe intervals, a tail under half a GOP joined to the shard before it."""
         gop = max(1, round(self.keyframe_seconds * self.fps))
         longest = gop * max(1, shard_gops)
         tasks: list[Task] = []
-        pieces = self.audio_pieces() if self.audio else []
-        if self.audio_plan == "one-task" and pieces:
-            tasks.append(self.audio_task(0, pieces.pop(0), costs))
-        offset = 0
+        for piece in (self.audio_pieces() if self.audio else []):
+            tasks.append(self.audio_task(len(tasks), piece, costs))
         for s in self.segments:
             start = 0
             while start < s.frames:
@@ -227,12 +224,7 @@ class Export:
                 if s.frames - end < gop // 2:
                     end = s.frames
                 tasks.append(self._video_task(len(tasks), s, start, end - start, costs))
-                if pieces and pieces[0][0] <= offset + start:
-                    tasks.append(self.audio_task(len(tasks), pieces.pop(0), costs))
                 start = end
-            offset += s.frames
-        for piece in pieces:
-            tasks.append(self.audio_task(len(tasks), piece, costs))
         return tasks
 
     def auto_shard_gops(self, slots: int) -> int:
