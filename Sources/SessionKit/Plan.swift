@@ -57,9 +57,8 @@ public struct Plan: Hashable, Sendable {
 
     /// The audio first: the pieces of the track (or, for a per-segment export, each
     /// segment's audio), then the video shards in output order. Pieces are short, so they
-    /// hold the first picture back only on a farm of a few slots; on one worker a piece
-    /// read its samples 8 times slower right after a video shard than first
-    /// (docs/rendering.md, "Audio in pieces").
+    /// hold the first picture back only on a farm of a few slots (docs/rendering.md,
+    /// "Audio in pieces").
     public var tasks: [ShardTask]
     /// Frames between keyframes (the GOP); every shard but a segment's last is a multiple.
     public var keyframeInterval: Int64

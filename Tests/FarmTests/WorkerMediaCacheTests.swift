@@ -34,6 +34,33 @@ import Testing
         #expect(cache.cached(d) != nil && cache.cached(a) != nil && cache.cached(c) != nil)
     }
 
+    /// Delivered blocks make the cache look at its size only once a sixteenth of its limit
+    /// has come in: a look lists and stats every file, and once per block it slowed an
+    /// audio piece's small exact reads eightfold after a video shard had filled the cache.
+    @Test func deliveredBlocksEvictOncePastTheSlackNotEachTime() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let cache = try WorkerMediaCache(directory: dir, limit: 16_000)
+        #expect(cache.evictionSlack == 1_000)
+        let hex = { (n: Int) in String(repeating: String(n), count: 64) }
+        // 20 blocks of 1,000 bytes are 20,000 bytes: 4,000 over the limit.
+        for n in 1...4 {
+            for block in 0..<5 {
+                try Data(repeating: UInt8(n), count: 1_000).write(to: dir.appendingPathComponent("\(hex(n)).b\(block)"))
+            }
+        }
+        func bytes() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).reduce(0) { total, name in
+                total + ((try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+            }
+        }
+        // Small deliveries below the slack: nothing is looked at or removed.
+        for _ in 0..<9 { cache.delivered(100, keeping: []) }
+        #expect(try bytes() == 20_000)
+        // The tenth passes it: the cache is back within its limit.
+        cache.delivered(100, keeping: [])
+        #expect(try bytes() <= 16_000)
+    }
+
     /// Media larger than the limit evicts other media, never the worker's own scratch and
     /// stills directories that live beside it.
     @Test func evictionTouchesOnlyTheCachesOwnFiles() throws {

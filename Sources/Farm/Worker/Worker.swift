@@ -258,7 +258,7 @@ public final class Worker {
         case .mediaBlock:
             let block = try message.decode(MediaBlock.self), data = message.payload.first ?? Data()
             if ranges.deliver(block, data: data) {
-                cache.evict(keeping: Set(waiting.flatMap { $0.files.values }).union(runningMedia))
+                cache.delivered(data.count, keeping: Set(waiting.flatMap { $0.files.values }).union(runningMedia))
             } else {
                 received(block, data: data)
             }
