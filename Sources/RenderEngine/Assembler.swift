@@ -106,52 +106,74 @@ enum ChunkStep {
     case end
 }
 
-/// The video packets of every chunk in order, with timestamps moved onto the output's
-/// clock; each chunk's parameter sets must match the first chunk's.
-final class ConcatenatedVideo {
-    private let chunks: [Assembler.VideoChunk]
+/// The packets of one stream of several chunk files, in order, each file opened once it is
+/// there; every file must carry the first's decoder configuration (`mismatch` says why
+/// not). Yields each packet with the index of the file it came from.
+final class ArrivingChunks {
     let first: ChunkReader
-    private let frameTimeBase: AVRational
-    private var outputTimeBase: AVRational?
+    private let paths: [String]
+    private let type: AVMediaType
+    private let mismatch: (Int) -> String
     private var index = 0
     private var reader: ChunkReader?
 
-    /// Opens the first chunk, which must be there.
-    init(chunks: [Assembler.VideoChunk], frameTimeBase: AVRational) throws {
-        guard let head = chunks.first else { throw EngineError("nothing to assemble: no video chunks") }
-        self.chunks = chunks
-        first = try ChunkReader(path: head.path, type: AVMEDIA_TYPE_VIDEO)
+    /// Opens the first file, which must be there.
+    init(paths: [String], type: AVMediaType, mismatch: @escaping (Int) -> String) throws {
+        guard let head = paths.first else { throw EngineError("nothing to assemble: no chunks") }
+        self.paths = paths
+        self.type = type
+        self.mismatch = mismatch
+        first = try ChunkReader(path: head, type: type)
         reader = first
-        self.frameTimeBase = frameTimeBase
     }
 
-    /// Where the packets go, once the output's stream exists.
-    func writing(to timeBase: AVRational) { outputTimeBase = timeBase }
-
-    func next(isReady: (String) -> Bool) throws -> ChunkStep {
-        guard let outputTimeBase else { throw EngineError("the video's output stream is not set") }
-        while index < chunks.count {
+    func next(isReady: (String) -> Bool) throws -> (ChunkStep, file: Int) {
+        while index < paths.count {
             if let current = reader {
                 if let packet = try current.next() {
-                    let offset = av_rescale_q(chunks[index].outputStartFrame, frameTimeBase, outputTimeBase)
-                    av_packet_rescale_ts(packet.pointer, current.stream.pointee.time_base, outputTimeBase)
-                    if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
-                    if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
-                    return .packet(packet)
+                    av_packet_rescale_ts(packet.pointer, current.stream.pointee.time_base, first.stream.pointee.time_base)
+                    return (.packet(packet), index)
                 }
                 reader = nil
                 index += 1
                 continue
             }
-            guard isReady(chunks[index].path) else { return .waiting }
-            let opened = try ChunkReader(path: chunks[index].path, type: AVMEDIA_TYPE_VIDEO)
-            guard opened.extradata == first.extradata else {
-                throw EngineError("chunk \(index) (\(chunks[index].path)) has different H.264 parameter sets from chunk 0; "
-                    + "chunks of one job must share encoder settings and engine version")
-            }
+            guard isReady(paths[index]) else { return (.waiting, index) }
+            let opened = try ChunkReader(path: paths[index], type: type)
+            guard opened.extradata == first.extradata else { throw EngineError(mismatch(index)) }
             reader = opened
         }
-        return .end
+        return (.end, index)
+    }
+}
+
+/// The video packets of every chunk in order, with timestamps moved onto the output's
+/// clock; each chunk's parameter sets must match the first chunk's.
+final class ConcatenatedVideo {
+    private let chunks: [Assembler.VideoChunk]
+    private let files: ArrivingChunks
+    private let frameTimeBase: AVRational
+    var first: ChunkReader { files.first }
+
+    /// Opens the first chunk, which must be there.
+    init(chunks: [Assembler.VideoChunk], frameTimeBase: AVRational) throws {
+        self.chunks = chunks
+        files = try ArrivingChunks(paths: chunks.map(\.path), type: AVMEDIA_TYPE_VIDEO) { index in
+            "chunk \(index) (\(chunks[index].path)) has different H.264 parameter sets from chunk 0; "
+                + "chunks of one job must share encoder settings and engine version"
+        }
+        self.frameTimeBase = frameTimeBase
+    }
+
+    /// The next packet on `outputTimeBase`.
+    func next(on outputTimeBase: AVRational, isReady: (String) -> Bool) throws -> ChunkStep {
+        let (step, file) = try files.next(isReady: isReady)
+        guard case .packet(let packet) = step else { return step }
+        let offset = av_rescale_q(chunks[file].outputStartFrame, frameTimeBase, outputTimeBase)
+        av_packet_rescale_ts(packet.pointer, first.stream.pointee.time_base, outputTimeBase)
+        if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
+        if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
+        return step
     }
 }
 
@@ -160,49 +182,30 @@ final class ConcatenatedVideo {
 /// re-timed to follow the packet before it. Every piece must carry the first's decoder
 /// configuration.
 final class ConcatenatedAudio {
-    let first: ChunkReader
-    private let pieces: [String]
-    private var index = 0
-    private var reader: ChunkReader?
+    private let files: ArrivingChunks
     /// Where the next packet starts, on `timeBase`.
     private var following: Int64?
+    var first: ChunkReader { files.first }
+    var timeBase: AVRational { first.stream.pointee.time_base }
 
     /// Opens the first piece, which must be there.
     init(pieces: [String]) throws {
-        guard let head = pieces.first else { throw EngineError("no audio pieces") }
-        self.pieces = pieces
-        first = try ChunkReader(path: head, type: AVMEDIA_TYPE_AUDIO)
-        reader = first
+        files = try ArrivingChunks(paths: pieces, type: AVMEDIA_TYPE_AUDIO) { index in
+            "audio piece \(index) (\(pieces[index])) has another AAC configuration than piece 0; "
+                + "pieces of one job must share encoder settings and engine version"
+        }
     }
 
-    var timeBase: AVRational { first.stream.pointee.time_base }
-
     func next(isReady: (String) -> Bool) throws -> ChunkStep {
-        while index < pieces.count {
-            if let current = reader {
-                if let packet = try current.next() {
-                    let p = packet.pointer
-                    av_packet_rescale_ts(p, current.stream.pointee.time_base, timeBase)
-                    if index > 0, let start = following {
-                        p.pointee.pts = start
-                        p.pointee.dts = start
-                    }
-                    following = p.pointee.pts + p.pointee.duration
-                    return .packet(packet)
-                }
-                reader = nil
-                index += 1
-                continue
-            }
-            guard isReady(pieces[index]) else { return .waiting }
-            let opened = try ChunkReader(path: pieces[index], type: AVMEDIA_TYPE_AUDIO)
-            guard opened.extradata == first.extradata else {
-                throw EngineError("audio piece \(index) (\(pieces[index])) has another AAC configuration than piece 0; "
-                    + "pieces of one job must share encoder settings and engine version")
-            }
-            reader = opened
+        let (step, file) = try files.next(isReady: isReady)
+        guard case .packet(let packet) = step else { return step }
+        let p = packet.pointer
+        if file > 0, let start = following {
+            p.pointee.pts = start
+            p.pointee.dts = start
         }
-        return .end
+        following = p.pointee.pts + p.pointee.duration
+        return step
     }
 }
 

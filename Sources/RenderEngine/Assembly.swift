@@ -55,7 +55,7 @@ public final class Assembly {
         // Merged by decode time, so the muxer's interleaving queue stays small.
         while true {
             if writer.nextVideo == nil, !writer.videoEnded {
-                switch try writer.video.next(isReady: isReady) {
+                switch try writer.video.next(on: writer.videoStream.pointee.time_base, isReady: isReady) {
                 case .packet(let packet): writer.nextVideo = packet
                 case .end: writer.videoEnded = true
                 case .waiting: return false
@@ -136,7 +136,6 @@ public final class Assembly {
         // state each track's length exactly (libavformat's default, milliseconds, cut up to
         // 47 samples from the audio's end).
         try output.writeHeader(options: ["moov_size": String(reservedIndex), "movie_timescale": String(try assembler.movieTimescale)])
-        video.writing(to: opened.videoStream.pointee.time_base)
         writer = opened
         return opened
     }

@@ -14,6 +14,11 @@ public struct TemporaryOutput: Sendable {
         path = url.deletingLastPathComponent().appendingPathComponent(name + "." + url.pathExtension).path
     }
 
+    /// Whether a file name is one of these temporaries (left by a process that stopped).
+    public static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.contains(".tmp.")
+    }
+
     public func commit() throws {
         guard rename(path, finalPath) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -19,12 +19,11 @@ final class AssemblyLane: Sendable {
         case drop(job: String)
     }
 
-    /// A finished (or failed) assembly: the job, the error, the seconds from the `finish`
-    /// request to the file in place, and the seconds spent writing it in all.
+    /// A finished (or failed) assembly: the job, the error, and the seconds spent writing
+    /// the file in all.
     struct Finished: Sendable {
         var job: String
         var error: String?
-        var seconds: Double
         var writing = 0.0
     }
 
@@ -111,7 +110,7 @@ final class AssemblyLane: Sendable {
         mutating func handle(_ request: Request) -> Finished? {
             switch request {
             case .begin(let job, let spec, let output, let chunks):
-                guard running[job] == nil, let file = spec.outputFiles.first, spec.layout == .whole else { return nil }
+                guard running[job] == nil, let file = spec.outputFiles.first else { return nil }
                 do {
                     let progress = InProgress(spec: spec, file: file, output: output,
                                               assembly: try spec.beginAssembly(of: file, to: output) { chunks[$0] })
@@ -125,18 +124,16 @@ final class AssemblyLane: Sendable {
                 running[job]?.advance()
                 return nil
             case .finish(let job):
-                let started = Date()
                 guard let progress = running.removeValue(forKey: job) else {
                     let reason = unbegun.removeValue(forKey: job) ?? "the job's assembly was never begun"
-                    return Finished(job: job, error: "assembly failed: \(reason)", seconds: 0)
+                    return Finished(job: job, error: "assembly failed: \(reason)")
                 }
                 do {
                     try progress.finish(job: job)
-                    return Finished(job: job, error: nil, seconds: Date().timeIntervalSince(started), writing: progress.busy)
+                    return Finished(job: job, error: nil, writing: progress.busy)
                 } catch {
                     progress.assembly.abandon()
-                    return Finished(job: job, error: "assembly failed: \(error)", seconds: Date().timeIntervalSince(started),
-                                    writing: progress.busy)
+                    return Finished(job: job, error: "assembly failed: \(error)", writing: progress.busy)
                 }
             case .drop(let job):
                 running.removeValue(forKey: job)?.assembly.abandon()

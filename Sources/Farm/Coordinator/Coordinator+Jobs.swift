@@ -12,8 +12,7 @@ extension Coordinator {
         var changes: [StoreChange] = []
         // Results that were being written when the last run stopped are written again.
         let results = options.stateDirectory.appendingPathComponent("results")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
-            where name.hasPrefix(".") && name.hasSuffix(".tmp.mp4") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? [] where TemporaryOutput.isTemporary(name) {
             unlink(results.appendingPathComponent(name).path)
         }
         for record in try store.jobs(states: JobPhase.allCases.filter { !$0.isFinal }) {

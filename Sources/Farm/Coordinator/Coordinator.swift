@@ -709,7 +709,8 @@ public final class Coordinator {
     private func collectLane() {
         for done in assemblyLane.finished.take() {
             guard let job = scheduler.jobs[done.job] else { continue }
-            let seconds = assemblyStarted.removeValue(forKey: done.job).map { Date().timeIntervalSince($0) } ?? done.seconds
+            // From the last chunk stored: the lane's queue, the index and the sidecar.
+            let seconds = assemblyStarted.removeValue(forKey: done.job).map { Date().timeIntervalSince($0) } ?? 0
             log(String(format: "job %@: index written %.3f s after the last chunk; %.2f s writing the file in all", done.job, seconds, done.writing),
                 LogIDs(job: done.job), level: .debug)
             if done.error == nil, let destination = job.spec.destination {
