@@ -34,6 +34,8 @@ final class AudioChunkWriter: AudioSampleSink {
             c.pointee.sample_rate = Int32(sampleRate)
             av_channel_layout_default(&c.pointee.ch_layout, 2)
             c.pointee.bit_rate = Int64(bitRate)
+            c.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            c.pointee.global_quality = Int32((AACQuality.quality(forBitRate: bitRate) * Double(FF_QP2LAMBDA)).rounded())
             c.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
             c.pointee.flags |= AV_CODEC_FLAG_BITEXACT
             if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }

@@ -16,10 +16,10 @@ public enum AudioPieces {
     /// Samples per AAC-LC frame.
     public static let frameSize: Int64 = 1024
     /// Samples between a segment boundary and the first window a later piece keeps, 5.12 s:
-    /// the piece's encoder starts at the boundary (silence before it) and its rate control
-    /// settles on the real signal before its first kept packet. AAC's rate control adapts
-    /// over seconds: with 4 frames a join measured up to 8 dB noisier than the same place
-    /// encoded in one go, with 240 within 0.1 dB (docs/rendering.md, "Audio in pieces").
+    /// the piece's encoder starts at the boundary (silence before it) and must be coding
+    /// exactly as the one-go encoder does by its first kept packet. At the engine's
+    /// constant quality that took 3 or 4 frames, and at most 30 after a loud onset; 240 is
+    /// that margin many times over (docs/rendering.md, "The rate").
     public static let joinGuard: Int64 = 240 * frameSize
     /// Frames a piece encodes past its last kept packet, so the encoder's look-ahead (the
     /// next frame, for its window choice) sees the real signal.
