@@ -7,7 +7,7 @@
 /// broadband music is that rate (and still sets the encoder's bandwidth).
 enum AACQuality {
     /// (bits per second, quality): the quality libavcodec's encoder averages the rate at,
-    /// on 12 s of tones over pink noise (docs/rendering.md, "The rate"). Above 256 kb/s
+    /// on 12 s of tones over pink noise (docs/rendering.md, "Audio in pieces"). Above 256 kb/s
     /// the encoder's rate flattens out near 290 kb/s whatever the quality.
     static let calibration: [(rate: Double, quality: Double)] = [
         (32_000, 0.48), (64_000, 0.64), (96_000, 0.79), (128_000, 1.06),

@@ -10,6 +10,7 @@ extension ContentID {
     }
 
     public static func hashing(file path: String) throws -> ContentID {
+        LoopGuard.assertMayBlock("hashing \(path)")
         guard let handle = FileHandle(forReadingAtPath: path) else { throw EngineError("\(path): cannot be read") }
         defer { try? handle.close() }   // read-only: closing cannot lose data
         var hasher = SHA256()
@@ -23,8 +24,13 @@ extension ContentID {
 
 /// SHA-256 as lower-case hex: chunk checksums, recipe keys, still-cache keys.
 public enum Digest {
+    /// Hashing this many bytes or more blocks an event loop (about a millisecond).
+    public static let blockingSize = 1 << 20
+
     public static func sha256(_ data: Data) -> String {
-        hex(SHA256.hash(data: data))
+        // Keys and small messages may be hashed anywhere; a chunk or a block may not.
+        if data.count >= blockingSize { LoopGuard.assertMayBlock("hashing \(data.count) bytes") }
+        return hex(SHA256.hash(data: data))
     }
 
     /// Bytes as lowercase hex, two digits each.

@@ -19,7 +19,7 @@ public enum AudioPieces {
     /// the piece's encoder starts at the boundary (silence before it) and must be coding
     /// exactly as the one-go encoder does by its first kept packet. At the engine's
     /// constant quality that took 3 or 4 frames, and at most 30 after a loud onset; 240 is
-    /// that margin many times over (docs/rendering.md, "The rate").
+    /// that margin many times over (docs/rendering.md, "Audio in pieces").
     public static let joinGuard: Int64 = 240 * frameSize
     /// Frames a piece encodes past its last kept packet, so the encoder's look-ahead (the
     /// next frame, for its window choice) sees the real signal.

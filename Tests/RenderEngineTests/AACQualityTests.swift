@@ -4,7 +4,7 @@ import Testing
 @testable import RenderEngine
 
 /// The AAC track runs at a constant quality chosen from the job's audio bit rate
-/// (docs/rendering.md, "The rate"): on broadband music the file's average rate is close
+/// (docs/rendering.md, "Audio in pieces"): on broadband music the file's average rate is close
 /// to the rate asked for.
 @Suite struct AACQualityTests {
     @Test func qualityRisesWithTheRateAndIsLinearBetweenCalibratedRates() {

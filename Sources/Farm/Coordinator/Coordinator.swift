@@ -39,6 +39,8 @@ public final class Coordinator {
         public var stop = StopSignal()
         /// Beats each turn of the loop, for `/healthz`.
         public var pulse = LoopPulse()
+        /// How long the loop keeps work waiting (`reel_coordinator_loop_lag_seconds`).
+        public var loopLag = LoopLag()
         /// Jobs may name a callback URL: a webhook deliverer runs beside the coordinator
         /// (docs/api.md, "Webhooks").
         public var acceptsCallbacks = false
@@ -92,6 +94,10 @@ public final class Coordinator {
     var finishedPeakRSS: [String: Int] = [:]
     /// Media bytes sent to workers since this process started.
     var mediaBytesSent = (byWorker: [String: Int64](), byJob: [String: Int64]())
+    /// When work reached the loop, for its lag.
+    private var loopClock = LoopClock(now: 0, timerPeriod: 0.1)
+    /// Wakes the loop's poll when a lane has posted a result.
+    let wakeup: Wakeup
     private var logLimiter = LogLimiter()
     private var budget = PeerBudget()
     /// The payload of the chunk message being handled, for a `storeChunk` effect.
@@ -135,6 +141,7 @@ public final class Coordinator {
         scheduler = Scheduler(limits: Scheduler.Limits(
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
+        wakeup = try Wakeup()
         context = try ZMQContext()
         // Sends never wait (a peer that does not read would stall every other), and each
         // peer's outgoing queue is bounded: past it, what would be sent is dropped
@@ -159,15 +166,22 @@ public final class Coordinator {
     static let peerQueueLimit: Int32 = 32
 
     static var now: Double { Date().timeIntervalSince1970 }
+    /// Monotonic seconds, for the loop's waits.
+    static var uptime: Double { ProcessInfo.processInfo.systemUptime }
 
     // MARK: Loop
 
     public func run() throws {
         log("coordinator listening on \(endpoint)\(options.curve.map { "; CURVE, \($0.authorized.count) authorized key(s)" } ?? "")")
         checkDisk(force: true)
+        LoopGuard.enterLoop()
+        defer { LoopGuard.leaveLoop() }
+        loopClock = LoopClock(now: Self.uptime, timerPeriod: 0.1)
         while !options.stop.isRaised {
             options.pulse.beat()
-            let readable = try ZMQSocket.poll([socket], timeoutMillis: 100)[0]
+            let started = Self.uptime
+            let readable = try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: 100)[0]
+            loopClock.polled(started: started, returned: Self.uptime)
             try turn(readable: readable)
         }
         socket.close()
@@ -192,6 +206,7 @@ public final class Coordinator {
                     var handled = 0
                     while handled < 1000, let (frames, userID) = try socket.receiveWithUser() {
                         CoordinatorMetrics.bytesReceived.increment(by: frames.reduce(0) { $0 + $1.count })
+                        options.loopLag.record(loopClock.messageWait(handledAt: Self.uptime))
                         handle(frames, userID: userID)
                         handled += 1
                     }
@@ -200,6 +215,7 @@ public final class Coordinator {
                 collectSubmissions()
                 checkDisk(force: false)
                 sweep()
+                if let late = loopClock.timerFired(at: Self.uptime) { options.loopLag.record(late) }
                 apply(scheduler.handle(.tick, now: Self.now))
                 dispatchStills()
                 sampleGauges(now: Self.now)

@@ -1,4 +1,5 @@
 import CLZ4
+import RenderEngine
 import Foundation
 
 /// The LZ4 frame format with content checksums (docs/architecture.md, "C handles"): a corrupted chunk fails
@@ -28,6 +29,7 @@ public enum LZ4Frame {
 
     /// Decompresses one frame, refusing more than `limit` bytes of output.
     public static func decompress(_ input: Data, limit: Int = 1 << 31) throws -> Data {
+        if input.count >= Digest.blockingSize { LoopGuard.assertMayBlock("decompressing \(input.count) bytes") }
         var context: OpaquePointer?
         let created = LZ4F_createDecompressionContext(&context, UInt32(LZ4F_VERSION))
         guard LZ4F_isError(created) == 0, let context else { throw Failure(description: "LZ4 context: \(name(created))") }
