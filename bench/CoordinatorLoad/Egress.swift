@@ -28,7 +28,7 @@ func measureEgress(_ arguments: Arguments) throws {
         .write(to: sessionPath)
 
     let options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
-    let endpoint = try startCoordinator(options)
+    let endpoint = try startCoordinator(options).endpoint
 
     let workers = RangeWorkers(endpoint: endpoint, count: arguments.workers, cacheRoot: dir.appendingPathComponent("workers"))
     Thread { do { try workers.run() } catch { print("range workers: \(error)") } }.start()

@@ -11,6 +11,8 @@
 //   reading by ranges (RangeWorkers.swift): the coordinator's media egress against the
 //   clips' size and the ranges the shards read, and the time to the first chunk.
 //   [--clip-seconds S] (default 60).
+//   … --lag: instead, the loop's lag while it restarts, workers deliver, a client uploads
+//   and the housekeeping runs (LoopLagLoad.swift).
 import Farm
 import Foundation
 import RenderEngine
@@ -22,14 +24,15 @@ struct Arguments {
     var slots = 2
     var minutes: Int?
     var egress = false
+    var lag = false
     var clipSeconds = 60
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
 
     init() {
         var args = CommandLine.arguments.dropFirst()
         while let flag = args.popFirst() {
-            if flag == "--egress" {
-                egress = true
+            if flag == "--egress" || flag == "--lag" {
+                if flag == "--egress" { egress = true } else { lag = true }
                 continue
             }
             guard let value = args.popFirst() else { Self.usage() }
@@ -46,7 +49,7 @@ struct Arguments {
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S]] [--dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag] [--dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -54,24 +57,32 @@ struct Arguments {
 /// Resident and peak memory of this process (kB).
 func memory() -> (rss: Int, peak: Int) { (ProcessMemory.residentKB ?? 0, ProcessMemory.peakKB ?? 0) }
 
-/// Workers that answer every shard at once with the same small chunk.
+/// Workers that answer every shard at once with the same chunk: 4 KiB of one byte, or
+/// `chunkBytes` of random bytes (LZ4 cannot shrink them, so the coordinator verifies and
+/// writes them whole); they stop answering after `limit` chunks.
 final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread only after start
     let endpoint: String
     let count: Int
     let slots: Int
+    let chunkBytes: Int?
+    let limit: Int
     let stop = StopSignal()
     private(set) var chunksSent = 0
 
-    init(endpoint: String, count: Int, slots: Int) {
+    init(endpoint: String, count: Int, slots: Int, chunkBytes: Int? = nil, limit: Int = .max) {
         self.endpoint = endpoint
         self.count = count
         self.slots = slots
+        self.chunkBytes = chunkBytes
+        self.limit = limit
     }
 
     func run() throws {
         let context = try ZMQContext()
         let sockets = try (0..<count).map { _ in try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000) }
-        let bytes = Data(repeating: 7, count: 4096)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = chunkBytes.map { n in Data((0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+            ?? Data(repeating: 7, count: 4096)
         let chunk = try LZ4Frame.compress(bytes)
         let payload = Data(chunk.bytes)
         let sha = Digest.sha256(bytes)
@@ -87,7 +98,7 @@ final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread 
             for (socket, readable) in zip(sockets, ready) where readable {
                 while let frames = try socket.receive() {
                     let message = try WireMessage.parse(frames)
-                    guard message.type == .shard else { continue }
+                    guard message.type == .shard, chunksSent < limit else { continue }
                     let shard = try message.decode(ShardAssignment.self)
                     let done = ChunkReady(jobID: shard.jobID, shard: shard.shard, attempt: shard.attempt, sha256: sha,
                                           size: bytes.count, millis: 0)
@@ -113,6 +124,10 @@ if arguments.egress {
     try measureEgress(arguments)
     exit(0)
 }
+if arguments.lag {
+    try measureLoopLag(arguments)
+    exit(0)
+}
 
 // Default: one hour of 1 fps video at 16x16; a session of N one-hour segments at 1 fps
 // with a 1 s keyframe interval: shards of 2 frames, 1,800 per segment.
@@ -136,7 +151,7 @@ let keyframeInterval = arguments.minutes == nil ? 1.0 : 2.0
 var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
 options.mediaRoots = [dir]
 let coordinatorOptions = options
-let endpoint = try startCoordinator(coordinatorOptions)
+let endpoint = try startCoordinator(coordinatorOptions).endpoint
 
 let workers = SimulatedWorkers(endpoint: endpoint, count: arguments.workers, slots: arguments.slots)
 let workerThread = Thread { do { try workers.run() } catch { print("simulated workers: \(error)") } }

@@ -9,19 +9,20 @@ extension Coordinator {
     }
 
     /// Puts every queued shard of a new job whose recipe's chunk is in the cache in place,
-    /// done without rendering; returns how many.
+    /// done without rendering; returns how many. The cache's index knows each kept chunk's
+    /// checksum, so this only links files (no byte is read or hashed on the loop).
     func reuseCachedChunks(of id: String) -> Int {
         guard let job = scheduler.jobs[id] else { return 0 }
         var reused = 0
         for (shard, key) in job.recipeKeys.enumerated() {
             guard let cached = chunkCache.lookup(key) else { continue }
             do {
-                let bytes = try Data(contentsOf: cached)
-                try writeChunk(bytes, to: chunkPath(job: id, shard: shard), job: id)
-                apply(scheduler.handle(.reused(id, shard: shard, sha256: Digest.sha256(bytes)), now: Self.now))
+                try linkChunk(cached.url, to: chunkPath(job: id, shard: shard))
+                assemblyLane.post(.advance(job: id))
+                apply(scheduler.handle(.reused(id, shard: shard, sha256: cached.sha256), now: Self.now))
                 reused += 1
             } catch {
-                log("job \(id): could not reuse the chunk of shard \(shard) (\(cached.path)): \(FileErrorText.describe(error)); rendering it",
+                log("job \(id): could not reuse the chunk of shard \(shard) (\(cached.url.path)): \(FileErrorText.describe(error)); rendering it",
                     LogIDs(job: id, shard: shard), level: .warning)
             }
         }
@@ -29,11 +30,12 @@ extension Coordinator {
     }
 
     /// Puts a chunk just stored in place for its queued twins (docs/rendering.md, "Twins"),
-    /// done without rendering; a twin whose copy fails is rendered instead.
-    func shareWithTwins(_ bytes: Data, sha256: String, job id: String, shard: Int) {
+    /// done without rendering; a twin whose link fails is rendered instead.
+    func shareWithTwins(_ path: URL, sha256: String, job id: String, shard: Int) {
         for twin in scheduler.twins(ofShard: shard, job: id) {
             do {
-                try writeChunk(bytes, to: chunkPath(job: twin.job, shard: twin.shard), job: twin.job)
+                try linkChunk(path, to: chunkPath(job: twin.job, shard: twin.shard))
+                assemblyLane.post(.advance(job: twin.job))
                 apply(scheduler.handle(.reused(twin.job, shard: twin.shard, sha256: sha256), now: Self.now))
                 log("shard \(twin.shard) of job \(twin.job) reused the chunk of shard \(shard) of job \(id)", LogIDs(job: twin.job, shard: twin.shard))
             } catch {
@@ -43,13 +45,16 @@ extension Coordinator {
         }
     }
 
-    /// Keeps a stored chunk in the cache under its recipe's key.
-    func cacheChunk(_ path: URL, job id: String, shard: Int) {
-        guard let keys = scheduler.jobs[id]?.recipeKeys, keys.indices.contains(shard) else { return }
-        do {
-            try chunkCache.keep(path, key: keys[shard])
-        } catch {
-            logLimited("chunk cache", "could not keep the chunk of shard \(shard) of job \(id) in the chunk cache: \(FileErrorText.describe(error))")
+    /// A kept chunk linked in as a job's: a metadata change, no data read or written.
+    /// Chunks are never changed in place, so the names may share the file.
+    private func linkChunk(_ source: URL, to target: URL) throws {
+        let directory = target.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        unlink(target.path)   // a file left by an attempt that lost
+        guard link(source.path, target.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
     }
 }

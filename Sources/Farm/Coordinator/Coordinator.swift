@@ -70,6 +70,8 @@ public final class Coordinator {
     let prober: MediaProber
     /// Jobs of one file are assembled on its thread as their chunks arrive.
     let assemblyLane = AssemblyLane()
+    /// The loop's blocking work: chunks, uploads, media blocks, sweeps.
+    let ioLane: IOLane
     /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
     var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
@@ -101,7 +103,7 @@ public final class Coordinator {
     private var logLimiter = LogLimiter()
     private var budget = PeerBudget()
     /// The payload of the chunk message being handled, for a `storeChunk` effect.
-    private var chunkAtHand: (ready: ChunkReady, payload: Data)?
+    var chunkAtHand: (ready: ChunkReady, payload: Data)?
     /// Store changes of this turn, and those the disk refused in earlier turns (written
     /// again, in order, until they commit).
     private var turnChanges: [StoreChange] = []
@@ -142,6 +144,7 @@ public final class Coordinator {
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
         wakeup = try Wakeup()
+        ioLane = IOLane(threads: Self.ioThreads, wakeup: wakeup)
         context = try ZMQContext()
         // Sends never wait (a peer that does not read would stall every other), and each
         // peer's outgoing queue is bounded: past it, what would be sent is dropped
@@ -156,6 +159,8 @@ public final class Coordinator {
         }
         try socket.bind(options.endpoint)
         endpoint = socket.lastEndpoint
+        // Peers may speak from now on: their wait counts from here, through the resume.
+        loopClock = LoopClock(now: Self.uptime, timerPeriod: 0.1)
         try resume()
     }
 
@@ -166,6 +171,8 @@ public final class Coordinator {
     static let peerQueueLimit: Int32 = 32
 
     static var now: Double { Date().timeIntervalSince1970 }
+    /// Threads of the I/O lane: SHA-256 and the page cache's copies run at a core each.
+    static let ioThreads = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     /// Monotonic seconds, for the loop's waits.
     static var uptime: Double { ProcessInfo.processInfo.systemUptime }
 
@@ -176,7 +183,6 @@ public final class Coordinator {
         checkDisk(force: true)
         LoopGuard.enterLoop()
         defer { LoopGuard.leaveLoop() }
-        loopClock = LoopClock(now: Self.uptime, timerPeriod: 0.1)
         while !options.stop.isRaised {
             options.pulse.beat()
             let started = Self.uptime
@@ -187,6 +193,7 @@ public final class Coordinator {
         socket.close()
         compiler.shutDown()
         prober.shutDown()
+        ioLane.shutDown()
         assemblyLane.shutDown()
         authenticator?.stop()
     }
@@ -211,6 +218,7 @@ public final class Coordinator {
                         handled += 1
                     }
                 }
+                collectLaneWork()
                 collectAssemblies()
                 collectSubmissions()
                 checkDisk(force: false)
@@ -243,6 +251,11 @@ public final class Coordinator {
         do { try store.apply(change) } catch { storeFailure = error }
     }
 
+    /// What the I/O lane finished, applied in the order it finished.
+    private func collectLaneWork() {
+        for completion in ioLane.take() { completion(self) }
+    }
+
     // MARK: Effects
 
     func apply(_ effects: [Scheduler.Effect]) {
@@ -253,7 +266,8 @@ public final class Coordinator {
                 count(change)
                 traceChange(change)
                 write(change)
-            case .storeChunk(let peer, let key): storeChunk(from: peer, key)
+            case .storeChunk(let peer, let key):
+                if let (ready, payload) = chunkAtHand { storeChunk(ready, payload: payload, from: peer, key) }
             case .assemble(let job): startAssembly(job)
             case .notify(let job, let final): notifyWatchers(job, force: final)
             case .log(let level, let line, let ids): log(line, ids, level: level)
@@ -566,64 +580,6 @@ public final class Coordinator {
         let (write, suppressed) = logLimiter.allow(kind, now: Self.now)
         guard write else { return }
         log(line + (suppressed > 0 ? " (and \(suppressed) more like it)" : ""), ids, level: .warning)
-    }
-
-    // MARK: Results
-
-    /// Verifies the chunk at hand — the LZ4 checksum, then SHA-256 of the bytes — and
-    /// writes it; the scheduler hears how that went.
-    private func storeChunk(from peer: PeerID, _ key: AttemptID) {
-        guard let (ready, payload) = chunkAtHand else { return }
-        let now = Self.now
-        let bytes: Data
-        do {
-            bytes = try LZ4Frame.decompress(payload, limit: 1 << 30)
-            guard bytes.count == ready.size, Digest.sha256(bytes) == ready.sha256 else {
-                throw FarmError(.renderFailed, "chunk does not match its SHA-256")
-            }
-        } catch {
-            CoordinatorMetrics.chunkVerificationFailures.increment()
-            apply(scheduler.handle(.chunkRejected(peer, key, reason: "\(error)"), now: now))
-            return
-        }
-        let path = chunkPath(job: key.jobID, shard: key.shard)
-        do {
-            try writeChunk(bytes, to: path, job: key.jobID)
-        } catch {
-            let directory = path.deletingLastPathComponent().path
-            let reason = "cannot store the \(bytes.count)-byte chunk of shard \(key.shard) in \(directory): \(FileErrorText.describe(error))"
-            apply(scheduler.handle(.chunkNotStored(peer, key, reason: reason), now: now))
-            return
-        }
-        cacheChunk(path, job: key.jobID, shard: key.shard)
-        apply(scheduler.handle(.chunkStored(peer, key, sha256: ready.sha256, peakRSSKB: ready.peakRSSKB), now: now))
-        shareWithTwins(bytes, sha256: ready.sha256, job: key.jobID, shard: key.shard)
-    }
-
-    /// Writes a verified chunk under a temporary name and renames it into place. No fsync:
-    /// a restart re-verifies every kept chunk against the SHA-256 in the store and renders
-    /// again whatever a crash lost, so the sync that matters is the store's.
-    /// Writes a chunk of `job` under a temporary name and renames it into place (its
-    /// assembly reads it from then on).
-    func writeChunk(_ bytes: Data, to path: URL, job: String) throws {
-        let directory = path.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-        try TemporaryOutput.write(to: path.path) { try bytes.write(to: URL(fileURLWithPath: $0)) }
-        assemblyLane.post(.advance(job: job))
-    }
-
-    /// A job that ended needs its chunks no more (a done job's are inside its result).
-    private func discardChunks(of job: String) {
-        assemblyLane.post(.drop(job: job))
-        let directory = chunkPath(job: job, shard: 0).deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        do {
-            try FileManager.default.removeItem(at: directory)
-        } catch {
-            log("could not remove the chunks of job \(job) in \(directory.path): \(error)", LogIDs(job: job), level: .error)
-        }
     }
 
     /// Writes `change` to the trace, if tracing; a trace that cannot be written stops, said once.

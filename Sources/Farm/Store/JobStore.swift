@@ -75,6 +75,28 @@ public final class JobStore {
         /// The batch it is a variant of, and the variant's name; written with the job only.
         public var batch: String? = nil
         public var variant: String? = nil
+
+        public init(id: String, state: JobPhase, priority: Int, created: Double, finished: Double?, session: String,
+                    files: [String: String], paths: [String: String], settings: EncoderSettings, totalFrames: Int64,
+                    error: String? = nil, owner: String? = nil, spec: String? = nil, callback: String? = nil,
+                    batch: String? = nil, variant: String? = nil) {
+            self.id = id
+            self.state = state
+            self.priority = priority
+            self.created = created
+            self.finished = finished
+            self.session = session
+            self.files = files
+            self.paths = paths
+            self.settings = settings
+            self.totalFrames = totalFrames
+            self.error = error
+            self.owner = owner
+            self.spec = spec
+            self.callback = callback
+            self.batch = batch
+            self.variant = variant
+        }
     }
 
     public struct ShardRecord {

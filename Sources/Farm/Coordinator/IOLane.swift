@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// The coordinator's blocking work, off its loop (docs/architecture.md, "The I/O lane"):
+/// verifying and writing chunks, receiving uploads, reading media blocks, removing a
+/// job's chunks, sweeping the state directory. A fixed pool of threads, each with its own
+/// queue; work posted under one key (a job, an upload) always runs on the same thread in
+/// the order posted, so a job's chunk writes and the removal of its chunks never overtake
+/// each other. Each piece of work returns what the loop must do with its outcome (apply
+/// a scheduler event, send a reply), and the loop's poll is woken to do it.
+final class IOLane: Sendable {
+    /// Runs on the loop with the coordinator, after the work.
+    typealias Completion = @Sendable (Coordinator) -> Void
+    typealias Work = @Sendable () -> Completion?
+
+    private let queues: [Queue]
+    private let outcomes: Outcomes
+
+    init(threads: Int, wakeup: Wakeup) {
+        outcomes = Outcomes(wakeup: wakeup)
+        queues = (0..<max(1, threads)).map { Queue(name: "io-\($0)") }
+        for queue in queues { queue.start(outcomes) }
+    }
+
+    /// Runs `work` on the thread of `key`, after the work posted before under keys of that thread.
+    func post(key: String, _ work: @escaping Work) {
+        outcomes.pending.add(1, ordering: .relaxed)
+        queues[Self.thread(of: key, among: queues.count)].post(work)
+    }
+
+    /// What finished work asks of the loop, in the order it finished.
+    func take() -> [Completion] {
+        let taken = outcomes.done.take()
+        outcomes.pending.subtract(taken.count, ordering: .relaxed)
+        return taken
+    }
+
+    /// Work posted whose completion the loop has not taken.
+    var backlog: Int { outcomes.pending.load(ordering: .relaxed) }
+
+    func shutDown() { for queue in queues { queue.stop() } }
+
+    /// A key's thread: FNV-1a of its bytes (stable across runs, unlike `hashValue`).
+    static func thread(of key: String, among count: Int) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(count))
+    }
+
+    /// Where the threads put what they finished.
+    private final class Outcomes: Sendable {
+        let done = Inbox<Completion>()
+        let pending = Atomic<Int>(0)
+        let wakeup: Wakeup
+
+        init(wakeup: Wakeup) { self.wakeup = wakeup }
+
+        func finished(_ completion: Completion?) {
+            if let completion { done.post(completion) } else { pending.subtract(1, ordering: .relaxed) }
+            wakeup.signal()
+        }
+    }
+
+    /// One thread and its queue.
+    private final class Queue: Sendable {
+        private let work = Inbox<Work>()
+        private let wake = DispatchSemaphore(value: 0)
+        private let stopped = StopSignal()
+        private let name: String
+
+        init(name: String) { self.name = name }
+
+        func start(_ outcomes: Outcomes) {
+            let (work, wake, stopped) = (work, wake, stopped)
+            let thread = Thread {
+                while !stopped.isRaised {
+                    wake.wait()
+                    for item in work.take() { outcomes.finished(item()) }
+                }
+            }
+            thread.name = name
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+
+        func post(_ item: @escaping Work) {
+            work.post(item)
+            wake.signal()
+        }
+
+        func stop() {
+            stopped.raise()
+            wake.signal()
+        }
+    }
+}
