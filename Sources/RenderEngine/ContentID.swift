@@ -34,7 +34,7 @@ public enum Digest {
     }
 
     /// Bytes as lowercase hex, two digits each.
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         for byte in bytes {

@@ -72,6 +72,8 @@ public final class Coordinator {
     let assemblyLane = AssemblyLane()
     /// The loop's blocking work: chunks, uploads, media blocks, sweeps.
     let ioLane: IOLane
+    /// Reads media blocks for workers on the I/O lane.
+    let mediaReader: MediaReader
     /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
     var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
@@ -130,6 +132,7 @@ public final class Coordinator {
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
+        mediaReader = try MediaReader(catalog: media.catalog, storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         trace = try options.tracePath.map { try AttemptTrace(path: $0) }
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
@@ -332,9 +335,7 @@ public final class Coordinator {
         do {
             try route(message, from: identity, credentials: credentials)
         } catch {
-            logLimited("failed \(message.type.rawValue)", "\(message.type.rawValue) from a peer failed: \(error)")
-            let farmError = FarmError.from(error)
-            send(to: identity, .error, FarmError(farmError.code, publicText(farmError.message)))
+            refuse(message.type, from: identity, error)
         }
     }
 
@@ -368,9 +369,14 @@ public final class Coordinator {
             let candidate = scheduler.jobs.values.lazy.compactMap { job in
                 job.spec.files.first { $0.value.contentID == request.contentID }.flatMap { job.paths[$0.key] }
             }.first
-            let (block, data) = media.block(request, candidate: candidate)
-            send(to: identity, .mediaBlock, block, payload: [data])
-            countMediaSent(data.count, contentID: request.contentID, to: identity)
+            let reader = mediaReader
+            ioLane.post(key: "media " + request.contentID) {
+                let (block, data) = reader.block(request, candidate: candidate)
+                return { coordinator in
+                    coordinator.send(to: identity, .mediaBlock, block, payload: [data])
+                    coordinator.countMediaSent(data.count, contentID: request.contentID, to: identity)
+                }
+            }
         case .submit:
             let submit = try message.decode(Submit.self)
             // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
@@ -391,17 +397,11 @@ public final class Coordinator {
             // submission thread's.
             let proving = try holder.map { try !store.holds($0, upload.contentID) } ?? false
             let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
-            let (received, complete) = try media.receive(upload, data: message.payload.first ?? Data(),
-                                                         uploader: proving ? holder : nil)
-            if complete, let file = media.uploaded(upload.contentID) {
-                prober.post(contentID: upload.contentID, path: file.path)
+            let (receiver, data) = (media.receiver, message.payload.first ?? Data())
+            ioLane.post(key: "upload " + upload.contentID) {
+                let received = Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) }
+                return { coordinator in coordinator.uploadReceived(received, upload, from: identity, holder: holder, hadIt: hadIt) }
             }
-            if complete, let holder {
-                holders.record(holder, upload.contentID)
-                try store.recordHolder(holder, upload.contentID)
-                if hadIt { log("client key \(holder) sent \(upload.contentID), which the store had: it may use it now") }
-            }
-            send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: received, complete: complete))
         case .status:
             let request = try message.decode(StatusRequest.self)
             if let id = request.jobID {
@@ -565,7 +565,7 @@ public final class Coordinator {
     }
 
     /// Media bytes sent, by worker id and by job (docs/operations.md, "Media").
-    private func countMediaSent(_ bytes: Int, contentID: String, to peer: PeerID) {
+    func countMediaSent(_ bytes: Int, contentID: String, to peer: PeerID) {
         guard bytes > 0, let worker = workers[peer] else { return }
         mediaBytesSent.byWorker[worker.workerID, default: 0] += Int64(bytes)
         if let job = scheduler.job(reading: contentID, peer: peer) { mediaBytesSent.byJob[job, default: 0] += Int64(bytes) }
