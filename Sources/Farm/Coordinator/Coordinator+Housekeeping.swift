@@ -32,7 +32,7 @@ extension Coordinator {
         } catch {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
         }
-        let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) })
+        let inUse = Set((Array(scheduler.jobs.values) + resumingJobs.values).flatMap { $0.spec.files.values.map(\.contentID) })
         let removed = media.removeUploads(olderThan: cutoff, except: inUse)
         for id in removed {
             log("removed the upload \(id), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)")
@@ -47,7 +47,7 @@ extension Coordinator {
 
     /// Removes a finished job's result and sidecar, and what is remembered of it.
     func deleteResult(of id: String) throws {
-        guard scheduler.jobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
+        guard scheduler.jobs[id] == nil, resumingJobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
         let output = resultPath(job: id)
         for path in [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path]
             where FileManager.default.fileExists(atPath: path) {

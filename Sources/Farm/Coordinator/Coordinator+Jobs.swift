@@ -6,7 +6,9 @@ extension Coordinator {
     /// Loads every unfinished job after a (re)start: finished shards are kept when their
     /// chunk still verifies; running ones go back to the queue, and their attempts are
     /// closed as lost. The store changes this needs are written with the first turn, so a
-    /// coordinator starts on a full disk (docs/operations.md, "Disks").
+    /// coordinator starts on a full disk (docs/operations.md, "Disks"). The kept chunks are
+    /// read and hashed on the I/O lane, not here: each job joins the scheduler when its
+    /// chunks are checked (`resumed`), and the loop serves everyone meanwhile.
     func resume() throws {
         let now = Self.now
         var changes: [StoreChange] = []
@@ -25,27 +27,57 @@ extension Coordinator {
                                    spec: spec, paths: record.paths,
                                    pathStats: verifiedStats(files: record.files, paths: record.paths),
                                    recipeKeys: try Self.recipeKeys(spec), phase: .rendering)
-            for shard in shards {
-                if shard.state == .done, let sha = shard.sha256,
-                   let bytes = try? Data(contentsOf: chunkPath(job: record.id, shard: shard.index)), Digest.sha256(bytes) == sha {
-                    job.set(shard.index, .done, worker: shard.worker)
-                } else {
-                    // Rendered again: a file left from before must not be read as its chunk.
-                    unlink(chunkPath(job: record.id, shard: shard.index).path)
-                    if shard.state != .queued { changes.append(.requeue(job: record.id, shard: shard.index)) }
-                }
-            }
             for (shard, attempts) in try store.attemptCounts(job: record.id) { job.nextAttempt[shard] = attempts }
             for (shard, failures) in try store.failures(job: record.id) {
                 job.failures[shard] = failures.map(\.message)
                 job.failedOn[shard] = Set(failures.map(\.worker))
             }
             changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
-            log("resumed job \(record.id): \(job.counts[.done] ?? 0)/\(shards.count) shards kept", LogIDs(job: record.id))
-            beginAssembly(of: job)
-            apply(scheduler.handle(.submitted(job, nil), now: now))
+            resumingJobs[record.id] = job
+            let kept = shards.compactMap { shard in shard.state == .done ? shard.sha256.map { KeptChunk(index: shard.index, sha256: $0, worker: shard.worker) } : nil }
+            let paths = shards.map { chunkPath(job: record.id, shard: $0.index) }
+            let queued = Set(shards.filter { $0.state == .queued }.map(\.index))
+            let id = record.id
+            ioLane.post(key: id) {
+                let verified = Self.verify(kept, paths: paths)
+                return { coordinator in coordinator.resumed(id, kept: verified, shards: paths.count, queued: queued) }
+            }
         }
         unsaved = changes + unsaved
+    }
+
+    /// A chunk the store says was finished, with its checksum and who rendered it.
+    struct KeptChunk: Sendable {
+        var index: Int
+        var sha256: String
+        var worker: String?
+    }
+
+    /// The kept chunks whose files still hash to their checksums (on the I/O lane); every
+    /// other chunk file of the job is removed, so a stale file is never read as its chunk.
+    static func verify(_ kept: [KeptChunk], paths: [URL]) -> [KeptChunk] {
+        let verified = kept.filter { chunk in
+            guard let bytes = try? Data(contentsOf: paths[chunk.index]) else { return false }
+            return Digest.sha256(bytes) == chunk.sha256
+        }
+        let keep = Set(verified.map(\.index))
+        for (index, path) in paths.enumerated() where !keep.contains(index) { unlink(path.path) }
+        return verified
+    }
+
+    /// On the loop, a resumed job whose kept chunks are checked: it joins the scheduler with
+    /// them done, and every other shard that was not queued goes back to the queue.
+    func resumed(_ id: String, kept: [KeptChunk], shards: Int, queued: Set<Int>) {
+        guard var job = resumingJobs.removeValue(forKey: id) else { return }
+        let done = Set(kept.map(\.index))
+        for chunk in kept { job.set(chunk.index, .done, worker: chunk.worker) }
+        for shard in 0..<shards where !done.contains(shard) && !queued.contains(shard) {
+            apply([.persist(.requeue(job: id, shard: shard))])
+        }
+        log("resumed job \(id): \(kept.count)/\(shards) shards kept", LogIDs(job: id))
+        beginAssembly(of: job)
+        apply(scheduler.handle(.submitted(job, nil), now: Self.now))
+        if cancelledWhileResuming.remove(id) != nil { apply(scheduler.handle(.cancel(id), now: Self.now)) }
     }
 
     /// The job's stored spec; a job stored by an older release (no spec, or another

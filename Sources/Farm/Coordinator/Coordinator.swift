@@ -74,6 +74,10 @@ public final class Coordinator {
     let ioLane: IOLane
     /// Reads media blocks for workers on the I/O lane.
     let mediaReader: MediaReader
+    /// Unfinished jobs of the last run whose kept chunks the I/O lane is checking, and
+    /// those cancelled meanwhile (docs/operations.md, "Restarts").
+    var resumingJobs: [String: ScheduledJob] = [:]
+    var cancelledWhileResuming: Set<String> = []
     /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
     var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
@@ -434,6 +438,12 @@ public final class Coordinator {
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials)
             guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
+            if resumingJobs[request.jobID] != nil {
+                resumingJobs[request.jobID]?.priority = request.priority
+                apply([.persist(.jobPriority(request.jobID, request.priority))])
+                send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
+                return
+            }
             guard scheduler.jobs[request.jobID] != nil else {
                 throw try store.job(request.jobID) != nil ? FarmError(.alreadyEnded, "job \(request.jobID) has already ended")
                     : FarmError(.noSuchJob, "no job \(request.jobID)")
@@ -602,6 +612,12 @@ public final class Coordinator {
     }
 
     private func cancel(_ jobID: String, from identity: Data) throws {
+        if resumingJobs[jobID] != nil {
+            // Cancelled as soon as its kept chunks are checked.
+            cancelledWhileResuming.insert(jobID)
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID)))
+            return
+        }
         guard scheduler.jobs[jobID] != nil else {
             let known = try store.job(jobID) != nil
             throw known ? FarmError(.alreadyEnded, "job \(jobID) has already ended") : FarmError(.noSuchJob, "no job \(jobID)")
