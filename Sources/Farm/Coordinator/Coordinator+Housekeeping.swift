@@ -1,61 +1,125 @@
 import Foundation
 import RenderEngine
 
+/// What a sweep needs to know of the state directory, read on the I/O lane.
+struct StateListing: Sendable {
+    /// Jobs with a result: `JOB.mp4` (and its sidecar) for a whole job, the directory `JOB`
+    /// for a per-segment one.
+    var results: Set<String> = []
+    /// Files of `media/`: uploads and partial uploads, with their last use (seconds since 1970).
+    var uploads: [(name: String, used: Double)] = []
+    /// Disk space of everything under the state directory.
+    var bytes: Int64 = 0
+
+    static func read(_ state: URL) -> StateListing {
+        var listing = StateListing()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: state.appendingPathComponent("results").path)) ?? []
+        listing.results = Set(names.compactMap { $0.hasSuffix(".reel.json") ? nil : $0.hasSuffix(".mp4") ? String($0.dropLast(4)) : $0 }
+            .filter { !TemporaryOutput.isTemporary($0) })
+        let media = state.appendingPathComponent("media")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: media.path)) ?? [] {
+            var info = stat()
+            guard lstat(media.appendingPathComponent(name).path, &info) == 0 else { continue }
+            listing.uploads.append((name, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+        }
+        listing.bytes = Coordinator.bytes(under: state)
+        return listing
+    }
+}
+
 extension Coordinator {
-    /// Every 10 s (or half of `--keep-results`, if shorter): results of jobs that ended more than `--keep-results` ago are removed,
-    /// with uploads no unfinished job reads that are as old, and what the coordinator
-    /// remembers of those jobs; the state directory is measured (docs/operations.md,
-    /// "Housekeeping").
+    /// Every 10 s (or half of `--keep-results`, if shorter): results of jobs that ended
+    /// more than `--keep-results` ago are removed, with uploads no unfinished job reads
+    /// that are as old, and what the coordinator remembers of those jobs; the state
+    /// directory is measured (docs/operations.md, "Housekeeping"). The directory is listed
+    /// and measured, and files removed, on the I/O lane; the loop only decides.
     func sweep() {
         let now = Self.now
-        guard now - housekeeping.lastSweep >= min(10, max(0.5, options.keepResultsSeconds / 2)) else { return }
+        guard !housekeeping.sweeping, now - housekeeping.lastSweep >= min(10, max(0.5, options.keepResultsSeconds / 2)) else { return }
         housekeeping.lastSweep = now
-        let cutoff = now - options.keepResultsSeconds
-        let results = options.stateDirectory.appendingPathComponent("results")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? []
-        // `JOB.mp4` (and its sidecar) for a whole job, the directory `JOB` for a per-segment one.
-        for id in Set(names.compactMap { $0.hasSuffix(".reel.json") ? nil : $0.hasSuffix(".mp4") ? String($0.dropLast(4)) : $0 }) {
-            do {
-                guard let record = try store.jobSummary(id), let finished = record.finished, finished < cutoff,
-                      scheduler.jobs[id] == nil else { continue }
-                try deleteResult(of: id)
-                log("removed the result of job \(id), which ended \(Int(now - finished)) s ago (--keep-results)", LogIDs(job: id))
-            } catch {
-                logLimited("sweep", "could not remove the result of job \(id): \(FileErrorText.describe(error))")
-            }
+        housekeeping.sweeping = true
+        let state = options.stateDirectory
+        ioLane.post(key: "sweep") {
+            let listing = StateListing.read(state)
+            return { coordinator in coordinator.swept(listing, at: now) }
         }
+    }
+
+    /// On the loop, what to remove of what the lane listed.
+    func swept(_ listing: StateListing, at now: Double) {
+        housekeeping.stateBytes = listing.bytes
+        let cutoff = now - options.keepResultsSeconds
+        var expired: [(id: String, finished: Double)] = []
         do {
-            for id in try store.prune(endedBefore: now - options.keepJobsSeconds) {
-                try deleteResult(of: id)
-                log("forgot job \(id), which ended over \(Int(options.keepJobsSeconds)) s ago (--keep-jobs)", LogIDs(job: id))
-            }
+            expired = try store.ended(before: cutoff, among: listing.results)
+                .filter { scheduler.jobs[$0.id] == nil && resumingJobs[$0.id] == nil }
+        } catch {
+            logLimited("sweep", "could not read which results are past --keep-results: \(FileErrorText.describe(error))")
+        }
+        var forgotten: [String] = []
+        do {
+            forgotten = try store.prune(endedBefore: now - options.keepJobsSeconds)
         } catch {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
         }
+        for id in expired.map(\.id) + forgotten { forgetResult(of: id) }
         let inUse = Set((Array(scheduler.jobs.values) + resumingJobs.values).flatMap { $0.spec.files.values.map(\.contentID) })
-        let removed = media.removeUploads(olderThan: cutoff, except: inUse)
-        for id in removed {
-            log("removed the upload \(id), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)")
+        let uploads = listing.uploads.filter { upload in
+            let hex = upload.name.hasSuffix(".part") ? String(upload.name.dropLast(5)) : upload.name
+            return upload.used < cutoff && !inUse.contains("sha256:" + hex)
+        }.map(\.name)
+        let results = (expired.map(\.id) + forgotten).flatMap { resultPaths(of: $0) }
+        let (media, receiver, keepResults) = (self.media.directory, self.media.receiver, options.keepResultsSeconds)
+        let (removedResults, forgottenJobs) = (expired, forgotten)
+        ioLane.post(key: "sweep") {
+            let failed = results.compactMap { path -> String? in
+                do { try Self.removeIfPresent(path) } catch { return FileErrorText.describe(error) }
+                return nil
+            }
+            let removedUploads = MediaStore.removeUploads(uploads, in: media, unusedSince: cutoff, receiver: receiver)
+            return { coordinator in
+                coordinator.housekeeping.sweeping = false
+                for job in removedResults {
+                    coordinator.log("removed the result of job \(job.id), which ended \(Int(now - job.finished)) s ago (--keep-results)", LogIDs(job: job.id))
+                }
+                for id in forgottenJobs {
+                    coordinator.log("forgot job \(id), which ended over \(Int(coordinator.options.keepJobsSeconds)) s ago (--keep-jobs)", LogIDs(job: id))
+                }
+                if let failure = failed.first { coordinator.logLimited("sweep", "could not remove a result: \(failure)") }
+                for id in removedUploads { coordinator.log("removed the upload \(id), unused for over \(Int(keepResults)) s (--keep-results)") }
+                do {
+                    try coordinator.store.forgetProbes(of: removedUploads)
+                } catch {
+                    coordinator.logLimited("sweep", "could not forget the probes of removed uploads: \(FileErrorText.describe(error))")
+                }
+            }
         }
-        do {
-            try store.forgetProbes(of: removed)
-        } catch {
-            logLimited("sweep", "could not forget the probes of removed uploads: \(FileErrorText.describe(error))")
-        }
-        housekeeping.stateBytes = Self.bytes(under: options.stateDirectory)
     }
 
-    /// Removes a finished job's result and sidecar, and what is remembered of it.
-    func deleteResult(of id: String) throws {
-        guard scheduler.jobs[id] == nil, resumingJobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
+    /// A finished job's result and sidecar (or its directory of segments).
+    func resultPaths(of id: String) -> [String] {
         let output = resultPath(job: id)
-        for path in [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path]
-            where FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.removeItem(atPath: path)
-        }
+        return [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path]
+    }
+
+    static func removeIfPresent(_ path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        try FileManager.default.removeItem(atPath: path)
+    }
+
+    /// What the loop remembers of a job's result.
+    private func forgetResult(of id: String) {
         assemblyTimes[id] = nil
         finishedPeakRSS[id] = nil
         mediaBytesSent.byJob[id] = nil
+    }
+
+    /// Removes a finished job's result and sidecar, and what is remembered of it (a
+    /// client's request: one job's files).
+    func deleteResult(of id: String) throws {
+        guard scheduler.jobs[id] == nil, resumingJobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
+        for path in resultPaths(of: id) { try Self.removeIfPresent(path) }
+        forgetResult(of: id)
     }
 
     /// Why a finished job has no result to fetch.

@@ -118,7 +118,7 @@ public final class Coordinator {
     /// Jobs that ended while their end is not committed yet: status tells the truth anyway.
     var endedUncommitted: [String: (phase: JobPhase, error: String?, finished: Double?)] = [:]
     var diskGuard: DiskGuard
-    var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none)
+    var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none, sweeping: false)
     /// Frame rates of the farm, its jobs and workers, and the workers' memory.
     var activity = FarmActivity()
     /// Where the coordinator is listening (after binding `*` ports).

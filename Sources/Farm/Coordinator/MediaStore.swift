@@ -61,17 +61,16 @@ final class MediaStore {
         }
     }
 
-    /// Removes uploads last used before `cutoff` (seconds since 1970) whose content ids are
-    /// not in `inUse`, and unfinished uploads as old; returns the content ids removed.
-    func removeUploads(olderThan cutoff: Double, except inUse: Set<String>) -> [String] {
-        let keys: [URLResourceKey] = [.contentModificationDateKey]
-        guard let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return [] }
+    /// Removes the named files of `media/` still unused since `cutoff` (their time is read
+    /// again here, on the I/O lane: a job may have used one since it was listed) and not
+    /// being received; returns the content ids of the uploads removed.
+    static func removeUploads(_ names: [String], in directory: URL, unusedSince cutoff: Double, receiver: UploadReceiver) -> [String] {
         var removed: [String] = []
-        for url in files {
-            let name = url.lastPathComponent
+        for name in names {
+            let url = directory.appendingPathComponent(name)
             let hex = name.hasSuffix(".part") ? String(name.dropLast(5)) : name
-            guard let used = (try? url.resourceValues(forKeys: Set(keys)))?.contentModificationDate?.timeIntervalSince1970,
-                  used < cutoff, !inUse.contains("sha256:" + hex), !receiver.isOpen(hex) else { continue }
+            guard let used = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate?.timeIntervalSince1970,
+                  used < cutoff, !receiver.isOpen(hex) else { continue }
             do {
                 try FileManager.default.removeItem(at: url)
                 if !name.hasSuffix(".part") { removed.append("sha256:" + hex) }

@@ -270,6 +270,21 @@ public final class JobStore {
         return (byState, framesDone, perWorker)
     }
 
+    /// Of `ids`, the jobs that ended before `cutoff`, with their end times: a few
+    /// statements of up to 500 ids each, not one per id.
+    public func ended(before cutoff: Double, among ids: some Collection<String>) throws -> [(id: String, finished: Double)] {
+        var found: [(id: String, finished: Double)] = []
+        let all = Array(ids)
+        for start in stride(from: 0, to: all.count, by: 500) {
+            let part = all[start..<min(all.count, start + 500)]
+            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            let rows = try db.query("SELECT id, finished FROM jobs WHERE finished IS NOT NULL AND finished < ? AND id IN (\(marks))",
+                                    [.real(cutoff)] + part.map { .text($0) })
+            found += rows.compactMap { row in row[0].string.flatMap { id in row[1].double.map { (id, $0) } } }
+        }
+        return found
+    }
+
     /// Deletes what is kept of jobs that ended before `cutoff` — the job, its shards,
     /// attempts and webhook — in one transaction; returns their ids. A webhook still
     /// pending keeps its job.
