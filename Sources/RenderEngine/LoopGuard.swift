@@ -36,7 +36,9 @@ public enum LoopGuard {
     @inline(__always)
     public static func assertMayBlock(_ what: @autoclosure () -> String) {
         #if DEBUG
-        if onLoop { assertionFailure("\(what()) on an event loop's thread: run it on the I/O lane") }
+        // `fatalError`, not `assertionFailure`: this module is optimised in debug builds too,
+        // where assertions are off.
+        if onLoop { fatalError("\(what()) on an event loop's thread: run it on the I/O lane") }
         #endif
     }
 }

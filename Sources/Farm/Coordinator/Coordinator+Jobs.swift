@@ -194,13 +194,6 @@ extension Coordinator {
         }
     }
 
-    /// Content ids of a request that the coordinator can read neither in place nor from uploads.
-    func missingMedia(files: [String: String], paths: [String: String]) -> [String] {
-        Set(files.compactMap { reference, contentID in
-            media.file(for: contentID, candidate: paths[reference]) == nil ? contentID : nil
-        }).sorted()
-    }
-
     /// The names a per-segment result holds (nothing else is ever served from it).
     static func isResultFileName(_ name: String) -> Bool {
         name.wholeMatch(of: /segment-[0-9]{3,}\.(mp4|reel\.json)/) != nil
@@ -301,11 +294,23 @@ extension Coordinator {
         default:
             throw FarmError(.invalidInput, "no part '\(request.part.prefix(64))' of a result: output, sidecar, files or file:segment-NNN.mp4")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw FarmError(.resultGone, missingResultReason(record)) }
-        defer { try? handle.close() }
-        let total = Int(try handle.seekToEnd())
-        try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
-        let data = try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data()
-        send(to: identity, .resultBlock, ResultBlock(offset: request.offset, total: total), payload: [data])
+        // Read on the I/O lane: a result block is up to 4 MiB from the disk.
+        let gone = FarmError(.resultGone, missingResultReason(record))
+        ioLane.post(key: "result " + request.jobID) {
+            let read = Result { () throws -> (Int, Data) in
+                guard let handle = FileHandle(forReadingAtPath: path) else { throw gone }
+                defer { try? handle.close() }   // read-only: closing cannot lose data
+                let total = Int(try handle.seekToEnd())
+                try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
+                return (total, try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data())
+            }
+            return { coordinator in
+                switch read {
+                case .success(let (total, data)):
+                    coordinator.send(to: identity, .resultBlock, ResultBlock(offset: request.offset, total: total), payload: [data])
+                case .failure(let error): coordinator.refuse(.fetch, from: identity, error)
+                }
+            }
+        }
     }
 }

@@ -4,15 +4,25 @@ import SessionKit
 /// The coordinator's side of thumbnails and frames: the `StillsBroker` decides, this sends.
 extension Coordinator {
     /// A client's request: refused at once if it lacks media or is not a one-segment
-    /// session, else routed (docs/operations.md, "Thumbnails and frames").
+    /// session, else routed (docs/operations.md, "Thumbnails and frames"). Whether the
+    /// media are there is found on the I/O lane (a file in place may need hashing).
     func stills(_ request: StillsRequest, from client: Data, holder: String? = nil) throws {
+        // A client's pictures are of media it has sent (as its jobs are).
+        let unshown = try holder.map { holder in try request.files.values.filter { try !store.holds(holder, $0) } } ?? []
+        let (reader, files, paths) = (mediaReader, request.files, request.paths)
+        ioLane.post(key: "media " + (files.values.min() ?? "")) {
+            let missing = files.compactMap { reference, contentID in reader.file(for: contentID, candidate: paths[reference]) == nil ? contentID : nil }
+            let all = Set(missing + unshown).sorted()
+            return { coordinator in coordinator.stills(request, from: client, missing: all) }
+        }
+    }
+
+    /// The request once its media are checked.
+    private func stills(_ request: StillsRequest, from client: Data, missing: [String]) {
         func reply(invalid: String? = nil, missing: [String] = []) {
             send(to: client, .stillsReply, StillsReply(requestID: request.requestID, worker: "", results: [], invalid: invalid,
                                                        error: nil, missing: missing))
         }
-        // A client's pictures are of media it has sent (as its jobs are).
-        let unshown = try holder.map { holder in try request.files.values.filter { try !store.holds(holder, $0) } } ?? []
-        let missing = Set(missingMedia(files: request.files, paths: request.paths) + unshown).sorted()
         guard missing.isEmpty else { return reply(missing: missing) }
         let session: Session
         do {
