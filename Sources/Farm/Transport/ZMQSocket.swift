@@ -145,7 +145,8 @@ public final class ZMQSocket {
                 if code == EAGAIN && frames.isEmpty { return nil }
                 throw ZMQError(code: code, function: "zmq_msg_recv")
             }
-            frames.append(Data(bytes: zmq_msg_data(&message), count: Int(size)))
+            frames.append(Int(size) >= ReceivedFrame.zeroCopySize ? ReceivedFrame.take(&message, size: Int(size))
+                                                                    : Data(bytes: zmq_msg_data(&message), count: Int(size)))
             // Set on the frames that came from the peer (not on a ROUTER's identity frame).
             if userID == nil, let value = zmq_msg_gets(&message, "User-Id") {
                 let text = String(cString: value)
@@ -189,5 +190,27 @@ public final class ZMQSocket {
             case .owned(let buffer): buffer.count
             }
         }
+    }
+}
+
+/// A large received frame handed over without a copy (a chunk, an upload block): the
+/// `Data` reads ZeroMQ's own buffer, and the message is closed when the last `Data` that
+/// shares it goes, on whichever thread that is (ZeroMQ messages, unlike sockets, may move
+/// between threads). Copying 2 MiB frames on the coordinator's loop cost it about a
+/// millisecond each (docs/benchmarks.md, "Loop lag").
+final class ReceivedFrame: @unchecked Sendable {   // the message is read-only once taken
+    static let zeroCopySize = 64 << 10
+    private var message = zmq_msg_t()
+
+    private init() { zmq_msg_init(&message) }
+
+    deinit { zmq_msg_close(&message) }
+
+    /// The bytes of `message`, which is left empty (closing it then frees nothing).
+    static func take(_ message: inout zmq_msg_t, size: Int) -> Data {
+        let frame = ReceivedFrame()
+        zmq_msg_move(&frame.message, &message)
+        guard let bytes = zmq_msg_data(&frame.message) else { return Data() }
+        return Data(bytesNoCopy: bytes, count: size, deallocator: .custom { _, _ in withExtendedLifetime(frame) {} })
     }
 }
