@@ -63,6 +63,8 @@ public final class Coordinator {
 
     let options: Options
     let store: JobStore
+    /// Syncs the store's commits off the loop.
+    let storeSyncer: StoreSyncer
     let media: MediaStore
     /// Submissions are compiled on its thread, not on the loop.
     let compiler: SubmissionCompiler
@@ -133,7 +135,10 @@ public final class Coordinator {
             try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         diskGuard = DiskGuard(directory: options.stateDirectory.path, minimumFree: options.minimumFreeBytes)
-        store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+        storeSyncer = try StoreSyncer(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path) { [logger] line in
+            logger.error("\(line)")
+        }
+        store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path, syncedBy: storeSyncer)
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         mediaReader = try MediaReader(catalog: media.catalog, storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
@@ -236,6 +241,7 @@ public final class Coordinator {
                 sampleGauges(now: Self.now)
                 if let storeFailure { throw storeFailure }
             }
+            storeSyncer.committed()
             unsaved = []
             endedUncommitted = [:]
             if scheduler.pauses[.storeUnwritable] != nil { apply(scheduler.handle(.resume(.storeUnwritable), now: Self.now)) }

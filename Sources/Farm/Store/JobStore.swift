@@ -8,8 +8,15 @@ import SessionKit
 public final class JobStore {
     let db: SQLiteDatabase
 
-    public init(path: String) throws {
+    /// `syncedBy`: the coordinator's loop commits without waiting for the disk, and a
+    /// `StoreSyncer` makes its commits durable (docs/operations.md, "Disks"); every other
+    /// connection syncs each commit itself.
+    public init(path: String, syncedBy syncer: StoreSyncer? = nil) throws {
         db = try SQLiteDatabase(path: path, commitTimer: CoordinatorMetrics.storeCommit)
+        if syncer != nil {
+            try db.execute("PRAGMA synchronous=NORMAL")
+            try db.execute("PRAGMA wal_autocheckpoint=0")
+        }
         try db.execute("""
         CREATE TABLE IF NOT EXISTS jobs(
           id TEXT PRIMARY KEY, state TEXT NOT NULL, priority INTEGER NOT NULL, created REAL NOT NULL, finished REAL,
