@@ -63,7 +63,7 @@ extension Coordinator {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
         }
         for id in expired.map(\.id) + forgotten { forgetResult(of: id) }
-        let inUse = Set((Array(scheduler.jobs.values) + resumingJobs.values).flatMap { $0.spec.files.values.map(\.contentID) })
+        let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) }).union(resumingJobs.values.joined())
         let uploads = listing.uploads.filter { upload in
             let hex = upload.name.hasSuffix(".part") ? String(upload.name.dropLast(5)) : upload.name
             return upload.used < cutoff && !inUse.contains("sha256:" + hex)

@@ -18,63 +18,46 @@ extension Coordinator {
             unlink(results.appendingPathComponent(name).path)
         }
         for record in try store.jobs(states: JobPhase.allCases.filter { !$0.isFinal }) {
-            let shards = try store.shards(of: record.id)
-            let spec = try compiledSpec(of: record)
-            guard spec.tasks == shards.map(\.task) else {
-                throw FarmError(.internal, "job \(record.id): its stored shards are not its compiled plan")
-            }
-            var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
-                                   spec: spec, paths: record.paths,
+            let shards = try store.storedShards(of: record.id)
+            // A spec stored by this release is decoded on the lane; an older release's job
+            // is compiled again here, from its session (rare, once).
+            let storedSpec = try store.spec(of: record.id)
+            let spec = storedSpec.flatMap { try? JobSpec.decode(Data($0.utf8)) } == nil ? try compiledSpec(of: record) : nil
+            let parts = ResumedJob(record: ResumedJob.Record(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
+                                                             paths: record.paths),
                                    pathStats: verifiedStats(files: record.files, paths: record.paths),
-                                   recipeKeys: try Self.recipeKeys(spec), phase: .rendering)
-            for (shard, attempts) in try store.attemptCounts(job: record.id) { job.nextAttempt[shard] = attempts }
-            for (shard, failures) in try store.failures(job: record.id) {
-                job.failures[shard] = failures.map(\.message)
-                job.failedOn[shard] = Set(failures.map(\.worker))
-            }
+                                   storedSpec: spec == nil ? storedSpec : nil, spec: spec,
+                                   shards: shards.map { ResumedJob.Shard(index: $0.index, task: $0.task, state: $0.state, sha256: $0.sha256, worker: $0.worker) },
+                                   attempts: try store.attemptCounts(job: record.id),
+                                   failures: try store.failures(job: record.id).mapValues { $0.map { ResumedJob.Failure(worker: $0.worker, message: $0.message) } })
             changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
-            resumingJobs[record.id] = job
-            let kept = shards.compactMap { shard in shard.state == .done ? shard.sha256.map { KeptChunk(index: shard.index, sha256: $0, worker: shard.worker) } : nil }
+            resumingJobs[record.id] = Set(record.files.values)
             let paths = shards.map { chunkPath(job: record.id, shard: $0.index) }
-            let queued = Set(shards.filter { $0.state == .queued }.map(\.index))
-            let id = record.id
-            ioLane.post(key: id) {
-                let verified = Self.verify(kept, paths: paths)
-                return { coordinator in coordinator.resumed(id, kept: verified, shards: paths.count, queued: queued) }
+            ioLane.post(key: record.id) {
+                let built = Result { try parts.build(chunkPaths: paths) }
+                return { coordinator in coordinator.resumed(parts.record.id, built) }
             }
         }
         unsaved = changes + unsaved
     }
 
-    /// A chunk the store says was finished, with its checksum and who rendered it.
-    struct KeptChunk: Sendable {
-        var index: Int
-        var sha256: String
-        var worker: String?
-    }
-
-    /// The kept chunks whose files still hash to their checksums (on the I/O lane); every
-    /// other chunk file of the job is removed, so a stale file is never read as its chunk.
-    static func verify(_ kept: [KeptChunk], paths: [URL]) -> [KeptChunk] {
-        let verified = kept.filter { chunk in
-            guard let bytes = try? Data(contentsOf: paths[chunk.index]) else { return false }
-            return Digest.sha256(bytes) == chunk.sha256
+    /// On the loop, a resumed job built and its kept chunks checked on the lane: it joins
+    /// the scheduler, and every shard that was neither kept nor queued goes back to the queue.
+    func resumed(_ id: String, _ built: Result<ResumedJob.Built, any Error>) {
+        guard resumingJobs.removeValue(forKey: id) != nil else { return }
+        let resumed: ResumedJob.Built
+        do {
+            resumed = try built.get()
+        } catch {
+            // What cannot be read as its plan fails, with the reason, rather than stalling.
+            log("job \(id) cannot be resumed: \(error)", LogIDs(job: id), level: .error)
+            apply([.persist(.jobPhase(id, .failed, error: "the coordinator could not resume it: \(error)", finished: Self.now))])
+            return
         }
-        let keep = Set(verified.map(\.index))
-        for (index, path) in paths.enumerated() where !keep.contains(index) { unlink(path.path) }
-        return verified
-    }
-
-    /// On the loop, a resumed job whose kept chunks are checked: it joins the scheduler with
-    /// them done, and every other shard that was not queued goes back to the queue.
-    func resumed(_ id: String, kept: [KeptChunk], shards: Int, queued: Set<Int>) {
-        guard var job = resumingJobs.removeValue(forKey: id) else { return }
-        let done = Set(kept.map(\.index))
-        for chunk in kept { job.set(chunk.index, .done, worker: chunk.worker) }
-        for shard in 0..<shards where !done.contains(shard) && !queued.contains(shard) {
-            apply([.persist(.requeue(job: id, shard: shard))])
-        }
-        log("resumed job \(id): \(kept.count)/\(shards) shards kept", LogIDs(job: id))
+        var job = resumed.job
+        if let priority = priorityWhileResuming.removeValue(forKey: id) { job.priority = priority }
+        for shard in resumed.requeue { apply([.persist(.requeue(job: id, shard: shard))]) }
+        log("resumed job \(id): \(resumed.kept)/\(job.tasks.count) shards kept", LogIDs(job: id))
         beginAssembly(of: job)
         apply(scheduler.handle(.submitted(job, nil), now: Self.now))
         if cancelledWhileResuming.remove(id) != nil { apply(scheduler.handle(.cancel(id), now: Self.now)) }

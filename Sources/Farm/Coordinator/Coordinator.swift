@@ -78,8 +78,10 @@ public final class Coordinator {
     let mediaReader: MediaReader
     /// Unfinished jobs of the last run whose kept chunks the I/O lane is checking, and
     /// those cancelled meanwhile (docs/operations.md, "Restarts").
-    var resumingJobs: [String: ScheduledJob] = [:]
+    /// (job → the content ids it reads, which housekeeping keeps.)
+    var resumingJobs: [String: Set<String>] = [:]
     var cancelledWhileResuming: Set<String> = []
+    var priorityWhileResuming: [String: Int] = [:]
     /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
     var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
@@ -124,7 +126,7 @@ public final class Coordinator {
     /// Frame rates of the farm, its jobs and workers, and the workers' memory.
     var activity = FarmActivity()
     /// Where the coordinator is listening (after binding `*` ports).
-    public let endpoint: String
+    public private(set) var endpoint = ""
     let logger: Logger
 
     public init(options: Options, logger: Logger = Logger(label: "reel.coordinator", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
@@ -169,11 +171,13 @@ public final class Coordinator {
         } else {
             authenticator = nil
         }
+        // The store's unfinished jobs are read before the socket listens (their chunks are
+        // checked later, on the I/O lane): peers wait in their own queues until then, and
+        // from the bind on every wait counts as the loop's lag.
+        try resume()
         try socket.bind(options.endpoint)
         endpoint = socket.lastEndpoint
-        // Peers may speak from now on: their wait counts from here, through the resume.
         loopClock = LoopClock(now: Self.uptime, timerPeriod: 0.1)
-        try resume()
     }
 
     public func stop() { options.stop.raise() }
@@ -198,7 +202,9 @@ public final class Coordinator {
         while !options.stop.isRaised {
             options.pulse.beat()
             let started = Self.uptime
-            let readable = try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: 100)[0]
+            // Wakes for the periodic work when it is due, not up to a period late.
+            let untilDue = Int(((loopClock.timerDue - started) * 1000).rounded(.up))
+            let readable = try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: min(100, max(0, untilDue)))[0]
             loopClock.polled(started: started, returned: Self.uptime)
             try turn(readable: readable)
         }
@@ -445,7 +451,7 @@ public final class Coordinator {
             try mayManage(request.jobID, credentials)
             guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
             if resumingJobs[request.jobID] != nil {
-                resumingJobs[request.jobID]?.priority = request.priority
+                priorityWhileResuming[request.jobID] = request.priority
                 apply([.persist(.jobPriority(request.jobID, request.priority))])
                 send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
                 return

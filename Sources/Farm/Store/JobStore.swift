@@ -147,8 +147,13 @@ public final class JobStore {
         }
     }
 
+    /// Jobs in `states` (all when nil), oldest first; the states are chosen by the
+    /// statement, so a store of many ended jobs does not decode them all to find a few.
     public func jobs(states: [JobPhase]? = nil) throws -> [JobRecord] {
-        try records(try db.query("SELECT \(Self.jobColumns) FROM jobs ORDER BY created"), states: states)
+        guard let states else { return try records(try db.query("SELECT \(Self.jobColumns) FROM jobs ORDER BY created"), states: nil) }
+        let marks = Array(repeating: "?", count: states.count).joined(separator: ",")
+        return try records(try db.query("SELECT \(Self.jobColumns) FROM jobs WHERE state IN (\(marks)) ORDER BY created",
+                                        states.map { .text($0.rawValue) }), states: states)
     }
 
     public func job(_ id: String) throws -> JobRecord? {
@@ -340,6 +345,14 @@ public final class JobStore {
             ShardRecord(index: Int(r[0].int ?? 0), task: try Self.parse(ShardTask.self, r[1].string),
                         state: try Self.parse(ShardState.self, column: r[2].string, of: job),
                         sha256: r[3].string, worker: r[4].string)
+        }
+    }
+
+    /// A job's shards with each task as its stored JSON, not decoded: a restart reads
+    /// them on the loop and decodes them on the I/O lane.
+    public func storedShards(of job: String) throws -> [(index: Int, task: String, state: ShardState, sha256: String?, worker: String?)] {
+        try db.query("SELECT idx, task, state, sha256, worker FROM shards WHERE job_id=? ORDER BY idx", [.text(job)]).map { r in
+            (Int(r[0].int ?? 0), r[1].string ?? "", try Self.parse(ShardState.self, column: r[2].string, of: job), r[3].string, r[4].string)
         }
     }
 

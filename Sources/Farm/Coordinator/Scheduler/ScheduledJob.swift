@@ -3,14 +3,14 @@ import RenderEngine
 import SessionKit
 
 /// A running attempt: who holds it and since when.
-struct RunningAttempt: Equatable {
+struct RunningAttempt: Equatable, Sendable {
     var worker: PeerID
     var started: Double
 }
 
 /// An unfinished job's shards as the scheduler sees them. Counts and the queue are kept
 /// as shards change state, so dispatch and status cost the same for 10 or 50,000 shards.
-struct ScheduledJob {
+struct ScheduledJob: Sendable {
     let id: String
     var priority: Int
     let created: Double
