@@ -21,6 +21,8 @@ public enum MetricsServer {
             "reelfarm_assembly_seconds": render,
             "reelfarm_store_commit_seconds": [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
                 .map { .microseconds(Int64($0 * 1_000_000)) },
+            "reel_coordinator_loop_lag_seconds": [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+                .map { .microseconds(Int64($0 * 1_000_000)) },
         ]
         MetricsSystem.bootstrap(factory)
         return registry

@@ -99,6 +99,7 @@ public enum MetricsCatalogue {
         "reelfarm_chunk_verification_failures_total": "Chunks refused because their SHA-256 did not match.",
         "reelfarm_store_commit_seconds": "Seconds each job-store transaction took to commit.",
         "reelfarm_assembly_seconds": "Seconds each job's assembly (and upload) took.",
+        "reel_coordinator_loop_lag_seconds": "Seconds the coordinator's loop kept a message or its periodic work waiting.",
         "reelfarm_job_frames": "Frames of an unfinished job.",
         "reelfarm_job_frames_done": "Frames done of an unfinished job.",
         "reelfarm_dispatch_paused": "1 while dispatch is paused for lack of disk, else 0.",
@@ -120,7 +121,7 @@ public enum MetricsCatalogue {
             _ = [CoordinatorMetrics.jobsSubmitted, CoordinatorMetrics.shardsDone, CoordinatorMetrics.shardsFailed,
                  CoordinatorMetrics.shardsReused, CoordinatorMetrics.framesRendered, CoordinatorMetrics.bytesReceived,
                  CoordinatorMetrics.bytesSent, CoordinatorMetrics.chunkVerificationFailures]
-            _ = [CoordinatorMetrics.storeCommit, CoordinatorMetrics.assembly]
+            _ = [CoordinatorMetrics.storeCommit, CoordinatorMetrics.assembly, LoopLag.metric]
             for phase in [JobPhase.done, .failed, .cancelled] { _ = CoordinatorMetrics.jobsEnded(phase) }
             for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(0) }
             for state in ["queued", "running", "done"] { CoordinatorMetrics.shards(state).record(0) }
