@@ -24,7 +24,7 @@ struct StillsBrokerTests {
         #expect(broker.serves(first, contentID: "sha256:aa") && !broker.serves(first, contentID: "sha256:bb"))
 
         // It fails there: retried on the next worker; a late answer from the first is dropped.
-        let failure = StillsReply(requestID: "s1", worker: ranking[0], results: [], invalid: nil, error: "boom", missing: [])
+        let failure = StillsReply(requestID: "s1", worker: ranking[0], results: [], invalid: nil, error: FarmError(.renderFailed, "boom"), missing: [])
         guard case .some(.none) = broker.answer(failure, from: first, liveWorkers: 3) else {
             Issue.record("a failure was not retried")
             return
@@ -65,6 +65,6 @@ struct StillsBrokerTests {
             Issue.record("did not fail")
             return
         }
-        #expect(reply.error == "no live workers" && reply.requestID == "client-7" && broker.pending.isEmpty)
+        #expect(reply.error == FarmError(.noAnswer, "no live workers") && reply.requestID == "client-7" && broker.pending.isEmpty)
     }
 }

@@ -136,6 +136,31 @@ import Testing
         #expect(!farm.log("coordinator.log").contains(Self.secret))
     }
 
+    /// The coordinator may read the origin (it pinned the object to plan), its worker may
+    /// not: a thumbnail of the job is refused by the worker's URL policy before it sends
+    /// anything, and the API answers with the policy's code and status (422
+    /// `originRefused`, docs/api.md, "Errors"), not 502 as for a failed render. The
+    /// refusal is not tried on another worker: every worker would say the same.
+    @Test func aStillOfAURLTheWorkersPolicyRefusesIsThePolicysErrorNotAFailedRender() throws {
+        let farm = try FarmFixture()
+        try Self.media(in: farm.dir)
+        let origin = try MisbehavingOrigin(serving: try Self.bytes(farm.dir, "www/clip.mp4"))
+        try Self.session(origin.url(), named: "s.json", in: farm.dir)
+        try farm.startCoordinator(Self.allow + ["--http", "127.0.0.1:0"])
+        try farm.startWorker("a")   // no --allow-url-host: loopback is refused
+        let job = try farm.submit(Self.allow)
+        let asked = origin.requestCount
+        let thumbnail = try HTTPExchange.send("GET", "\(try farm.apiBase())/jobs/\(job)/segments/0/thumbnail?time=1&size=160x90")
+        #expect(thumbnail.status == 422, "\(thumbnail.status): \(thumbnail.text.prefix(300))")
+        let error = (thumbnail.json as? [String: Any])?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "originRefused", "\(thumbnail.text.prefix(300))")
+        #expect((error?["message"] as? String ?? "").contains("not allowed"), "\(thumbnail.text.prefix(300))")
+        #expect(!thumbnail.text.contains("hush-hush"))
+        // The worker refused by address: nothing more reached the origin for the picture.
+        #expect(origin.requestCount == asked)
+        #expect(!farm.log("coordinator.log").contains("trying the next worker"))
+    }
+
     @Test func anOriginThatFailsForAWhileIsRetried() throws {
         let dir = try TestEnvironment.scratchDirectory()
         try Self.media(in: dir)

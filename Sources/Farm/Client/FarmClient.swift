@@ -227,7 +227,7 @@ public final class FarmClient {
             let message = try self.request(.stills, request)
             let reply = try message.decode(StillsReply.self)
             if let invalid = reply.invalid { return StillsOutcome(pictures: [], worker: reply.worker, invalid: invalid) }
-            if let error = reply.error { throw FarmError(.renderFailed, "worker \(reply.worker): \(error)") }
+            if let error = reply.error { throw FarmError(error.code, reply.worker.isEmpty ? error.message : "worker \(reply.worker): \(error.message)") }
             if reply.missing.isEmpty {
                 guard reply.results.count == stills.count, message.payload.count == stills.count else {
                     throw FarmError(.internal, "the farm answered \(reply.results.count) of \(stills.count) pictures")
@@ -244,7 +244,7 @@ public final class FarmClient {
         let message = try request(.jobStills, JobStillsRequest(jobID: jobID, stills: stills))
         let reply = try message.decode(StillsReply.self)
         if let invalid = reply.invalid { return StillsOutcome(pictures: [], worker: reply.worker, invalid: invalid) }
-        if let error = reply.error { throw FarmError(.renderFailed, "worker \(reply.worker): \(error)") }
+        if let error = reply.error { throw FarmError(error.code, reply.worker.isEmpty ? error.message : "worker \(reply.worker): \(error.message)") }
         guard reply.missing.isEmpty else { throw FarmError(.missingMedia, "the coordinator no longer has the job's media \(reply.missing)") }
         guard reply.results.count == stills.count, message.payload.count == stills.count else {
             throw FarmError(.internal, "the farm answered \(reply.results.count) of \(stills.count) pictures")

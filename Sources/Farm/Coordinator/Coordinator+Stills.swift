@@ -61,7 +61,7 @@ extension Coordinator {
         switch stillsBroker.answer(reply, from: identity, liveWorkers: workers.count) {
         case .none: return
         case .some(.none):
-            log("stills \(reply.requestID) failed on \(reply.worker): \(reply.error ?? ""); trying the next worker",
+            log("stills \(reply.requestID) failed on \(reply.worker): \(reply.error?.message ?? ""); trying the next worker",
                 LogIDs(worker: reply.worker), level: .warning)
             routeStills(reply.requestID)
         case .some(.some(let answer)): send(to: answer.client, .stillsReply, answer.reply, payload: payload)

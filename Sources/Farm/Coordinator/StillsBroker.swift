@@ -49,7 +49,8 @@ struct StillsBroker {
                 return .wait
             }
             pending[id] = nil
-            let error = workers.isEmpty ? "no live workers" : "no worker could serve it (tried \(request.tried.sorted().joined(separator: ", ")))"
+            let error = FarmError(.noAnswer, workers.isEmpty ? "no live workers"
+                                  : "no worker could serve it (tried \(request.tried.sorted().joined(separator: ", ")))")
             return .fail(request.client, StillsReply(requestID: request.request.requestID, worker: "", results: [], invalid: nil,
                                                     error: error, missing: []))
         }
@@ -66,7 +67,9 @@ struct StillsBroker {
     /// answer is late or the request is to be tried on another worker (`retry`).
     mutating func answer(_ reply: StillsReply, from identity: PeerID, liveWorkers: Int) -> (client: PeerID, reply: StillsReply)?? {
         guard let request = pending[reply.requestID], request.worker == identity else { return nil }   // late: already re-sent
-        if reply.error != nil, liveWorkers > request.tried.count {
+        // Another worker may succeed where one failed, not where the request itself is
+        // refused (the URL policy, a changed object: every worker would say the same).
+        if let error = reply.error, !error.code.failsTheJob, liveWorkers > request.tried.count {
             pending[reply.requestID]?.worker = nil
             return .some(nil)
         }

@@ -1,3 +1,5 @@
+import RenderEngine
+
 /// What went wrong, as a code a program acts on (docs/protocol.md, "Errors"). The code
 /// travels with every `error` and `refused` message and every failed shard; the message
 /// is for people. Callers decide by the code, never by the message's words, and the
@@ -78,5 +80,19 @@ public struct FarmError: Error, Codable, Sendable, Equatable, CustomStringConver
     /// `error` as a farm error: its own code if it has one, `fallback` otherwise.
     public static func from(_ error: any Error, fallback: FarmErrorCode = .internal) -> FarmError {
         error as? FarmError ?? FarmError(fallback, "\(error)")
+    }
+}
+
+extension FarmErrorCode {
+    /// The code of an error met rendering or serving a picture: an origin that refuses or
+    /// changed is the request's fault (it fails the job; another worker would not do
+    /// better), a cancelled render is `cancelled`, anything else a failed render.
+    public static func of(_ error: any Error) -> FarmErrorCode {
+        switch error {
+        case is RenderCancelled: .cancelled
+        case let farm as FarmError: farm.code
+        case let origin as OriginError: origin.kind == .changed ? .mediaChanged : origin.isPermanent ? .originRefused : .ioFailed
+        default: .renderFailed
+        }
     }
 }

@@ -36,8 +36,9 @@ public struct StillsReply: Codable, Sendable {
     public var results: [StillResult]
     /// The request cannot be served (bad time, size…): invalid input.
     public var invalid: String?
-    /// Serving failed on the worker.
-    public var error: String?
+    /// Serving failed (on the worker, or no worker could serve it), with the code that
+    /// says why: a URL the policy refuses is `originRefused`, not a failed render.
+    public var error: FarmError?
     /// Content ids the coordinator lacks: upload them and ask again.
     public var missing: [String]
 }

@@ -90,6 +90,15 @@ final class StillThread: Sendable {
         do {
             let session = try SessionDocument.decode(Data(request.session.utf8))
             let pinned = request.origins ?? [:]
+            // This worker's URL policy first, by address, before anything is sent: its
+            // refusal is the request's error with its own code, not a failed render.
+            for reference in pinned.keys.sorted() {
+                guard let object = pinned[reference] else { continue }
+                if case .failure(let refused) = origins.policy.addresses(for: object.url) {
+                    reply.error = FarmError(.originRefused, "\(refused)")   // names the URL without its query
+                    return (reply, [])
+                }
+            }
             let contentIDs = request.files.merging(pinned.mapValues(\.contentID)) { $1 }
             var remembered: [String: MediaInfo] = [:]
             for (reference, id) in contentIDs { if let info = try service.cache.probe(contentID: id) { remembered[reference] = info } }
@@ -105,7 +114,7 @@ final class StillThread: Sendable {
         } catch let invalid as StillRequestError {
             reply.invalid = invalid.description
         } catch {
-            reply.error = "\(error)"
+            reply.error = FarmError(FarmErrorCode.of(error), "\(error)")
         }
         return (reply, [])
     }

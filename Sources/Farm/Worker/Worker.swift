@@ -385,7 +385,7 @@ public final class Worker {
                 send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: error.code, reason: error.message))
             case .stills(let r):
                 send(.stillsReply, StillsReply(requestID: r.requestID, worker: options.workerID, results: [], invalid: nil,
-                                               error: error.message, missing: []))
+                                               error: error, missing: []))
             }
         }
     }
@@ -450,13 +450,7 @@ public final class Worker {
             ready.peakRSSKB = ProcessMemory.peakKB
             return .chunk(ready, compressed)
         } catch {
-            let code: FarmErrorCode = switch error {
-            case is RenderCancelled: .cancelled
-            case let farm as FarmError: farm.code
-            case let origin as OriginError: origin.kind == .changed ? .mediaChanged : origin.isPermanent ? .originRefused : .ioFailed
-            default: .renderFailed
-            }
-            return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: code, reason: "\(error)"))
+            return .failed(ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: FarmErrorCode.of(error), reason: "\(error)"))
         }
     }
 
