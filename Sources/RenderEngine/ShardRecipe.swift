@@ -56,6 +56,7 @@ extension ShardSpec {
     public func recipeKey() throws -> String {
         switch task.kind {
         case .audio, .segmentAudio:
+            guard audioNumbersAreBounded else { throw EngineError("shard spec: the audio task's frames are out of bounds") }
             // A segment's audio alone is the whole track of a one-segment timeline: same recipe, same bytes.
             let layout = audioLayout
             let kept = layout.keptLocalPackets

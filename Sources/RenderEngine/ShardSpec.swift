@@ -59,8 +59,21 @@ public struct ShardSpec: Sendable, Codable, Hashable {
         task.kind == .segmentAudio ? segments.map { $0.alone() } : segments
     }
 
+    /// Whether an audio task's numbers are within bounds no export reaches (2^40 frames,
+    /// 2^50 samples), so that a peer's spec cannot overflow the layout's arithmetic: checked
+    /// before `audioLayout` is read from a spec that came over the wire.
+    public var audioNumbersAreBounded: Bool {
+        let frames: ClosedRange<Int64> = 0...(1 << 40)
+        guard frames.contains(task.startFrame), frames.contains(task.endFrame), task.startFrame <= task.endFrame,
+              frames.contains(output.frames), output.frameDuration.isPositive, segments.count < 1 << 20,
+              segments.allSatisfy({ frames.contains($0.outputStartFrame) && frames.contains($0.frameCount) }) else { return false }
+        let last = max(output.frames, segments.map { $0.outputStartFrame + $0.frameCount }.max() ?? 0, task.endFrame)
+        return AudioPieces.sample(ofFrame: last, frameDuration: output.frameDuration) <= 1 << 50
+    }
+
     /// What an audio task encodes and keeps: a piece of the whole track, or a segment's
-    /// audio alone as a whole track of its own.
+    /// audio alone as a whole track of its own. Read only from a spec whose
+    /// `audioNumbersAreBounded`.
     public var audioLayout: AudioPieceLayout {
         switch task.kind {
         case .audio:
@@ -105,7 +118,7 @@ public struct ShardSpec: Sendable, Codable, Hashable {
             }
             guard files[segment.source] != nil else { throw EngineError("shard spec: '\(MediaURL.redact(segment.source))' has no content id") }
         case .audio:
-            guard task.startFrame >= 0, task.startFrame < task.endFrame, task.endFrame <= output.frames,
+            guard audioNumbersAreBounded, task.startFrame >= 0, task.startFrame < task.endFrame, task.endFrame <= output.frames,
                   segments.first?.outputStartFrame == task.startFrame,
                   zip(segments, segments.dropFirst()).allSatisfy({ $0.outputStartFrame + $0.frameCount == $1.outputStartFrame }),
                   let last = segments.last,
@@ -113,7 +126,7 @@ public struct ShardSpec: Sendable, Codable, Hashable {
                 throw EngineError("shard spec: the audio piece of frames \(task.startFrame)..<\(task.endFrame) needs its segments, in order")
             }
         case .segmentAudio:
-            guard segments.count == 1, let segment, segment.hasAudio, files[segment.source] != nil else {
+            guard audioNumbersAreBounded, segments.count == 1, let segment, segment.hasAudio, files[segment.source] != nil else {
                 throw EngineError("shard spec: the audio of segment \(task.segment) needs that segment, with sound, alone")
             }
         }

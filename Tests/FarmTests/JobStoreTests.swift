@@ -69,7 +69,9 @@ import Testing
         #expect(counts.byState == [.queued: 1, .done: 1] && counts.framesDone == 90 && counts.perWorker == ["w1": 1])
 
         try store.setJobState("j0", .done, finished: 10)
-        try store.setJobState("j1", .failed, error: "boom", finished: 20)
+        try store.setJobState("j1", .failed, error: FarmError(.originRefused, "boom"), finished: 20)
+        // The code is kept with the message.
+        #expect(try store.jobSummary("j1")?.error == "boom" && store.jobSummary("j1")?.errorCode == .originRefused)
         #expect(try store.prune(endedBefore: 15) == ["j0"])
         #expect(try store.jobSummary("j0") == nil && store.shards(of: "j0").isEmpty)
         #expect(try store.jobSummary("j1")?.state == .failed && store.jobSummary("j2")?.state == .queued)

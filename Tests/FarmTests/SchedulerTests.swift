@@ -62,7 +62,8 @@ struct SchedulerTests {
             for case .persist(.jobPhase(let job, let phase, _, _)) in effects where phase.isFinal { out[job] = phase }
             return out
         }
-        func jobError(_ job: String) -> String? {
+        func jobError(_ job: String) -> String? { jobFailure(job)?.message }
+        func jobFailure(_ job: String) -> FarmError? {
             effects.lazy.compactMap { if case .persist(.jobPhase(job, _, let error?, _)) = $0 { error } else { nil } }.first
         }
     }
@@ -166,7 +167,7 @@ struct SchedulerTests {
         let out = farm.on(.chunkNotStored(Farm.peer("a"), given[0].key, reason: "cannot store the chunk in /state/chunks/j: No space left on device"))
         #expect(farm.scheduler.jobs["j"] == nil)
         #expect(farm.finalPhases["j"] == .failed)
-        #expect(farm.jobError("j")?.contains("No space left") == true)
+        #expect(farm.jobError("j")?.contains("No space left") == true && farm.jobFailure("j")?.code == .ioFailed)
         // The other running attempt is stopped on its worker; its slot is freed when it confirms.
         #expect(out.contains { if case .send(_, .cancelShard("j", given[1].key.shard)) = $0 { true } else { false } })
         #expect(out.contains { if case .discardChunks("j") = $0 { true } else { false } })
@@ -266,6 +267,8 @@ struct SchedulerTests {
         #expect(farm.finalPhases["j"] == .failed)
         let error = farm.jobError("j") ?? ""
         #expect(error.contains("failed 3 times") && error.contains("decoder error 1") && error.contains("decoder error 3"))
+        // The job fails with the code its shards failed with.
+        #expect(farm.jobFailure("j")?.code == .renderFailed)
     }
 
     @Test func handedBackShardsAreRequeuedAndNotCountedAsFailures() {

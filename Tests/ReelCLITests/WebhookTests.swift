@@ -7,31 +7,8 @@ import Testing
 /// gets it again after it answered 500 once; the delivery state is in the job's status.
 @Suite(.serialized) struct WebhookTests {
     @Test func eachEndIsDeliveredSignedAndRetriedAfterA500() throws {
-        let farm = try FarmFixture()
-        try farm.makeSession(seconds: 1)
-        let secret = "a-webhook-secret-for-the-test-0123456789"
-        try TestEnvironment.write(secret + "\n", to: "secret", in: farm.dir)
-
-        let python = try #require(ProcessRunner.which("python3"))
-        let receiver = Process()
-        receiver.executableURL = URL(fileURLWithPath: python)
-        receiver.arguments = [TestEnvironment.packageRoot.appendingPathComponent("Tests/webhook-receiver.py").path,
-                              farm.path("secret"), farm.path("port"), farm.path("deliveries.log")]
-        // Not our pipes (an orphan holding them would keep the test run waiting), and
-        // SIGKILL: it inherits this thread's blocked signals, SIGTERM among them.
-        receiver.standardOutput = FileHandle.nullDevice
-        receiver.standardError = FileHandle.nullDevice
-        try receiver.run()
+        let (farm, receiver, callback) = try Self.farmWithReceiver(worker: ["--test-shard-delay", "300"])
         defer { kill(receiver.processIdentifier, SIGKILL); receiver.waitUntilExit() }
-        var port: String?
-        #expect(try farm.waitUntil(20) {
-            port = try? String(contentsOfFile: farm.path("port"), encoding: .utf8)
-            return !(port ?? "").isEmpty
-        })
-        let callback = "http://127.0.0.1:\(port ?? "0")/hook"
-
-        try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret", "--allow-callback-host", "127.0.0.1"])
-        try farm.startWorker("a", ["--test-shard-delay", "300"])
         let api = try farm.apiBase()
         var files: [String: String] = [:]
         for name in ["a.mp4", "b.mp4"] {
@@ -82,6 +59,74 @@ import Testing
             #expect((job?["job"] as? [String: Any])?["state"] as? String == String(event.dropFirst(4)))
             #expect(try webhook(id)?["attempts"] as? Int == 2)
         }
+    }
+
+    /// A farm of one worker (with `worker`'s options) whose coordinator signs webhooks, and
+    /// the receiver they go to, with its URL.
+    static func farmWithReceiver(worker: [String]) throws -> (FarmFixture, Process, String) {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let (receiver, callback) = try startReceiver(farm)
+        do {
+            try farm.startCoordinator(["--http", "127.0.0.1:0", "--webhook-secret", "secret", "--allow-callback-host", "127.0.0.1"])
+            try farm.startWorker("a", worker)
+        } catch {
+            kill(receiver.processIdentifier, SIGKILL)
+            throw error
+        }
+        return (farm, receiver, callback)
+    }
+
+    /// Tests/webhook-receiver.py on a free port, checking signatures with the farm's
+    /// secret (written to `secret`) and logging each delivery; returns it and its URL.
+    static func startReceiver(_ farm: FarmFixture) throws -> (Process, String) {
+        let secret = "a-webhook-secret-for-the-test-0123456789"
+        try TestEnvironment.write(secret + "\n", to: "secret", in: farm.dir)
+        let python = try #require(ProcessRunner.which("python3"))
+        let receiver = Process()
+        receiver.executableURL = URL(fileURLWithPath: python)
+        receiver.arguments = [TestEnvironment.packageRoot.appendingPathComponent("Tests/webhook-receiver.py").path,
+                              farm.path("secret"), farm.path("port"), farm.path("deliveries.log")]
+        // Not our pipes (an orphan holding them would keep the test run waiting), and
+        // SIGKILL: it inherits this thread's blocked signals, SIGTERM among them.
+        receiver.standardOutput = FileHandle.nullDevice
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        var port: String?
+        let listening = try farm.waitUntil(20) {
+            port = try? String(contentsOfFile: farm.path("port"), encoding: .utf8)
+            return !(port ?? "").isEmpty
+        }
+        if !listening { kill(receiver.processIdentifier, SIGKILL) }
+        try #require(listening, "the webhook receiver did not start")
+        return (receiver, "http://127.0.0.1:\(port ?? "0")/hook")
+    }
+
+    /// A job that fails carries why as a code, not only as words: in the API's status and
+    /// in its webhook's body (`errorCode`, docs/api.md, "Webhooks"). A worker that fails
+    /// every shard fails it with `renderFailed`.
+    @Test func aFailedJobsStatusAndWebhookCarryItsCode() throws {
+        let (farm, receiver, callback) = try Self.farmWithReceiver(worker: ["--test-fail-always"])
+        defer { kill(receiver.processIdentifier, SIGKILL); receiver.waitUntilExit() }
+        let api = try farm.apiBase()
+        let files = try farm.uploadMedia(to: api)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let body: [String: Any] = ["session": session, "files": files, "callback": callback]
+        let reply = try HTTPExchange.send("POST", "\(api)/jobs", body: try JSONSerialization.data(withJSONObject: body))
+        #expect(reply.status == 201, "\(reply.text)")
+        let id = try #require(((reply.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String)
+        func status() throws -> [String: Any]? { try HTTPExchange.send("GET", "\(api)/jobs/\(id)").json as? [String: Any] }
+        #expect(try farm.waitUntil(60) { try (status()?["webhook"] as? [String: Any])?["state"] as? String == "delivered" },
+                "\(farm.log("coordinator.log").suffix(600))")
+        let ended = try status() ?? [:]
+        #expect(ended["state"] as? String == "failed")
+        #expect(ended["errorCode"] as? String == "renderFailed", "\(ended)")
+        let lines = try String(contentsOfFile: farm.path("deliveries.log"), encoding: .utf8).split(separator: "\n")
+        let delivered = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .last { $0["status"] as? Int == 200 }
+        let job = (delivered?["body"] as? [String: Any])?["job"] as? [String: Any]
+        #expect(delivered?["event"] as? String == "job.failed" && job?["jobID"] as? String == id, "\(lines)")
+        #expect(job?["errorCode"] as? String == "renderFailed", "\(lines)")
     }
 
     @Test func aCallbackNeedsAWebhookSecret() throws {

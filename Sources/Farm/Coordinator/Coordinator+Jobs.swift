@@ -51,7 +51,7 @@ extension Coordinator {
         } catch {
             // What cannot be read as its plan fails, with the reason, rather than stalling.
             log("job \(id) cannot be resumed: \(error)", LogIDs(job: id), level: .error)
-            apply([.persist(.jobPhase(id, .failed, error: "the coordinator could not resume it: \(error)", finished: Self.now))])
+            apply([.persist(.jobPhase(id, .failed, error: FarmError(.internal, "the coordinator could not resume it: \(error)"), finished: Self.now))])
             return
         }
         var job = resumed.job
@@ -238,12 +238,13 @@ extension Coordinator {
             if unfinished > 0 { counts["abandoned"] = unfinished }
         }
         var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
-                               totalFrames: record.totalFrames, shards: counts, error: (ended?.error ?? record.error).map(publicText),
+                               totalFrames: record.totalFrames, shards: counts, error: (ended?.error?.message ?? record.error).map(publicText),
                                created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
                                assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                                paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
                                owner: record.owner, batch: record.batch, variant: record.variant)
         if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
+        if state == .failed { status.errorCode = ended?.error?.code ?? record.errorCode }
         status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
         if let fps = activity.framesPerSecond(ofJob: record.id) {
             status.framesPerSecond = fps

@@ -100,7 +100,7 @@ public final class Coordinator {
     /// Clients watching a job's progress.
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
-    private let finishedAssemblies = Inbox<(String, String?, Double, PublishedOutput?)>()
+    private let finishedAssemblies = Inbox<(String, FarmError?, Double, PublishedOutput?)>()
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
@@ -120,7 +120,7 @@ public final class Coordinator {
     var unsaved: [StoreChange] = []
     private var storeFailure: Error?
     /// Jobs that ended while their end is not committed yet: status tells the truth anyway.
-    var endedUncommitted: [String: (phase: JobPhase, error: String?, finished: Double?)] = [:]
+    var endedUncommitted: [String: (phase: JobPhase, error: FarmError?, finished: Double?)] = [:]
     var diskGuard: DiskGuard
     var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none, sweeping: false)
     /// Frame rates of the farm, its jobs and workers, and the workers' memory.
@@ -679,7 +679,7 @@ public final class Coordinator {
                 try spec.assemble(to: output) { chunks[$0] }
                 finished.post((id, nil, Date().timeIntervalSince(started), nil))
             } catch {
-                finished.post((id, "assembly failed: \(error)", Date().timeIntervalSince(started), nil))
+                finished.post((id, FarmError(.renderFailed, "assembly failed: \(error)"), Date().timeIntervalSince(started), nil))
             }
         }
         thread.start()
@@ -699,7 +699,8 @@ public final class Coordinator {
             } catch {
                 unlink(output)
                 unlink(Sidecar.path(for: output))
-                finished.post((id, "sending the result failed: \(error)", seconds + Date().timeIntervalSince(started), nil))
+                finished.post((id, FarmError(FarmErrorCode.of(error), "sending the result failed: \(error)"),
+                               seconds + Date().timeIntervalSince(started), nil))
             }
         }
         thread.start()
@@ -716,7 +717,7 @@ public final class Coordinator {
             if done.error == nil, let destination = job.spec.destination {
                 publish(done.job, to: destination, assembledIn: seconds)
             } else {
-                finishedAssemblies.post((done.job, done.error, seconds, nil))
+                finishedAssemblies.post((done.job, done.error.map { FarmError(.renderFailed, $0) }, seconds, nil))
             }
         }
     }

@@ -99,6 +99,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var totalFrames: Int64
     public var shards: [String: Int]
     public var error: String?
+    /// Why a failed job failed, as a code a program acts on (docs/protocol.md, "Errors").
+    public var errorCode: FarmErrorCode? = nil
     public var created: Double
     public var finished: Double?
     /// Shards rendered per worker id.

@@ -51,6 +51,7 @@ public final class JobStore {
         // The batch a job is a variant of, and the variant's name (docs/api.md, "Batches").
         if !columns.contains("batch") { try db.execute("ALTER TABLE jobs ADD COLUMN batch TEXT") }
         if !columns.contains("variant") { try db.execute("ALTER TABLE jobs ADD COLUMN variant TEXT") }
+        if !columns.contains("error_code") { try db.execute("ALTER TABLE jobs ADD COLUMN error_code TEXT") }
         // Listing pages newest first, per owner, and pruning by end time read these.
         try db.execute("""
         CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created, id);
@@ -194,6 +195,8 @@ public final class JobStore {
         public var published: String? = nil
         public var batch: String? = nil
         public var variant: String? = nil
+        /// Why a failed job failed, as a code (its `error` is the message).
+        public var errorCode: FarmErrorCode? = nil
     }
 
     /// Where a page of the job list starts: after this job, in newest-first order.
@@ -215,7 +218,7 @@ public final class JobStore {
         public var text: String { "\(created)/\(id)" }
     }
 
-    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner, published, batch, variant"
+    private static let summaryColumns = "id, state, priority, created, finished, total_frames, error, owner, published, batch, variant, error_code"
 
     /// Up to `limit` jobs, newest first, after `cursor`, of `owner` only if given: one
     /// indexed range read, however many jobs the store holds.
@@ -260,7 +263,8 @@ public final class JobStore {
             guard let id = r[0].string else { return nil }
             return JobSummary(id: id, state: try Self.parse(JobPhase.self, column: r[1].string, of: id), priority: Int(r[2].int ?? 0),
                               created: r[3].double ?? 0, finished: r[4].double, totalFrames: r[5].int ?? 0, error: r[6].string,
-                              owner: r[7].string, published: r[8].string, batch: r[9].string, variant: r[10].string)
+                              owner: r[7].string, published: r[8].string, batch: r[9].string, variant: r[10].string,
+                              errorCode: r[11].string.map { FarmErrorCode(rawValue: $0) ?? .internal })
         }
     }
 
@@ -360,10 +364,11 @@ public final class JobStore {
         try db.transaction { try db.query("UPDATE jobs SET priority=? WHERE id=?", [.integer(Int64(priority)), .text(job)]) }
     }
 
-    public func setJobState(_ job: String, _ state: JobPhase, error: String? = nil, finished: Double? = nil) throws {
+    public func setJobState(_ job: String, _ state: JobPhase, error: FarmError? = nil, finished: Double? = nil) throws {
         try db.transaction {
-            try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), finished=COALESCE(?, finished) WHERE id=?",
-                         [.text(state.rawValue), error.map { .text($0) } ?? .null, finished.map { .real($0) } ?? .null, .text(job)])
+            try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), error_code=COALESCE(?, error_code), finished=COALESCE(?, finished) WHERE id=?",
+                         [.text(state.rawValue), error.map { .text($0.message) } ?? .null, error.map { .text($0.code.rawValue) } ?? .null,
+                          finished.map { .real($0) } ?? .null, .text(job)])
             // The job's end and its webhook are one change: once per event, never lost.
             if let finished, state.isFinal {
                 try db.query("""

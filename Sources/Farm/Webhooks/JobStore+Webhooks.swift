@@ -56,6 +56,7 @@ extension JobStore {
             var created: Double?
             var finished: Double?
             var error: String?
+            var errorCode: FarmErrorCode?
             var owner: String?
         }
         struct Body: Encodable {
@@ -63,9 +64,10 @@ extension JobStore {
             var deliveryID: String
             var job: Job
         }
-        let record = try job(delivery.jobID)
+        let record = try jobSummary(delivery.jobID)
         let job = Job(jobID: delivery.jobID, state: record?.state, totalFrames: record?.totalFrames, created: record?.created,
-                      finished: record?.finished, error: record?.error, owner: record?.owner)
+                      finished: record?.finished, error: record?.error, errorCode: record?.state == .failed ? record?.errorCode : nil,
+                      owner: record?.owner)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(Body(event: delivery.event, deliveryID: delivery.id, job: job))

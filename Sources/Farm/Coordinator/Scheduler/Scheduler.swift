@@ -36,7 +36,7 @@ struct Scheduler {
         case cancel(String)
         /// A new priority for an unfinished job: it counts from the next dispatch.
         case reprioritize(String, priority: Int)
-        case assembled(String, error: String?)
+        case assembled(String, error: FarmError?)
         case sendFailed(PeerID)
         /// Dispatch stops while any cause holds (the store cannot write, the disk is full);
         /// `detail` says why, for statuses and logs.
@@ -279,7 +279,7 @@ struct Scheduler {
         job.running[key.shard]?[key.attempt] = nil
         jobs[job.id] = job
         persist(.endAttempt(key, .failed, message: "\(workerID): \(reason)", at: now))
-        finish(job, .failed, error: reason)
+        finish(job, .failed, error: FarmError(.ioFailed, reason))
     }
 
     private mutating func failed(_ key: AttemptID, from peer: PeerID, code: FarmErrorCode, reason: String) {
@@ -303,13 +303,13 @@ struct Scheduler {
         guard job.state[key.shard] != .done else { return }
         if code.failsTheJob {
             jobs[job.id] = job
-            finish(job, .failed, error: "shard \(key.shard): \(reason)")
+            finish(job, .failed, error: FarmError(code, "shard \(key.shard): \(reason)"))
             return
         }
         let failures = job.failures[key.shard] ?? []
         if (job.failedOn[key.shard]?.count ?? 0) >= limits.maxFailuresPerShard || failures.count >= limits.maxFailuresPerShard + 2 {
             jobs[job.id] = job
-            finish(job, .failed, error: "shard \(key.shard) failed \(failures.count) times: \(failures.joined(separator: "; "))")
+            finish(job, .failed, error: FarmError(code, "shard \(key.shard) failed \(failures.count) times: \(failures.joined(separator: "; "))"))
             return
         }
         requeueIfIdle(&job, key.shard)
@@ -352,7 +352,7 @@ struct Scheduler {
     /// Ends a job: its running attempts are stopped on their workers (each slot is freed
     /// when its worker confirms, so a slot is never given out twice) and watchers get the
     /// final status.
-    private mutating func finish(_ job: ScheduledJob, _ phase: JobPhase, error: String?) {
+    private mutating func finish(_ job: ScheduledJob, _ phase: JobPhase, error: FarmError?) {
         for (shard, attempts) in job.running.sorted(by: { $0.key < $1.key }) {
             for (attempt, run) in attempts.sorted(by: { $0.key < $1.key }) {
                 emit(.send(run.worker, .cancelShard(job: job.id, shard: shard)))
@@ -364,7 +364,7 @@ struct Scheduler {
         jobs[job.id] = nil
         emit(.discardChunks(job.id))
         emit(.notify(job.id, final: true))
-        emit(.log(phase == .failed ? .error : .info, "job \(job.id) \(phase.rawValue)\(error.map { ": \($0)" } ?? "")", LogIDs(job: job.id)))
+        emit(.log(phase == .failed ? .error : .info, "job \(job.id) \(phase.rawValue)\(error.map { ": \($0.message)" } ?? "")", LogIDs(job: job.id)))
     }
 
     private mutating func pause(_ cause: PauseCause, _ detail: String) {

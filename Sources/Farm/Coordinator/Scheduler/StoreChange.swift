@@ -15,7 +15,7 @@ enum AttemptOutcome: String {
 /// (docs/operations.md, "Disks").
 enum StoreChange {
     case createJob(JobStore.JobRecord, [ShardTask])
-    case jobPhase(String, JobPhase, error: String?, finished: Double?)
+    case jobPhase(String, JobPhase, error: FarmError?, finished: Double?)
     case startAttempt(AttemptID, worker: String, at: Double)
     case endAttempt(AttemptID, AttemptOutcome, message: String?, at: Double)
     case finishShard(AttemptID, sha256: String, worker: String, at: Double)
