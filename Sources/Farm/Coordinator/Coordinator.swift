@@ -355,133 +355,15 @@ public final class Coordinator {
         }
     }
 
+    /// One handler per family of messages (docs/protocol.md): a worker's, a client's
+    /// submission and media, a client's jobs, thumbnails and frames.
     private func route(_ message: WireMessage, from identity: Data, credentials: PeerCredentials?) throws {
-        let now = Self.now
         switch message.type {
-        case .hello:
-            let hello = try message.decode(Hello.self)
-            guard hello.engineVersion == EngineVersion.engine else {
-                send(to: identity, .refused, FarmError(.engineMismatch, "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
-                return
-            }
-            apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots,
-                                          encoders: hello.encoders), now: now))
-        case .heartbeat:
-            let heartbeat = try? message.decode(Heartbeat.self)
-            if let kB = heartbeat?.residentKB, let worker = workers[identity] { activity.reported(residentKB: kB, by: worker.workerID) }
-            apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true), now: now))
-        case .chunk:
-            let ready = try message.decode(ChunkReady.self)
-            chunkAtHand = (ready, message.payload.first ?? Data())
-            defer { chunkAtHand = nil }
-            trace?.rendered(ready.attemptID, seconds: Double(ready.millis) / 1000)
-            apply(scheduler.handle(.chunk(identity, ready.attemptID), now: now))
-        case .failed:
-            let failure = try message.decode(ShardFailed.self)
-            apply(scheduler.handle(.failed(identity, failure.attemptID, code: failure.code, reason: failure.reason), now: now))
-        case .mediaRequest:
-            let request = try message.decode(MediaRequest.self)
-            guard mayRead(request, from: identity) else { return }
-            let candidate = scheduler.jobs.values.lazy.compactMap { job in
-                job.spec.files.first { $0.value.contentID == request.contentID }.flatMap { job.paths[$0.key] }
-            }.first
-            let reader = mediaReader
-            ioLane.post(key: "media " + request.contentID) {
-                let (block, data) = reader.block(request, candidate: candidate)
-                return { coordinator in
-                    coordinator.send(to: identity, .mediaBlock, block, payload: [data])
-                    coordinator.countMediaSent(data.count, contentID: request.contentID, to: identity)
-                }
-            }
-        case .submit:
-            let submit = try message.decode(Submit.self)
-            // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
-            let onBehalf = credentials.map { $0.role == .admin } ?? true
-            compiler.post(SubmissionCompiler.Request(identity: identity, submit: submit,
-                                                     owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key,
-                                                     holder: Self.mustShowMedia(credentials)))
-        case .upload:
-            let upload = try message.decode(Upload.self)
-            if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),
-               let shortfall = StorageBudget.shortfall(free: free, needed: Int64(upload.total), keep: options.minimumFreeBytes,
-                                                       directory: options.stateDirectory.path) {
-                throw FarmError(.storageFull, shortfall.replacingOccurrences(of: "this job", with: "the upload of \(upload.contentID)"))
-            }
-            // A client shows it holds a file by sending its bytes, even of one stored already.
-            let holder = Self.mustShowMedia(credentials)
-            // The loop's own store connection sees its writes at once; `holders` is for the
-            // submission thread's.
-            let proving = try holder.map { try !store.holds($0, upload.contentID) } ?? false
-            let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
-            let (receiver, data) = (media.receiver, message.payload.first ?? Data())
-            ioLane.post(key: "upload " + upload.contentID) {
-                let received = Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) }
-                return { coordinator in coordinator.uploadReceived(received, upload, from: identity, holder: holder, hadIt: hadIt) }
-            }
-        case .status:
-            let request = try message.decode(StatusRequest.self)
-            if let id = request.jobID {
-                send(to: identity, .statusReply, StatusReply(jobs: try statuses(id), stateBytes: housekeeping.stateBytes))
-            } else if let batch = request.batch {
-                send(to: identity, .statusReply, StatusReply(jobs: try batchStatuses(batch), stateBytes: housekeeping.stateBytes))
-            } else {
-                send(to: identity, .statusReply, try statusPage(request))
-            }
-        case .watch:
-            let request = try message.decode(JobRequest.self)
-            guard let status = try statuses(request.jobID).first else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
-            if scheduler.jobs[request.jobID] != nil { watchers.add(identity, to: request.jobID) }
-            send(to: identity, .progress, status)
-        case .cancel:
-            let jobID = try message.decode(JobRequest.self).jobID
-            try mayManage(jobID, credentials)
-            try cancel(jobID, from: identity)
-        case .fetch:
-            let request = try message.decode(FetchRequest.self)
-            try mayManage(request.jobID, credentials)
-            try fetch(request, from: identity)
-        case .deleteResult:
-            let jobID = try message.decode(JobRequest.self).jobID
-            try mayManage(jobID, credentials)
-            try deleteResult(of: jobID)
-            send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
-        case .workers: send(to: identity, .workersReply, WorkersReply(workers: try workerStatuses()))
-        case .setPriority:
-            let request = try message.decode(SetPriority.self)
-            try mayManage(request.jobID, credentials)
-            guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
-            if resumingJobs[request.jobID] != nil {
-                priorityWhileResuming[request.jobID] = request.priority
-                apply([.persist(.jobPriority(request.jobID, request.priority))])
-                send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
-                return
-            }
-            guard scheduler.jobs[request.jobID] != nil else {
-                throw try store.job(request.jobID) != nil ? FarmError(.alreadyEnded, "job \(request.jobID) has already ended")
-                    : FarmError(.noSuchJob, "no job \(request.jobID)")
-            }
-            apply(scheduler.handle(.reprioritize(request.jobID, priority: request.priority), now: Self.now))
-            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
-        case .mediaQuery:
-            let query = try message.decode(MediaQuery.self)
-            let shown = try Self.mustShowMedia(credentials).map { try store.holds($0, query.contentID) } ?? true
-            send(to: identity, .mediaState, MediaState(contentID: query.contentID,
-                                                       present: shown && media.file(for: query.contentID, candidate: nil) != nil))
-        case .shards:
-            let jobID = try message.decode(JobRequest.self).jobID
-            guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
-            try mayManage(jobID, credentials)
-            send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
-        case .stills: try stills(message.decode(StillsRequest.self), from: identity, holder: Self.mustShowMedia(credentials))
-        case .jobStills:
-            let request = try message.decode(JobStillsRequest.self)
-            guard let record = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
-            try mayManage(request.jobID, credentials)
-            let origins = try store.spec(of: request.jobID).flatMap { try? JobSpec.decode(Data($0.utf8)) }?.files.compactMapValues(\.origin)
-            try stills(StillsRequest(requestID: UUID().uuidString, session: record.session, files: record.files, paths: record.paths,
-                                     stills: request.stills, origins: origins?.isEmpty == false ? origins : nil), from: identity)
-        case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
-        case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)
+        case .hello, .heartbeat, .chunk, .failed, .mediaRequest: try workerSaid(message, from: identity)
+        case .submit, .upload, .mediaQuery: try clientSent(message, from: identity, credentials: credentials)
+        case .status, .watch, .cancel, .fetch, .deleteResult, .workers, .setPriority, .shards:
+            try clientAsked(message, from: identity, credentials: credentials)
+        case .stills, .jobStills, .stillsReply, .invalidate: try stillsMessage(message, from: identity, credentials: credentials)
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
         }
@@ -524,7 +406,7 @@ public final class Coordinator {
     }
 
     /// Under CURVE only the client that submitted a job, or an admin, may cancel or fetch it.
-    private func mayManage(_ jobID: String, _ credentials: PeerCredentials?) throws {
+    func mayManage(_ jobID: String, _ credentials: PeerCredentials?) throws {
         guard let credentials else { return }
         let owner: String?
         if let job = scheduler.jobs[jobID] {
@@ -543,7 +425,7 @@ public final class Coordinator {
     /// Media blocks go only to registered workers, and only of media that a shard or a
     /// still request they hold needs; a worker still fetching for work it no longer holds
     /// (cancelled, beaten by a backup) is told the media is not there, which ends its fetch.
-    private func mayRead(_ request: MediaRequest, from identity: Data) -> Bool {
+    func mayRead(_ request: MediaRequest, from identity: Data) -> Bool {
         let contentID = request.contentID
         guard let worker = workers[identity] else {
             let line = "a media request from a peer that is not a worker"
@@ -623,7 +505,7 @@ public final class Coordinator {
         options.stateDirectory.appendingPathComponent(layout == .whole ? "results/\(job).mp4" : "results/\(job)")
     }
 
-    private func cancel(_ jobID: String, from identity: Data) throws {
+    func cancel(_ jobID: String, from identity: Data) throws {
         if resumingJobs[jobID] != nil {
             // Cancelled as soon as its kept chunks are checked.
             cancelledWhileResuming.insert(jobID)

@@ -1,0 +1,63 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+extension Coordinator {
+    /// A client's questions and orders about jobs: status, following, cancelling,
+    /// fetching, priorities, shards.
+    func clientAsked(_ message: WireMessage, from identity: Data, credentials: PeerCredentials?) throws {
+        switch message.type {
+        case .status:
+            let request = try message.decode(StatusRequest.self)
+            if let id = request.jobID {
+                send(to: identity, .statusReply, StatusReply(jobs: try statuses(id), stateBytes: housekeeping.stateBytes))
+            } else if let batch = request.batch {
+                send(to: identity, .statusReply, StatusReply(jobs: try batchStatuses(batch), stateBytes: housekeeping.stateBytes))
+            } else {
+                send(to: identity, .statusReply, try statusPage(request))
+            }
+        case .watch:
+            let request = try message.decode(JobRequest.self)
+            guard let status = try statuses(request.jobID).first else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
+            if scheduler.jobs[request.jobID] != nil { watchers.add(identity, to: request.jobID) }
+            send(to: identity, .progress, status)
+        case .cancel:
+            let jobID = try message.decode(JobRequest.self).jobID
+            try mayManage(jobID, credentials)
+            try cancel(jobID, from: identity)
+        case .fetch:
+            let request = try message.decode(FetchRequest.self)
+            try mayManage(request.jobID, credentials)
+            try fetch(request, from: identity)
+        case .deleteResult:
+            let jobID = try message.decode(JobRequest.self).jobID
+            try mayManage(jobID, credentials)
+            try deleteResult(of: jobID)
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
+        case .workers: send(to: identity, .workersReply, WorkersReply(workers: try workerStatuses()))
+        case .setPriority:
+            let request = try message.decode(SetPriority.self)
+            try mayManage(request.jobID, credentials)
+            guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
+            if resumingJobs[request.jobID] != nil {
+                priorityWhileResuming[request.jobID] = request.priority
+                apply([.persist(.jobPriority(request.jobID, request.priority))])
+                send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
+                return
+            }
+            guard scheduler.jobs[request.jobID] != nil else {
+                throw try store.job(request.jobID) != nil ? FarmError(.alreadyEnded, "job \(request.jobID) has already ended")
+                    : FarmError(.noSuchJob, "no job \(request.jobID)")
+            }
+            apply(scheduler.handle(.reprioritize(request.jobID, priority: request.priority), now: Self.now))
+            send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
+        case .shards:
+            let jobID = try message.decode(JobRequest.self).jobID
+            guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
+            try mayManage(jobID, credentials)
+            send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
+        default:
+            throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+extension Coordinator {
+    /// A client's submission (compiled off the loop), its uploads (received on the I/O
+    /// lane) and its questions about media.
+    func clientSent(_ message: WireMessage, from identity: Data, credentials: PeerCredentials?) throws {
+        switch message.type {
+        case .submit:
+            let submit = try message.decode(Submit.self)
+            // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
+            let onBehalf = credentials.map { $0.role == .admin } ?? true
+            compiler.post(SubmissionCompiler.Request(identity: identity, submit: submit,
+                                                     owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key,
+                                                     holder: Self.mustShowMedia(credentials)))
+        case .upload:
+            let upload = try message.decode(Upload.self)
+            if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),
+               let shortfall = StorageBudget.shortfall(free: free, needed: Int64(upload.total), keep: options.minimumFreeBytes,
+                                                       directory: options.stateDirectory.path) {
+                throw FarmError(.storageFull, shortfall.replacingOccurrences(of: "this job", with: "the upload of \(upload.contentID)"))
+            }
+            // A client shows it holds a file by sending its bytes, even of one stored already.
+            let holder = Self.mustShowMedia(credentials)
+            // The loop's own store connection sees its writes at once; `holders` is for the
+            // submission thread's.
+            let proving = try holder.map { try !store.holds($0, upload.contentID) } ?? false
+            let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
+            let (receiver, data) = (media.receiver, message.payload.first ?? Data())
+            ioLane.post(key: "upload " + upload.contentID) {
+                let received = Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) }
+                return { coordinator in coordinator.uploadReceived(received, upload, from: identity, holder: holder, hadIt: hadIt) }
+            }
+        case .mediaQuery:
+            let query = try message.decode(MediaQuery.self)
+            let shown = try Self.mustShowMedia(credentials).map { try store.holds($0, query.contentID) } ?? true
+            send(to: identity, .mediaState, MediaState(contentID: query.contentID,
+                                                       present: shown && media.file(for: query.contentID, candidate: nil) != nil))
+        default:
+            throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+extension Coordinator {
+    /// What a worker says: its hello and heartbeats, its chunks and failures (the
+    /// scheduler decides), its requests for media blocks (read on the I/O lane).
+    func workerSaid(_ message: WireMessage, from identity: Data) throws {
+        switch message.type {
+        case .hello:
+            let hello = try message.decode(Hello.self)
+            guard hello.engineVersion == EngineVersion.engine else {
+                send(to: identity, .refused, FarmError(.engineMismatch, "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
+                return
+            }
+            apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots,
+                                          encoders: hello.encoders), now: Self.now))
+        case .heartbeat:
+            let heartbeat = try? message.decode(Heartbeat.self)
+            if let kB = heartbeat?.residentKB, let worker = workers[identity] { activity.reported(residentKB: kB, by: worker.workerID) }
+            apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true), now: Self.now))
+        case .chunk:
+            let ready = try message.decode(ChunkReady.self)
+            chunkAtHand = (ready, message.payload.first ?? Data())
+            defer { chunkAtHand = nil }
+            trace?.rendered(ready.attemptID, seconds: Double(ready.millis) / 1000)
+            apply(scheduler.handle(.chunk(identity, ready.attemptID), now: Self.now))
+        case .failed:
+            let failure = try message.decode(ShardFailed.self)
+            apply(scheduler.handle(.failed(identity, failure.attemptID, code: failure.code, reason: failure.reason), now: Self.now))
+        case .mediaRequest:
+            let request = try message.decode(MediaRequest.self)
+            guard mayRead(request, from: identity) else { return }
+            let candidate = scheduler.jobs.values.lazy.compactMap { job in
+                job.spec.files.first { $0.value.contentID == request.contentID }.flatMap { job.paths[$0.key] }
+            }.first
+            let reader = mediaReader
+            ioLane.post(key: "media " + request.contentID) {
+                let (block, data) = reader.block(request, candidate: candidate)
+                return { coordinator in
+                    coordinator.send(to: identity, .mediaBlock, block, payload: [data])
+                    coordinator.countMediaSent(data.count, contentID: request.contentID, to: identity)
+                }
+            }
+        default:
+            throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
+        }
+    }
+}
