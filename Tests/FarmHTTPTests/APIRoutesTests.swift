@@ -13,21 +13,9 @@ import Testing
 @Suite(.serialized) struct APIRoutesTests {
     @Test func refusalsAnswerWithTheirCodesStatus() async throws {
         let dir = try TestEnvironment.scratchDirectory()
-        var options = Coordinator.Options(endpoint: "ipc://" + dir.appendingPathComponent("c.ipc").path,
-                                          stateDirectory: dir.appendingPathComponent("state"))
-        options.minimumFreeBytes = 0
-        let stop = options.stop
-        let ended = DispatchSemaphore(value: 0)
-        let endpoint = options.endpoint   // ipc: known before binding; ZeroMQ connects once it is bound
-        Thread { [options] in
-            do { try Coordinator(options: options).run() } catch { Issue.record("the coordinator ended: \(error)") }
-            ended.signal()
-        }.start()
-        defer {
-            stop.raise()
-            _ = ended.wait(timeout: .now() + 10)
-        }
-        let router = APIServer.router(gateway: FarmGateway(endpoint: endpoint, curve: nil), tokens: nil,
+        let coordinator = try CoordinatorThread.scratch(in: dir)
+        defer { coordinator.stop() }
+        let router = APIServer.router(gateway: FarmGateway(endpoint: coordinator.endpoint, curve: nil), tokens: nil,
                                       uploads: dir.appendingPathComponent("uploads"))
         let id = "sha256:" + String(repeating: "ab", count: 32)
         try await Application(router: router).test(.router) { client in

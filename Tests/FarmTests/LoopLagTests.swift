@@ -59,16 +59,10 @@ import Testing
         var options = Coordinator.Options(endpoint: "ipc://" + dir.appendingPathComponent("c.ipc").path,
                                           stateDirectory: dir.appendingPathComponent("state"))
         options.minimumFreeBytes = 0
-        let (stop, lag, endpoint) = (options.stop, options.loopLag, options.endpoint)
-        let ended = DispatchSemaphore(value: 0)
-        Thread { [options] in
-            do { try Coordinator(options: options).run() } catch { Issue.record("the coordinator ended: \(error)") }
-            ended.signal()
-        }.start()
-        defer {
-            stop.raise()
-            _ = ended.wait(timeout: .now() + 10)
-        }
+        let lag = options.loopLag
+        let coordinator = try CoordinatorThread(options)
+        defer { coordinator.stop() }
+        let endpoint = coordinator.endpoint
         let file = dir.appendingPathComponent("big.bin")
         FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)

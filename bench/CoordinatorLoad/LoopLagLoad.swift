@@ -66,7 +66,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let total = status.shards.values.reduce(0, +)
     firstWorkers.stop.raise()
     options.stop.raise()
-    first.ended.wait()
+    first.thread.waitUntilEnded()
     print("kept: \(status.shards["done"] ?? 0) of \(total) shards done (256 KiB chunks), \(keptJobs) ended jobs with results")
 
     // The upload's bytes: 2 GB of a sparse file (the coordinator writes and hashes them all).
@@ -109,5 +109,5 @@ func measureLoopLag(_ arguments: Arguments) throws {
     print("loop lag: \(lag)")
     workers.stop.raise()
     options.stop.raise()
-    second.ended.wait()
+    second.thread.waitUntilEnded()
 }
