@@ -41,6 +41,9 @@ extension Coordinator {
         let state = options.stateDirectory
         ioLane.post(key: "sweep") {
             let listing = StateListing.read(state)
+            // Heap pages freed since the last sweep go back to the kernel, whichever thread
+            // freed them last (a passing large request's buffers are freed on several).
+            HeapPolicy.releaseFreed()
             return { coordinator in coordinator.swept(listing, at: now) }
         }
     }
