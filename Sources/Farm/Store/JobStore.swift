@@ -345,10 +345,9 @@ public final class JobStore {
     }
 
     public func shards(of job: String) throws -> [ShardRecord] {
-        try db.query("SELECT idx, task, state, sha256, worker FROM shards WHERE job_id=? ORDER BY idx", [.text(job)]).map { r in
-            ShardRecord(index: Int(r[0].int ?? 0), task: try Self.parse(ShardTask.self, r[1].string),
-                        state: try Self.parse(ShardState.self, column: r[2].string, of: job),
-                        sha256: r[3].string, worker: r[4].string)
+        try storedShards(of: job).map { shard in
+            ShardRecord(index: shard.index, task: try Self.parse(ShardTask.self, shard.task), state: shard.state,
+                        sha256: shard.sha256, worker: shard.worker)
         }
     }
 
