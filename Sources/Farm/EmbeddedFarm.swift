@@ -33,7 +33,7 @@ public struct EmbeddedFarm: Sendable {
             let jobID: String
             switch try client.submit(loaded, settings: settings, priority: 0, layout: layout) {
             case .submitted(let id, _, _): jobID = id
-            case .invalid(let problems): throw Failure(description: problems.joined(separator: "\n"), invalid: true)
+            case .invalid(let problems): throw Failure(description: problems.map(\.description).joined(separator: "\n"), invalid: true)
             }
             let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }
             guard status.state == .done else {

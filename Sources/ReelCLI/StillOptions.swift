@@ -74,8 +74,8 @@ struct StillOptions: ParsableArguments {
             let reply = try farmCall {
                 try client.stills(loaded, requests) { url in try cache?.contentID(of: url) ?? ContentID.of(file: url.path) }
             }
-            if let problem = reply.invalid {
-                printError("error: \(problem)")
+            if let problems = reply.invalid {
+                for problem in problems { printError("error: \(problem)") }
                 throw Reported(code: ExitStatus.invalidInput)
             }
             return (reply.pictures, reply.worker)

@@ -113,7 +113,7 @@ import RenderEngine
             #expect(answer.type == .submitted)
             let submitted = try answer.decode(Submitted.self)
             #expect(submitted.jobID == nil)
-            #expect(submitted.problems.contains { $0.contains(expected) }, "\(submitted.problems)")
+            #expect(submitted.problems.contains { $0.path == "settings" && $0.message.contains(expected) }, "\(submitted.problems)")
         }
     }
 

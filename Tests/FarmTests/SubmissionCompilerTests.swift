@@ -34,7 +34,8 @@ struct SubmissionCompilerTests {
             Issue.record("a bad submission was compiled")
             return
         }
-        #expect(refused.problems.contains { $0.hasPrefix("callback:") } && refused.problems.contains { $0.contains("is not a content id") },
+        #expect(refused.problems.contains { $0.path == "callback" }
+                && refused.problems.contains { $0.path == "files.clip.mp4" && $0.message.contains("is not a content id") },
                 "\(refused.problems)")
 
         // A content id the coordinator holds nowhere: the client is told to upload it.

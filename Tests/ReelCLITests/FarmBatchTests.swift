@@ -31,9 +31,14 @@ import Testing
         // A bad variant refuses the whole batch, naming it; no job is made.
         let refused = try post([["name": "ok", "replace": ["b.mp4": "c.mp4"]], ["name": "bad", "replace": ["z.mp4": "c.mp4"]]])
         #expect(refused.status == 422, "\(refused.text)")
-        #expect(refused.text.contains("variants[1]") && refused.text.contains("'z.mp4' is not a source"), "\(refused.text)")
+        func problems(_ reply: HTTPExchange) -> [[String: String]] {
+            ((reply.json as? [String: Any])?["problems"] as? [[String: String]]) ?? []
+        }
+        // Each problem keeps its path, under the variant's (the coordinator sends them typed).
+        #expect(problems(refused).contains { ($0["path"] ?? "").hasPrefix("variants[1].replace")
+                                             && ($0["message"] ?? "").contains("'z.mp4' is not a source") }, "\(refused.text)")
         let twice = try post([["name": "x", "replace": [:]], ["name": "x", "replace": [:]]])
-        #expect(twice.status == 422 && twice.text.contains("variants[1].name"), "\(twice.text)")
+        #expect(twice.status == 422 && problems(twice).map { $0["path"] } == ["variants[1].name"], "\(twice.text)")
         #expect((try HTTPExchange.send("GET", "\(base)/jobs").json as? [Any])?.isEmpty == true)
 
         let created = try post([["name": "c", "replace": ["b.mp4": "c.mp4"]], ["name": "a", "replace": ["b.mp4": "a.mp4"]],

@@ -65,7 +65,7 @@ public final class FarmClient {
     public enum SubmitResult {
         /// The job's id, and how many of its shards came from the chunk cache (of how many).
         case submitted(String, reused: Int, shards: Int)
-        case invalid([String])
+        case invalid([ValidationReport.Issue])
     }
 
     /// Sends the session; uploads media the coordinator lacks (by content id) and resubmits.
@@ -89,7 +89,7 @@ public final class FarmClient {
 
     public enum BatchSubmitResult {
         case submitted(batchID: String, variants: [VariantJob], reused: Int, shards: Int)
-        case invalid([String])
+        case invalid([ValidationReport.Issue])
     }
 
     /// Sends a batch (docs/api.md, "Batches"): the template's session and, for each
@@ -211,8 +211,8 @@ public final class FarmClient {
     public struct StillsOutcome: Sendable {
         public var pictures: [(StillResult, Data)]
         public var worker: String
-        /// Why the request is invalid input, when it is.
-        public var invalid: String?
+        /// Why the request is invalid input, when it is: each problem at its path.
+        public var invalid: [ValidationReport.Issue]?
     }
 
     /// Thumbnails or frames of a still session, made by the worker that holds its media's

@@ -116,7 +116,7 @@ extension Coordinator {
     private func create(_ compiled: SubmissionCompiler.Compiled) throws {
         for file in compiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
         if let shortfall = diskShortfall(for: compiled.spec.output) {
-            send(to: compiled.identity, .submitted, Submitted(jobID: nil, missing: [], problems: [shortfall]))
+            send(to: compiled.identity, .submitted, Submitted(jobID: nil, missing: [], problems: [ValidationReport.Issue(path: "", message: shortfall)]))
             return
         }
         let (id, reused) = try makeJob(compiled, batch: nil)
@@ -126,7 +126,9 @@ extension Coordinator {
     /// A compiled batch becomes its variants' jobs, all or none (docs/api.md, "Batches").
     private func createBatch(_ jobs: [SubmissionCompiler.Compiled], for identity: Data) throws {
         for job in jobs { for file in job.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) } }
-        let problems = jobs.compactMap { job in diskShortfall(for: job.spec.output).map { "variant \(job.variant ?? "?"): \($0)" } }
+        let problems = jobs.compactMap { job in
+            diskShortfall(for: job.spec.output).map { ValidationReport.Issue(path: "", message: "variant \(job.variant ?? "?"): \($0)") }
+        }
         guard problems.isEmpty else {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
             return

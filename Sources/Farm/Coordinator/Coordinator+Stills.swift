@@ -19,26 +19,27 @@ extension Coordinator {
 
     /// The request once its media are checked.
     private func stills(_ request: StillsRequest, from client: Data, missing: [String]) {
-        func reply(invalid: String? = nil, missing: [String] = []) {
+        func reply(invalid path: String? = nil, _ message: String = "", missing: [String] = []) {
+            let invalid = path.map { [ValidationReport.Issue(path: $0, message: message)] }
             send(to: client, .stillsReply, StillsReply(requestID: request.requestID, worker: "", results: [], invalid: invalid,
                                                        error: nil, missing: missing))
         }
         guard missing.isEmpty else { return reply(missing: missing) }
         let session: Session
-        do {
+        do throws(SessionDocumentError) {
             session = try SessionDocument.decode(Data(request.session.utf8))
         } catch {
-            return reply(invalid: "a still request needs a one-segment video session: \(error)")
+            return reply(invalid: error.path, "a still request needs a one-segment video session: \(error.message)")
         }
         guard let source = session.video?.videoSegments.first?.source,
               let mediaID = request.files[source] ?? request.origins?[source]?.contentID else {
-            return reply(invalid: "a still request needs a one-segment video session with its media's content id or origin")
+            return reply(invalid: "video.videoSegments[0].source", "a still request needs a one-segment video session with its media's content id or origin")
         }
         // Names only: resolving would wait on the loop. The worker resolves and checks
         // every address before it connects.
         for object in (request.origins ?? [:]).values {
             if case .failure(let refused) = submissionContext.origins.policy.checkByName(object.url) {
-                return reply(invalid: refused.description)
+                return reply(invalid: "origins", refused.description)
             }
         }
         let id = "s\(UInt64.random(in: 0...UInt64.max))"

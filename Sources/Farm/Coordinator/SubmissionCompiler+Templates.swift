@@ -13,7 +13,7 @@ extension SubmissionCompiler {
                                   known: (String, FileStat) -> String?,
                                   verified: (String, String, FileStat) -> Void) -> Replaced {
         guard let replacements = submit.replace, !replacements.isEmpty else { return .applied(submit, session) }
-        func refused(_ problems: [String] = [], missing: [String] = []) -> Replaced {
+        func refused(_ problems: [ValidationReport.Issue] = [], missing: [String] = []) -> Replaced {
             .refused(Submitted(jobID: nil, missing: missing, problems: problems))
         }
         func probe(_ reference: String) -> Result<MediaInfo, ReplacementGap> {
@@ -33,7 +33,7 @@ extension SubmissionCompiler {
                 .flatMap { object in Result { try MediaProbe.probe(object.input(client: context.origins)) }.mapError { .unreadable("\($0)") } }
         }
         var old: [String: SourceGeometry] = [:], new: [String: MediaInfo] = [:]
-        var missing: [String] = [], problems: [String] = []
+        var missing: [String] = [], problems: [ValidationReport.Issue] = []
         for (replaced, replacement) in replacements.sorted(by: { $0.key < $1.key }) {
             // The old media's geometry is the sidecar's record, else read when the coordinator
             // has the file, or can: a client that named its content id uploads it (it may carry
@@ -52,7 +52,7 @@ extension SubmissionCompiler {
             case .success(let info): new[replacement] = info
             case .failure(.missing(let contentID)): missing.append(contentID)
             case .failure(.unreadable(let reason)):
-                problems.append("replace: \(MediaURL.redact(replaced))=\(MediaURL.redact(replacement)): \(reason)")
+                problems.append(ValidationReport.Issue(path: "replace", message: "\(MediaURL.redact(replaced))=\(MediaURL.redact(replacement)): \(reason)"))
             }
         }
         guard problems.isEmpty else { return refused(problems) }
@@ -61,7 +61,7 @@ extension SubmissionCompiler {
         do {
             replaced = try Template.apply(session, replacements: replacements, old: old, new: new)
         } catch {
-            return refused(["\(error.path == "--replace" ? "replace" : error.path): \(error.message)"])
+            return refused([ValidationReport.Issue(path: error.path == "--replace" ? "replace" : error.path, message: error.message)])
         }
         var out = submit
         out.replace = nil
@@ -69,7 +69,7 @@ extension SubmissionCompiler {
         do {
             out.session = String(decoding: try SessionDocument.encode(replaced), as: UTF8.self)
         } catch {
-            return refused(["session: \(error)"])
+            return refused([ValidationReport.Issue(path: "session", message: "\(error)")])
         }
         let named = Set(LoadedSession.mediaReferences(of: replaced) + LoadedSession.filterFiles(of: replaced))
         for reference in Set(replacements.keys).union(batchMedia) where !named.contains(reference) {
@@ -97,16 +97,17 @@ extension SubmissionCompiler {
     static func compileBatch(_ request: Request, variants: [BatchVariant], context: Context,
                              known: (String, FileStat) -> String?, holds: (String, String) -> Bool, probes: ProbeMemory) -> Outcome {
         let identity = request.identity
-        var problems: [String] = []
-        if variants.isEmpty { problems.append("variants: a batch has at least one variant") }
+        var problems: [ValidationReport.Issue] = []
+        func problem(_ path: String, _ message: String) { problems.append(ValidationReport.Issue(path: path, message: message)) }
+        if variants.isEmpty { problem("variants", "a batch has at least one variant") }
         if variants.count > BatchVariant.limit {
-            problems.append("variants: \(variants.count) variants; a batch takes at most \(BatchVariant.limit)")
+            problem("variants", "\(variants.count) variants; a batch takes at most \(BatchVariant.limit)")
         }
         var seen: [String: Int] = [:]
         for (index, variant) in variants.enumerated() {
-            if let problem = BatchVariant.problem(ofName: variant.name) { problems.append("variants[\(index)].name: \(problem)") }
+            if let wrong = BatchVariant.problem(ofName: variant.name) { problem("variants[\(index)].name", wrong) }
             if let first = seen.updateValue(index, forKey: variant.name) {
-                problems.append("variants[\(index)].name: '\(variant.name)' is also the name of variants[\(first)]")
+                problem("variants[\(index)].name", "'\(variant.name)' is also the name of variants[\(first)]")
             }
         }
         guard problems.isEmpty else { return .answer(identity, Submitted(jobID: nil, missing: [], problems: problems)) }
@@ -117,16 +118,16 @@ extension SubmissionCompiler {
             var single = request
             single.submit.variants = nil
             single.submit.replace = (request.submit.replace ?? [:]).merging(variant.replace) { $1 }
-            let label = "variants[\(index)]: variant '\(variant.name)'"
+            let label = "variants[\(index)]"
             switch compile(single, batchMedia: batchMedia, context: context, known: known, holds: holds, probes: probes) {
             case .compiled(var job):
                 job.variant = variant.name
                 jobs.append(job)
             case .answer(_, let answer):
                 missing.formUnion(answer.missing)
-                problems += answer.problems.map { "\(label): \($0)" }
+                problems += answer.problems.map { ValidationReport.Issue(path: Self.join(label, $0.path), message: "variant '\(variant.name)': \($0.message)") }
             case .failed(_, let error):
-                return .failed(identity, FarmError(error.code, "\(label): \(error.message)"))
+                return .failed(identity, FarmError(error.code, "\(label): variant '\(variant.name)': \(error.message)"))
             case .compiledBatch:
                 return .failed(identity, FarmError(.internal, "\(label): a variant compiled as a batch"))
             }
@@ -134,5 +135,10 @@ extension SubmissionCompiler {
         guard problems.isEmpty else { return .answer(identity, Submitted(jobID: nil, missing: [], problems: problems)) }
         guard missing.isEmpty else { return .answer(identity, Submitted(jobID: nil, missing: missing.sorted(), problems: [])) }
         return .compiledBatch(identity, jobs)
+    }
+
+    /// A variant's path within the batch: `variants[2]` and `video.x` give `variants[2].video.x`.
+    static func join(_ prefix: String, _ path: String) -> String {
+        path.isEmpty ? prefix : path.hasPrefix("[") ? prefix + path : "\(prefix).\(path)"
     }
 }

@@ -143,17 +143,17 @@ final class SubmissionCompiler: Sendable {
         }
         let identity = request.identity
         let probedBefore = (count: probes.probed, seconds: probes.seconds)
-        func answer(problems: [String] = [], missing: [String] = []) -> Outcome {
+        func answer(problems: [ValidationReport.Issue] = [], missing: [String] = []) -> Outcome {
             .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
         }
         do {
             var session: Session
             var submit: Submit
             var verified: [(contentID: String, path: String, stat: FileStat)] = []
-            do {
+            do throws(SessionDocumentError) {
                 session = try SessionDocument.decode(Data(request.submit.session.utf8))
             } catch {
-                return answer(problems: ["\(error)"])
+                return answer(problems: [ValidationReport.Issue(path: error.path, message: error.message)])
             }
             switch applyReplacements(request.submit, session: session, batchMedia: batchMedia, context: context, known: known,
                                      verified: { verified.append(($0, $1, $2)) }) {
@@ -163,12 +163,12 @@ final class SubmissionCompiler: Sendable {
             do {
                 submit = try withFarmLooks(submit, session: session, context: context)
             } catch {
-                return answer(problems: ["\(error)"])
+                return answer(problems: [ValidationReport.Issue(path: "looks", message: "\(error)")])
             }
             let segments = session.video?.videoSegments.count ?? 0
             guard segments <= context.limits.segments else {
-                return answer(problems: ["video.videoSegments: \(segments) segments; this farm takes at most \(context.limits.segments) "
-                    + "in one session (--max-segments)"])
+                return answer(problems: [ValidationReport.Issue(path: "video.videoSegments", message: "\(segments) segments; this farm takes at "
+                    + "most \(context.limits.segments) in one session (--max-segments)")])
             }
             let problems = self.problems(of: submit, session: session, context: context)
             guard problems.isEmpty else { return answer(problems: problems) }
@@ -182,8 +182,8 @@ final class SubmissionCompiler: Sendable {
             let named = Set(submit.files.values).union(request.submit.files.values)
             let unshown = request.holder.map { holder in named.filter { !holds(holder, $0) } } ?? []
             guard missing.isEmpty, unshown.isEmpty else { return answer(missing: Set(missing + unshown).sorted()) }
-            guard loaded.report.isValid else { return answer(problems: loaded.report.problems.map(\.description)) }
-            guard session.video != nil else { return answer(problems: ["image sessions render locally: reel render IMAGE.json -o OUT.jpg"]) }
+            guard loaded.report.isValid else { return answer(problems: loaded.report.problems) }
+            guard session.video != nil else { return answer(problems: [ValidationReport.Issue(path: "image", message: "image sessions render locally: reel render IMAGE.json -o OUT.jpg")]) }
             let contentIDs = submit.files.merging(loaded.origins.mapValues(\.contentID)) { $1 }
             if submit.settings.shardKeyframeIntervals == nil, context.plannedSlots > 0 {
                 // Chosen once and stored with the job, so a restart plans it the same.
@@ -193,8 +193,8 @@ final class SubmissionCompiler: Sendable {
             }
             var spec = try JobSpec.compile(loaded, settings: submit.settings, contentIDs: contentIDs, layout: submit.layout ?? .whole)
             guard spec.tasks.count <= context.limits.shards else {
-                return answer(problems: ["video: the job would be \(spec.tasks.count) shards; this farm takes at most \(context.limits.shards) "
-                    + "in one job (--max-shards)"])
+                return answer(problems: [ValidationReport.Issue(path: "video", message: "the job would be \(spec.tasks.count) shards; this farm "
+                    + "takes at most \(context.limits.shards) in one job (--max-shards)")])
             }
             if let text = submit.outputURL, let url = try? MediaURL.parse(text).get() {   // checked by `problems`
                 spec.destination = OutputTarget(url: url, sidecarURL: submit.sidecarURL.flatMap { try? MediaURL.parse($0).get() })
@@ -209,21 +209,22 @@ final class SubmissionCompiler: Sendable {
     }
 
     /// What is wrong with a submission before any file is read.
-    static func problems(of request: Submit, session: Session, context: Context) -> [String] {
+    static func problems(of request: Submit, session: Session, context: Context) -> [ValidationReport.Issue] {
         let references = Set(LoadedSession.mediaReferences(of: session) + LoadedSession.filterFiles(of: session))
-        var problems: [String] = []
+        var problems: [ValidationReport.Issue] = []
+        func problem(_ path: String, _ message: String) { problems.append(ValidationReport.Issue(path: path, message: message)) }
         // The same rules as the command line's: a peer's settings are input like any other.
-        do { try request.settings.validate() } catch { problems.append("settings: \(error)") }
+        do { try request.settings.validate() } catch { problem("settings", "\(error)") }
         if let callback = request.callback {
             if !context.acceptsCallbacks {
-                problems.append("callback: this coordinator delivers no webhooks (it was started without --webhook-secret)")
+                problem("callback", "this coordinator delivers no webhooks (it was started without --webhook-secret)")
             } else {
                 // By name here (no lookup on the loop); the deliverer resolves and checks
                 // again at each attempt (docs/api.md, "Webhooks").
                 switch MediaURL.parse(callback).mapError({ OriginError(.refused, $0.description) })
                     .flatMap({ context.callbackPolicy.checkByName($0) }) {
                 case .success: break
-                case .failure(let refused): problems.append("callback: \(refused.message)")
+                case .failure(let refused): problem("callback", refused.message)
                 }
             }
         }
@@ -232,18 +233,18 @@ final class SubmissionCompiler: Sendable {
             switch MediaURL.parse(text).mapError({ OriginError(.refused, $0.description) })
                 .flatMap({ url in context.origins.policy.addresses(for: url).map { _ in url } }) {
             case .success: break
-            case .failure(let error): problems.append("\(path): \(error)")
+            case .failure(let error): problem(path, "\(error)")
             }
         }
-        if request.sidecarURL != nil, request.outputURL == nil { problems.append("output.sidecarUrl: needs output.url") }
+        if request.sidecarURL != nil, request.outputURL == nil { problem("output.sidecarUrl", "needs output.url") }
         if request.outputURL != nil, request.layout == .segments {
-            problems.append("output.url: a job of one file per segment is fetched, not sent to one URL")
+            problem("output.url", "a job of one file per segment is fetched, not sent to one URL")
         }
         for reference in references.sorted() where request.files[reference] == nil && !MediaURL.isURL(reference) {
-            problems.append("'\(reference)' has no content id in the submission")
+            problem("files", "'\(reference)' has no content id in the submission")
         }
         for (reference, contentID) in request.files.sorted(by: { $0.key < $1.key }) where ContentID(contentID) == nil {
-            problems.append("'\(reference)': '\(contentID)' is not a content id")
+            problem("files.\(reference)", "'\(contentID)' is not a content id")
         }
         return problems
     }

@@ -48,8 +48,8 @@ public struct Submitted: Codable, Sendable {
     public var jobID: String?
     /// Content ids the coordinator does not have: upload them and submit again.
     public var missing: [String]
-    /// Validation problems (`path: message`); the job was not created.
-    public var problems: [String]
+    /// Validation problems, each at its JSON path; the job was not created.
+    public var problems: [ValidationReport.Issue]
     /// Shards whose chunks came from the coordinator's chunk cache, of all the job's.
     public var reused: Int? = nil
     public var shards: Int? = nil

@@ -34,8 +34,8 @@ public struct StillsReply: Codable, Sendable {
     public var requestID: String
     public var worker: String
     public var results: [StillResult]
-    /// The request cannot be served (bad time, size…): invalid input.
-    public var invalid: String?
+    /// The request cannot be served (bad time, size…): invalid input, each problem at its path.
+    public var invalid: [ValidationReport.Issue]?
     /// Serving failed (on the worker, or no worker could serve it), with the code that
     /// says why: a URL the policy refuses is `originRefused`, not a failed render.
     public var error: FarmError?

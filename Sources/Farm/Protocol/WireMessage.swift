@@ -6,7 +6,7 @@ import SessionKit
 /// `{"v": 2, "type": "...", "body": {...}}` followed by zero or more binary payload frames.
 public enum WireProtocol {
     /// `REEL_TEST_PROTOCOL_VERSION` overrides it, only so tests can play a peer of another version.
-    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 4
+    public static let version = Int(ProcessInfo.processInfo.environment["REEL_TEST_PROTOCOL_VERSION"] ?? "") ?? 5
     /// Media and results travel in blocks well under libzmq's message limits.
     public static let blockSize = 4 << 20
 }

@@ -105,14 +105,14 @@ final class StillThread: Sendable {
             let loaded = LoadedSession.make(url: URL(fileURLWithPath: "/session.json"), session: session, files: files,
                                             origins: pinned, originClient: origins, remembered: remembered)
             guard loaded.report.isValid else {
-                reply.invalid = loaded.report.problems.map(\.description).joined(separator: "; ")
+                reply.invalid = loaded.report.problems
                 return (reply, [])
             }
             let served = try service.serve(loaded, contentIDs: contentIDs, requests: request.stills)
             reply.results = served.map(\.0)
             return (reply, try served.map { try Data(contentsOf: $0.1) })
         } catch let invalid as StillRequestError {
-            reply.invalid = invalid.description
+            reply.invalid = [ValidationReport.Issue(path: "stills", message: invalid.description)]
         } catch {
             reply.error = FarmError(FarmErrorCode.of(error), "\(error)")
         }

@@ -60,15 +60,13 @@ extension APIRoutes {
             fields = [:]
         } else {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] else {
-                return try json(["problems": [Problem(path: "$", message: "the body is a JSON object")]] as [String: [Problem]],
-                                status: .unprocessableContent)
+                return try problem("$", "the body is a JSON object")
             }
             fields = object
         }
         let known: Set = segment == nil ? ["seconds", "part"] : ["seconds", "size", "time", "format", "tolerance"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            return try json(["problems": [Problem(path: unknown, message: "is not a field (\(known.sorted().joined(separator: ", ")))")]]
-                            as [String: [Problem]], status: .unprocessableContent)
+            return try problem(unknown, "is not a field (\(known.sorted().joined(separator: ", ")))")
         }
         var seconds = URLSigner.standard
         if fields["seconds"] != nil {
@@ -76,8 +74,7 @@ extension APIRoutes {
             struct Lifetime: Decodable { var seconds: Int }
             guard let number = try? JSONDecoder().decode(Lifetime.self, from: Data(buffer: body)).seconds,
                   (1...URLSigner.longest).contains(number) else {
-                return try json(["problems": [Problem(path: "seconds", message: "must be an integer from 1 to \(URLSigner.longest)")]]
-                                as [String: [Problem]], status: .unprocessableContent)
+                return try problem("seconds", "must be an integer from 1 to \(URLSigner.longest)")
             }
             seconds = number
         }
@@ -91,8 +88,7 @@ extension APIRoutes {
                 // time and tolerance are numbers; size and format are strings (docs/api.yaml).
                 let numeric = key == "time" || key == "tolerance"
                 guard let text = numeric ? (raw as? NSNumber).flatMap({ $0 is Bool ? nil : "\($0)" }) : raw as? String else {
-                    return try json(["problems": [Problem(path: key, message: numeric ? "must be a number" : "must be a string")]]
-                                    as [String: [Problem]], status: .unprocessableContent)
+                    return try problem(key, numeric ? "must be a number" : "must be a string")
                 }
                 texts[key] = text
                 query.append((key, text))
@@ -101,14 +97,12 @@ extension APIRoutes {
                 _ = try StillQuery(kind: still, size: texts["size"], time: texts["time"], format: texts["format"],
                                    tolerance: texts["tolerance"])
             } catch let invalid as StillQuery.Invalid {
-                return try json(["problems": [Problem(path: invalid.key, message: invalid.message)]] as [String: [Problem]],
-                                status: .unprocessableContent)
+                return try problem(invalid.key, invalid.message)
             }
         } else {
             let part = fields["part"] as? String ?? "output"
             guard ["output", "sidecar"].contains(part), fields["part"] == nil || fields["part"] is String else {
-                return try json(["problems": [Problem(path: "part", message: "must be output or sidecar")]] as [String: [Problem]],
-                                status: .unprocessableContent)
+                return try problem("part", "must be output or sidecar")
             }
             path = "/v1/jobs/\(id)/\(part)"
         }

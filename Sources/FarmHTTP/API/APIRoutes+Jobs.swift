@@ -16,7 +16,7 @@ extension APIRoutes {
         do {
             body = try SubmitBody.parse(Data(buffer: buffer), batch: isBatch)
         } catch let invalid as SubmitBody.Invalid {
-            return try json(["problems": [Problem(path: invalid.path, message: invalid.message)]] as [String: [Problem]], status: .unprocessableContent)
+            return try problem(invalid.path, invalid.message)
         }
         // Media the caller has not sent are missing to it, whoever else sent them.
         let unshown = Set(body.files.values.filter { !possession.holds(caller, $0) }).sorted()
@@ -45,28 +45,9 @@ extension APIRoutes {
             return try json(SubmittedJob(job: status, reusedShards: reply.reused ?? 0), status: .created, headers: headers)
         }
         if !reply.problems.isEmpty {
-            return try json(["problems": reply.problems.map(Problem.init(line:))] as [String: [Problem]], status: .unprocessableContent)
+            return try problems(reply.problems)
         }
         return try json(["missing": reply.missing] as [String: [String]], status: .conflict)
-    }
-
-    struct Problem: Codable {
-        var path: String
-        var message: String
-
-        init(path: String, message: String) {
-            self.path = path
-            self.message = message
-        }
-
-        /// `video.videoSegments[0].trimDuration: 4.2 s exceeds …` → path and message.
-        init(line: String) {
-            if let colon = line.range(of: ": "), !line[..<colon.lowerBound].contains(" ") {
-                self.init(path: String(line[..<colon.lowerBound]), message: String(line[colon.upperBound...]))
-            } else {
-                self.init(path: "$", message: line)
-            }
-        }
     }
 
     struct SubmittedJob: Encodable {

@@ -29,7 +29,7 @@ extension APIRoutes {
         let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png,
                                  tolerance: asked.tolerance)
         let outcome = try await gateway.call { try $0.jobStills(id, [still]) }
-        if let invalid = outcome.invalid { throw FarmError(.invalidInput, invalid) }
+        if let invalid = outcome.invalid { throw FarmError(.invalidInput, invalid.map(\.description).joined(separator: "; ")) }
         guard let (result, picture) = outcome.pictures.first else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
         var headers = HTTPFields()
         if let shown = result.time, let name = HTTPField.Name("Reel-Picture-Time") { headers[name] = String(format: "%.6f", shown) }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import SessionKit
 
 /// `reel coordinator --http ADDR` (docs/api.md): the farm over HTTP, versioned under
 /// `/v1`, described by docs/api.yaml. Every route is a thin translation to the farm's
@@ -78,8 +79,7 @@ struct APIRoutes: Sendable {
             struct Change: Decodable { var priority: Int }
             let body = try await request.collectBody(upTo: 4096)
             guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)), (-1000...1000).contains(change.priority) else {
-                return try json(["problems": [Problem(path: "priority", message: "must be an integer from -1000 to 1000")]] as [String: [Problem]],
-                                status: .unprocessableContent)
+                return try problem("priority", "must be an integer from -1000 to 1000")
             }
             return try json(try await gateway.call { try $0.setPriority(id, change.priority) })
         }
@@ -164,5 +164,17 @@ struct APIRoutes: Sendable {
         var headers = headers
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// 422 with every problem at its JSON path (`$` for the body as a whole).
+    func problems(_ issues: [ValidationReport.Issue]) throws -> Response {
+        struct Problems: Encodable { var problems: [ValidationReport.Issue] }
+        let located = issues.map { ValidationReport.Issue(path: $0.path.isEmpty ? "$" : $0.path, message: $0.message) }
+        return try json(Problems(problems: located), status: .unprocessableContent)
+    }
+
+    /// 422 with one problem.
+    func problem(_ path: String, _ message: String) throws -> Response {
+        try problems([ValidationReport.Issue(path: path, message: message)])
     }
 }
