@@ -35,8 +35,8 @@ final class ProgressPrinter: Sendable {
 
     /// A farm job's progress (from `watch`).
     func update(_ s: JobStatus, elapsed: Double? = nil) {
-        let done = s.shards["done"] ?? 0
-        let total = s.shards.values.reduce(0, +)
+        let done = s.shards.done
+        let total = s.shards.total
         update(LocalRender.Progress(framesDone: Int(s.framesDone), totalFrames: Int(s.totalFrames), shardsDone: done,
                                     shardCount: total, elapsed: elapsed ?? max(0.001, Date().timeIntervalSince1970 - s.created)),
                rate: s.framesPerSecond.map { ($0, s.etaSeconds) })
@@ -44,7 +44,7 @@ final class ProgressPrinter: Sendable {
 
     /// A batch's progress: its variants' frames and shards together.
     func update(_ b: BatchStatus) {
-        let done = b.variants.reduce(0) { $0 + ($1.shards["done"] ?? 0) }
+        let done = b.variants.reduce(0) { $0 + $1.shards.done }
         let started = b.variants.map(\.created).min() ?? Date().timeIntervalSince1970
         update(LocalRender.Progress(framesDone: Int(b.framesDone), totalFrames: Int(b.totalFrames), shardsDone: done,
                                     shardCount: b.shards, elapsed: max(0.001, Date().timeIntervalSince1970 - started)))

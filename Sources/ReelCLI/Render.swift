@@ -80,7 +80,7 @@ struct Render: ParsableCommand {
                 printer.finish()
                 if json {
                     try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,
-                                          shards: status.shards.values.reduce(0, +), seconds: seconds, workers: workers,
+                                          shards: status.shards.total, seconds: seconds, workers: workers,
                                           shardsPerWorker: status.workers, sourceFramesProcessed: nil, phaseSeconds: nil,
                                           assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB))
                 }

@@ -39,7 +39,8 @@ struct Status: ParsableCommand {
     }
 
     static func line(_ s: JobStatus) -> String {
-        let shards = s.shards.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let counts = [("abandoned", s.shards.abandoned), ("done", s.shards.done), ("queued", s.shards.queued), ("running", s.shards.running)]
+        let shards = counts.filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
         return "\(s.jobID)  \(s.state)  \(s.framesDone)/\(s.totalFrames) frames  priority \(s.priority)  shards: \(shards)"
             + (s.variant.map { "  variant \($0) of \(s.batch ?? "?")" } ?? "")
             + (s.error.map { "  error: \($0)" } ?? "") + (s.paused.map { "  paused: \($0)" } ?? "")

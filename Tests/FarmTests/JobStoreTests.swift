@@ -66,7 +66,7 @@ import Testing
         try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 2)
         try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 3)
         let counts = try store.shardCounts(of: "j1")
-        #expect(counts.byState == [.queued: 1, .done: 1] && counts.framesDone == 90 && counts.perWorker == ["w1": 1])
+        #expect(counts.byState == ShardCounts(queued: 1, done: 1) && counts.framesDone == 90 && counts.perWorker == ["w1": 1])
 
         try store.setJobState("j0", .done, finished: 10)
         try store.setJobState("j1", .failed, error: FarmError(.originRefused, "boom"), finished: 20)

@@ -30,7 +30,7 @@ struct ScheduledJobTests {
         // A shard the asking worker may not take is skipped, not lost.
         #expect(j.nextQueued(where: { $0 != 2 }) == 4)
         #expect(j.nextQueued(where: { _ in false }) == nil)
-        #expect(j.counts[.queued] == 2 && j.counts[.running] == 4)
+        #expect(j.counts.queued == 2 && j.counts.running == 4)
     }
 
     @Test func countsFramesAndWorkersFollowEveryChange() {

@@ -62,12 +62,12 @@ func measureLoopLag(_ arguments: Arguments) throws {
         exit(1)
     }
     var status = try client.status(job)[0]
-    while (status.shards["done"] ?? 0) < kept { Thread.sleep(forTimeInterval: 0.2); status = try client.status(job)[0] }
-    let total = status.shards.values.reduce(0, +)
+    while status.shards.done < kept { Thread.sleep(forTimeInterval: 0.2); status = try client.status(job)[0] }
+    let total = status.shards.total
     firstWorkers.stop.raise()
     options.stop.raise()
     first.thread.waitUntilEnded()
-    print("kept: \(status.shards["done"] ?? 0) of \(total) shards done (256 KiB chunks), \(keptJobs) ended jobs with results")
+    print("kept: \(status.shards.done) of \(total) shards done (256 KiB chunks), \(keptJobs) ended jobs with results")
 
     // The upload's bytes: 2 GB of a sparse file (the coordinator writes and hashes them all).
     let upload = dir.appendingPathComponent("upload.bin")
@@ -97,7 +97,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     client = try FarmClient(endpoint: second.endpoint)
     status = try client.status(job)[0]
     let started = Date()
-    while (status.shards["done"] ?? 0) < total && !status.isFinal { Thread.sleep(forTimeInterval: 0.2); status = try client.status(job)[0] }
+    while status.shards.done < total && !status.isFinal { Thread.sleep(forTimeInterval: 0.2); status = try client.status(job)[0] }
     let delivered = Date().timeIntervalSince(started)
     uploaded.wait()
     // At least one sweep after the upload: the housekeeping runs every 10 s.

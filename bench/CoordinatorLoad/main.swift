@@ -170,9 +170,9 @@ guard case .submitted(let job, _, _) = try client.submit(loaded, settings: Encod
 }
 let submitted = Date()
 var status = try client.status(job)[0]
-let total = status.shards.values.reduce(0, +)
+let total = status.shards.total
 var peakDuringRun = before.rss
-while (status.shards["done"] ?? 0) < total && !status.isFinal {
+while status.shards.done < total && !status.isFinal {
     Thread.sleep(forTimeInterval: 0.5)
     status = try client.status(job)[0]
     peakDuringRun = max(peakDuringRun, memory().rss)

@@ -217,28 +217,23 @@ extension Coordinator {
 
     private func status(of record: JobStore.JobSummary) throws -> JobStatus {
         // A running job is described from memory; an ended one's counts are summed by the store.
-        var counts: [String: Int] = [:]
+        var counts = ShardCounts()
         var perWorker: [String: Int] = [:]
         var framesDone: Int64 = 0
         let job = scheduler.jobs[record.id]
         if let job {
-            for (state, count) in job.counts where count > 0 { counts[state.rawValue] = count }
+            counts = job.counts
             perWorker = job.doneBy.filter { $0.value > 0 }
             framesDone = job.framesDone
         } else {
             let summed = try store.shardCounts(of: record.id)
-            for (state, count) in summed.byState where count > 0 { counts[state.rawValue] = count }
+            counts = summed.byState
             framesDone = summed.framesDone
             perWorker = summed.perWorker
         }
         let ended = endedUncommitted[record.id]
         let state = job?.phase ?? ended?.phase ?? record.state
-        if state.isFinal {
-            // An ended job runs nothing and waits for nothing: what it had not done was abandoned.
-            let unfinished = (counts.removeValue(forKey: ShardState.queued.rawValue) ?? 0)
-                + (counts.removeValue(forKey: ShardState.running.rawValue) ?? 0)
-            if unfinished > 0 { counts["abandoned"] = unfinished }
-        }
+        if state.isFinal { counts = counts.ended }
         var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
                                totalFrames: record.totalFrames, shards: counts, error: (ended?.error?.message ?? record.error).map(publicText),
                                created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,

@@ -36,15 +36,15 @@ extension Coordinator {
         let connected = Set(workers.values.map(\.workerID))
         guard activity.sample(now: now, framesDone: scheduler.jobs.mapValues(\.framesDone), connected: connected) else { return }
         var phases: [JobPhase: Int] = [:]
-        var shards: [ShardState: Int] = [:]
+        var shards = ShardCounts()
         for job in scheduler.jobs.values {
             phases[job.phase, default: 0] += 1
-            for (state, count) in job.counts { shards[state, default: 0] += count }
+            for state in ShardState.allCases { shards[state] += job.counts[state] }
             CoordinatorMetrics.jobFrames(job.id).record(job.tasks.reduce(0) { $0 + $1.frameCount })
             CoordinatorMetrics.jobFramesDone(job.id).record(job.framesDone)
         }
         for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(phases[phase] ?? 0) }
-        for state in [ShardState.queued, .running, .done] { CoordinatorMetrics.shards(state.rawValue).record(shards[state] ?? 0) }
+        for state in ShardState.allCases { CoordinatorMetrics.shards(state).record(shards[state]) }
         let busy = workers.values.reduce(0) { $0 + $1.running.count }
         let total = workers.values.reduce(0) { $0 + $1.slots }
         CoordinatorMetrics.workers.record(workers.count)

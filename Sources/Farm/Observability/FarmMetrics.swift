@@ -14,7 +14,7 @@ enum CoordinatorMetrics {
     /// Unfinished jobs by phase (queued, rendering, assembling).
     static func jobs(_ phase: JobPhase) -> Gauge { Gauge(label: "reelfarm_jobs", dimensions: [("state", phase.rawValue)]) }
     /// Shards of unfinished jobs by state (queued, running, done).
-    static func shards(_ state: String) -> Gauge { Gauge(label: "reelfarm_shards", dimensions: [("state", state)]) }
+    static func shards(_ state: ShardState) -> Gauge { Gauge(label: "reelfarm_shards", dimensions: [("state", state.rawValue)]) }
     static let shardsDone = Counter(label: "reelfarm_shards_done_total")
     static let shardsFailed = Counter(label: "reelfarm_shards_failed_total")
     static let shardsReused = Counter(label: "reelfarm_shards_reused_total")
@@ -124,7 +124,7 @@ public enum MetricsCatalogue {
             _ = [CoordinatorMetrics.storeCommit, CoordinatorMetrics.assembly, LoopLag.metric]
             for phase in [JobPhase.done, .failed, .cancelled] { _ = CoordinatorMetrics.jobsEnded(phase) }
             for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(0) }
-            for state in ["queued", "running", "done"] { CoordinatorMetrics.shards(state).record(0) }
+            for state in ShardState.allCases { CoordinatorMetrics.shards(state).record(0) }
             for state in ["busy", "free"] { CoordinatorMetrics.slots(state).record(0) }
             for gauge in [CoordinatorMetrics.framesPerSecond, CoordinatorMetrics.workers, CoordinatorMetrics.dispatchPaused] { gauge.record(0) }
         case .worker:

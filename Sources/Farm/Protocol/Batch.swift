@@ -71,7 +71,7 @@ public struct BatchStatus: Codable, Sendable, Equatable {
         self.variants = variants
         framesDone = variants.reduce(0) { $0 + $1.framesDone }
         totalFrames = variants.reduce(0) { $0 + $1.totalFrames }
-        shards = variants.reduce(0) { $0 + $1.shards.values.reduce(0, +) }
+        shards = variants.reduce(0) { $0 + $1.shards.total }
         reusedShards = variants.reduce(0) { $0 + ($1.workers[Scheduler.reusedBy] ?? 0) }
         let done = variants.filter { $0.state == .done }.count
         if !variants.allSatisfy(\.isFinal) {

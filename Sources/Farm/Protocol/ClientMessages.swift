@@ -97,7 +97,7 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var priority: Int
     public var framesDone: Int64
     public var totalFrames: Int64
-    public var shards: [String: Int]
+    public var shards: ShardCounts
     public var error: String?
     /// Why a failed job failed, as a code a program acts on (docs/protocol.md, "Errors").
     public var errorCode: FarmErrorCode? = nil

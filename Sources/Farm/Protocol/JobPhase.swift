@@ -13,3 +13,40 @@ public enum JobPhase: String, Codable, Sendable, CaseIterable {
 public enum ShardState: String, Codable, Sendable, CaseIterable {
     case queued, running, done
 }
+
+/// A job's shards counted by state. An ended job runs and waits for nothing, so its
+/// unfinished shards count as `abandoned` (`ended`); a live job's `abandoned` is 0.
+public struct ShardCounts: Codable, Sendable, Equatable {
+    public var queued = 0
+    public var running = 0
+    public var done = 0
+    public var abandoned = 0
+
+    public init(queued: Int = 0, running: Int = 0, done: Int = 0, abandoned: Int = 0) {
+        (self.queued, self.running, self.done, self.abandoned) = (queued, running, done, abandoned)
+    }
+
+    public var total: Int { queued + running + done + abandoned }
+
+    public subscript(state: ShardState) -> Int {
+        get {
+            switch state {
+            case .queued: queued
+            case .running: running
+            case .done: done
+            }
+        }
+        set {
+            switch state {
+            case .queued: queued = newValue
+            case .running: running = newValue
+            case .done: done = newValue
+            }
+        }
+    }
+
+    /// The counts once the job has ended: what had not run is abandoned.
+    public var ended: ShardCounts {
+        ShardCounts(done: done, abandoned: abandoned + queued + running)
+    }
+}

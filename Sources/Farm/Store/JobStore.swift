@@ -270,8 +270,8 @@ public final class JobStore {
 
     /// An ended job's shards counted by state, its frames done and shards per worker,
     /// summed by SQLite: no shard's task is decoded.
-    public func shardCounts(of job: String) throws -> (byState: [ShardState: Int], framesDone: Int64, perWorker: [String: Int]) {
-        var byState: [ShardState: Int] = [:]
+    public func shardCounts(of job: String) throws -> (byState: ShardCounts, framesDone: Int64, perWorker: [String: Int]) {
+        var byState = ShardCounts()
         var framesDone: Int64 = 0
         for r in try db.query("SELECT state, COUNT(*), SUM(frames) FROM shards WHERE job_id=? GROUP BY state", [.text(job)]) {
             let state = try Self.parse(ShardState.self, column: r[0].string, of: job)

@@ -31,7 +31,7 @@ struct ScheduledJob: Sendable {
     let shardsByKey: [String: [Int]]
     private(set) var state: [ShardState]
     private var queue = ShardQueue()
-    private(set) var counts: [ShardState: Int] = [:]
+    private(set) var counts = ShardCounts()
     private(set) var framesDone: Int64 = 0
     /// Shards finished per worker id.
     private(set) var doneBy: [String: Int] = [:]
@@ -79,8 +79,8 @@ struct ScheduledJob: Sendable {
         let old = state[shard]
         guard old != new else { return }
         state[shard] = new
-        counts[old, default: 0] -= 1
-        counts[new, default: 0] += 1
+        counts[old] -= 1
+        counts[new] += 1
         if old == .done {
             framesDone -= tasks[shard].frameCount
             if let previous = doneWorker.removeValue(forKey: shard) { doneBy[previous, default: 0] -= 1 }
@@ -124,9 +124,9 @@ struct ScheduledJob: Sendable {
                                pathStats: pathStats.filter { shardSpec.files[$0.key] != nil })
     }
 
-    var hasQueued: Bool { (counts[.queued] ?? 0) > 0 }
+    var hasQueued: Bool { counts.queued > 0 }
     var runningCount: Int { running.values.reduce(0) { $0 + $1.count } }
-    var allDone: Bool { counts[.done] == tasks.count }
+    var allDone: Bool { counts.done == tasks.count }
     var isDispatchable: Bool { phase == .queued || phase == .rendering }
 }
 
