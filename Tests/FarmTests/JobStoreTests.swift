@@ -24,7 +24,7 @@ import Testing
             try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 4)
             try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 5)
             try store.startAttempt(job: "j1", shard: 0, attempt: 1, worker: "w1", at: 6)
-            try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: "failed", message: "w1: boom", at: 7, requeue: true)
+            try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: .failed, message: "w1: boom", at: 7, requeue: true)
         }
         let reopened = try JobStore(path: path)
         let jobs = try reopened.jobs()
@@ -84,7 +84,7 @@ import Testing
         let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
         try store.createJob(record("j1"), shards: tasks)
         try store.startAttempt(job: "j1", shard: 0, attempt: 1, worker: "w1", at: 1)
-        try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: "failed", message: "w1: boom", at: 2, requeue: true)
+        try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: .failed, message: "w1: boom", at: 2, requeue: true)
         try store.startAttempt(job: "j1", shard: 0, attempt: 2, worker: "w2", at: 3)
         try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 3)
         try store.startAttempt(job: "j1", shard: 1, attempt: 2, worker: "w2", at: 4)   // a backup

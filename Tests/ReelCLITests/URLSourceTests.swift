@@ -154,7 +154,8 @@ import Testing
         #expect(thumbnail.status == 422, "\(thumbnail.status): \(thumbnail.text.prefix(300))")
         let error = (thumbnail.json as? [String: Any])?["error"] as? [String: Any]
         #expect(error?["code"] as? String == "originRefused", "\(thumbnail.text.prefix(300))")
-        #expect(((error?["message"] as? String) ?? "").contains("not allowed"), "\(thumbnail.text.prefix(300))")
+        let message = error?["message"] as? String ?? ""
+        #expect(message.contains("not allowed"), "\(thumbnail.text.prefix(300))")
         #expect(!thumbnail.text.contains("hush-hush"))
         // The worker refused by address: nothing more reached the origin for the picture.
         #expect(origin.requestCount == asked)

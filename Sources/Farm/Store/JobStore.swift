@@ -120,7 +120,7 @@ public final class JobStore {
     }
 
     /// A state column: a store holding a state this build does not know is refused, not guessed.
-    private static func parse<State: RawRepresentable<String>>(_ type: State.Type, column: String?, of job: String) throws -> State {
+    static func parse<State: RawRepresentable<String>>(_ type: State.Type, column: String?, of job: String) throws -> State {
         guard let text = column, let state = State(rawValue: text) else {
             throw FarmError(.internal, "job \(job) has an unknown \(State.self) '\(column ?? "NULL")' in the job store")
         }
@@ -142,7 +142,7 @@ public final class JobStore {
             ])
             for (index, task) in shards.enumerated() {
                 try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
-                    .text(job.id), .integer(Int64(index)), .text(try Self.json(task)), .integer(task.frameCount), .text("queued"),
+                    .text(job.id), .integer(Int64(index)), .text(try Self.json(task)), .integer(task.frameCount), .text(ShardState.queued.rawValue),
                 ])
             }
         }
@@ -279,8 +279,8 @@ public final class JobStore {
             if state == .done { framesDone = r[2].int ?? 0 }
         }
         var perWorker: [String: Int] = [:]
-        for r in try db.query("SELECT worker, COUNT(*) FROM shards WHERE job_id=? AND state='done' AND worker IS NOT NULL GROUP BY worker",
-                              [.text(job)]) {
+        for r in try db.query("SELECT worker, COUNT(*) FROM shards WHERE job_id=? AND state=? AND worker IS NOT NULL GROUP BY worker",
+                              [.text(job), .text(ShardState.done.rawValue)]) {
             if let worker = r[0].string { perWorker[worker] = Int(r[1].int ?? 0) }
         }
         return (byState, framesDone, perWorker)
@@ -308,9 +308,9 @@ public final class JobStore {
         try db.transaction {
             let ids = try db.query("""
                 SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?
-                  AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.job_id = jobs.id AND w.state = 'pending')
+                  AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.job_id = jobs.id AND w.state = ?)
                 LIMIT ?
-                """, [.real(cutoff), .integer(Int64(limit))]).compactMap { $0[0].string }
+                """, [.real(cutoff), .text(WebhookState.pending.rawValue), .integer(Int64(limit))]).compactMap { $0[0].string }
             for id in ids {
                 for table in ["attempts", "shards", "webhooks"] { try db.query("DELETE FROM \(table) WHERE job_id=?", [.text(id)]) }
                 try db.query("DELETE FROM jobs WHERE id=?", [.text(id)])
@@ -332,7 +332,7 @@ public final class JobStore {
             entry.count += 1
             entry.worker = r[2].string
             if let started = r[3].double { entry.seconds = max(0, (r[4].double ?? now) - started) }
-            if r[5].string == "failed" { entry.error = r[6].string }
+            if r[5].string.flatMap(AttemptOutcome.init(rawValue:)) == .failed { entry.error = r[6].string }
             last[index] = entry
         }
         return try shards(of: job).map { shard in
@@ -340,7 +340,7 @@ public final class JobStore {
             return ShardInfo(index: shard.index, kind: shard.task.kind, segment: shard.task.segment,
                              outputStartFrame: shard.task.outputStartFrame, frames: shard.task.frameCount, state: shard.state,
                              worker: shard.worker ?? attempt?.worker, attempts: attempt?.count ?? 0,
-                             seconds: shard.worker == "reused" ? nil : attempt?.seconds, lastError: attempt?.error)
+                             seconds: shard.worker == Scheduler.reusedBy ? nil : attempt?.seconds, lastError: attempt?.error)
         }
     }
 
@@ -372,44 +372,47 @@ public final class JobStore {
             if let finished, state.isFinal {
                 try db.query("""
                     INSERT OR IGNORE INTO webhooks(job_id, event, url, state, attempts, created, next_at)
-                    SELECT id, ?, callback, 'pending', 0, ?, ? FROM jobs WHERE id=? AND callback IS NOT NULL
-                    """, [.text("job.\(state)"), .real(finished), .real(finished), .text(job)])
+                    SELECT id, ?, callback, ?, 0, ?, ? FROM jobs WHERE id=? AND callback IS NOT NULL
+                    """, [.text("job.\(state)"), .text(WebhookState.pending.rawValue), .real(finished), .real(finished), .text(job)])
             }
         }
     }
 
     public func startAttempt(job: String, shard: Int, attempt: Int, worker: String, at time: Double) throws {
         try db.transaction {
-            try db.query("UPDATE shards SET state='running' WHERE job_id=? AND idx=? AND state!='done'", [.text(job), .integer(Int64(shard))])
+            try db.query("UPDATE shards SET state=? WHERE job_id=? AND idx=? AND state!=?",
+                         [.text(ShardState.running.rawValue), .text(job), .integer(Int64(shard)), .text(ShardState.done.rawValue)])
             try db.query("INSERT OR REPLACE INTO attempts VALUES(?,?,?,?,?,NULL,NULL,NULL)",
                          [.text(job), .integer(Int64(shard)), .integer(Int64(attempt)), .text(worker), .real(time)])
         }
     }
 
-    public func endAttempt(job: String, shard: Int, attempt: Int, outcome: String, message: String?, at time: Double,
+    public func endAttempt(job: String, shard: Int, attempt: Int, outcome: AttemptOutcome, message: String?, at time: Double,
                            requeue: Bool) throws {
         try db.transaction {
             try db.query("UPDATE attempts SET ended=?, outcome=?, message=? WHERE job_id=? AND idx=? AND attempt=?",
-                         [.real(time), .text(outcome), message.map { .text($0) } ?? .null, .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
+                         [.real(time), .text(outcome.rawValue), message.map { .text($0) } ?? .null, .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
             if requeue {
-                try db.query("UPDATE shards SET state='queued' WHERE job_id=? AND idx=? AND state='running'", [.text(job), .integer(Int64(shard))])
+                try db.query("UPDATE shards SET state=? WHERE job_id=? AND idx=? AND state=?",
+                             [.text(ShardState.queued.rawValue), .text(job), .integer(Int64(shard)), .text(ShardState.running.rawValue)])
             }
         }
     }
 
     public func finishShard(job: String, shard: Int, attempt: Int, sha256: String, worker: String, at time: Double) throws {
         try db.transaction {
-            try db.query("UPDATE shards SET state='done', sha256=?, worker=? WHERE job_id=? AND idx=?",
-                         [.text(sha256), .text(worker), .text(job), .integer(Int64(shard))])
-            try db.query("UPDATE attempts SET ended=?, outcome='done' WHERE job_id=? AND idx=? AND attempt=?",
-                         [.real(time), .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
+            try db.query("UPDATE shards SET state=?, sha256=?, worker=? WHERE job_id=? AND idx=?",
+                         [.text(ShardState.done.rawValue), .text(sha256), .text(worker), .text(job), .integer(Int64(shard))])
+            try db.query("UPDATE attempts SET ended=?, outcome=? WHERE job_id=? AND idx=? AND attempt=?",
+                         [.real(time), .text(AttemptOutcome.done.rawValue), .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
             try db.query("UPDATE workers SET shards_done = shards_done + 1 WHERE id=?", [.text(worker)])
         }
     }
 
     public func requeueShard(job: String, shard: Int) throws {
         try db.transaction {
-            try db.query("UPDATE shards SET state='queued', sha256=NULL, worker=NULL WHERE job_id=? AND idx=?", [.text(job), .integer(Int64(shard))])
+            try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx=?",
+                         [.text(ShardState.queued.rawValue), .text(job), .integer(Int64(shard))])
         }
     }
 
@@ -421,8 +424,8 @@ public final class JobStore {
         var closed = 0
         try db.transaction {
             closed = try db.query("SELECT COUNT(*) FROM attempts WHERE job_id=? AND outcome IS NULL", [.text(job)]).first?[0].int.map(Int.init) ?? 0
-            try db.query("UPDATE attempts SET ended=?, outcome='lost', message=? WHERE job_id=? AND outcome IS NULL",
-                         [.real(time), .text(reason), .text(job)])
+            try db.query("UPDATE attempts SET ended=?, outcome=?, message=? WHERE job_id=? AND outcome IS NULL",
+                         [.real(time), .text(AttemptOutcome.lost.rawValue), .text(reason), .text(job)])
         }
         return closed
     }
@@ -430,8 +433,8 @@ public final class JobStore {
     /// Every failed attempt of a job, by shard, in order: the worker and the message.
     public func failures(job: String) throws -> [Int: [(worker: String, message: String)]] {
         var failures: [Int: [(worker: String, message: String)]] = [:]
-        for row in try db.query("SELECT idx, worker, message FROM attempts WHERE job_id=? AND outcome='failed' ORDER BY idx, attempt",
-                                [.text(job)]) {
+        for row in try db.query("SELECT idx, worker, message FROM attempts WHERE job_id=? AND outcome=? ORDER BY idx, attempt",
+                                [.text(job), .text(AttemptOutcome.failed.rawValue)]) {
             failures[Int(row[0].int ?? 0), default: []].append((row[1].string ?? "?", row[2].string ?? ""))
         }
         return failures

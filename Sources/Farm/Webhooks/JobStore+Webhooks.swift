@@ -10,8 +10,8 @@ extension JobStore {
     func dueWebhooks(now: Double, limit: Int = 16) throws -> [WebhookDelivery] {
         try db.query("""
             SELECT job_id, event, url, attempts, created FROM webhooks
-            WHERE state='pending' AND next_at<=? ORDER BY next_at LIMIT ?
-            """, [.real(now), .integer(Int64(limit))]).compactMap { r in
+            WHERE state=? AND next_at<=? ORDER BY next_at LIMIT ?
+            """, [.text(WebhookState.pending.rawValue), .real(now), .integer(Int64(limit))]).compactMap { r in
             guard let job = r[0].string, let event = r[1].string, let url = r[2].string else { return nil }
             return WebhookDelivery(jobID: job, event: event, url: url, attempts: Int(r[3].int ?? 0), created: r[4].double ?? now)
         }
@@ -27,11 +27,11 @@ extension JobStore {
     }
 
     func endWebhookAttempt(_ delivery: WebhookDelivery, status: Int?, error: String?, delivered: Bool, givenUp: Bool, at time: Double) throws {
-        let state = delivered ? "delivered" : givenUp ? "failed" : "pending"
+        let state: WebhookState = delivered ? .delivered : givenUp ? .failed : .pending
         try db.transaction {
             try db.query("""
                 UPDATE webhooks SET state=?, last_status=?, last_error=?, delivered_at=? WHERE job_id=? AND event=?
-                """, [.text(state), status.map { .integer(Int64($0)) } ?? .null, error.map { .text($0) } ?? .null,
+                """, [.text(state.rawValue), status.map { .integer(Int64($0)) } ?? .null, error.map { .text($0) } ?? .null,
                       delivered ? .real(time) : .null, .text(delivery.jobID), .text(delivery.event)])
         }
     }
@@ -41,9 +41,10 @@ extension JobStore {
             SELECT event, state, attempts, last_status, last_error, next_at, delivered_at FROM webhooks WHERE job_id=?
             """, [.text(job)]).first.map { r in
             let next = r[5].double
-            return WebhookStatus(event: r[0].string ?? "", state: r[1].string ?? "", attempts: Int(r[2].int ?? 0),
+            let state = try Self.parse(WebhookState.self, column: r[1].string, of: job)
+            return WebhookStatus(event: r[0].string ?? "", state: state, attempts: Int(r[2].int ?? 0),
                                  lastStatus: r[3].int.map(Int.init), lastError: r[4].string,
-                                 nextAt: r[1].string == "pending" && (next ?? Self.never) < Self.never ? next : nil, deliveredAt: r[6].double)
+                                 nextAt: state == .pending && (next ?? Self.never) < Self.never ? next : nil, deliveredAt: r[6].double)
         }
     }
 

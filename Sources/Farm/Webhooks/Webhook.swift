@@ -15,11 +15,16 @@ public struct WebhookDelivery: Equatable, Sendable {
     public var id: String { "\(jobID):\(event)" }
 }
 
+/// Where a webhook's delivery is: due again at its `nextAt`, delivered (never sent
+/// again), or given up after an hour of retries. The raw values are the JSON and the store's text.
+public enum WebhookState: String, Codable, Sendable, CaseIterable {
+    case pending, delivered, failed
+}
+
 /// How a delivery stands, for `GET /v1/jobs/{id}`.
 public struct WebhookStatus: Codable, Equatable, Sendable {
     public var event: String
-    /// `pending` (due again at `nextAt`), `delivered`, or `failed` (gave up after an hour).
-    public var state: String
+    public var state: WebhookState
     public var attempts: Int
     public var lastStatus: Int?
     public var lastError: String?

@@ -2,14 +2,6 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// How an attempt ended, as the store records it.
-enum AttemptOutcome: String {
-    case done, failed, lost, cancelled
-    case handedBack = "handed back"
-    /// Another attempt at the same shard delivered first (a backup race).
-    case beaten
-}
-
 /// One durable change the scheduler asks for. The shell writes a turn's changes in one
 /// transaction; if the disk refuses them they are kept and written with the next turn's
 /// (docs/operations.md, "Disks").
@@ -35,7 +27,7 @@ extension JobStore {
         case .startAttempt(let key, let worker, let time):
             try startAttempt(job: key.jobID, shard: key.shard, attempt: key.attempt, worker: worker, at: time)
         case .endAttempt(let key, let outcome, let message, let time):
-            try endAttempt(job: key.jobID, shard: key.shard, attempt: key.attempt, outcome: outcome.rawValue, message: message,
+            try endAttempt(job: key.jobID, shard: key.shard, attempt: key.attempt, outcome: outcome, message: message,
                            at: time, requeue: false)
         case .finishShard(let key, let sha256, let worker, let time):
             try finishShard(job: key.jobID, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
