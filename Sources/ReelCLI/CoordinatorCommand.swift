@@ -198,7 +198,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
             extra.append(EssentialService("the HTTP API", APIServer.service(
                 at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
-                uploads: options.stateDirectory.appendingPathComponent("api-uploads"), signer: signer, streams: streams,
+                uploads: options.apiUploads, signer: signer, streams: streams,
                 connections: connections, logger: logger),
                 stopAfter: testStopHTTPAfter.map { .milliseconds(Int($0 * 1000)) }))
         }

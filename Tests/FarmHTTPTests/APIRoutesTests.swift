@@ -13,10 +13,10 @@ import Testing
 @Suite(.serialized) struct APIRoutesTests {
     @Test func refusalsAnswerWithTheirCodesStatus() async throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let coordinator = try CoordinatorThread.scratch(in: dir)
+        let coordinator = try CoordinatorThread(.scratch(in: dir))
         defer { coordinator.stop() }
         let router = APIServer.router(gateway: FarmGateway(endpoint: coordinator.endpoint, curve: nil), tokens: nil,
-                                      uploads: dir.appendingPathComponent("uploads"))
+                                      uploads: dir.appendingPathComponent("state/api-uploads"))
         let id = "sha256:" + String(repeating: "ab", count: 32)
         try await Application(router: router).test(.router) { client in
             func code(_ response: TestResponse) -> String? {

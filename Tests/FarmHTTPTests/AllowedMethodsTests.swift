@@ -36,7 +36,7 @@ struct AllowedMethodsTests {
     @Test func anotherMethodOnAKnownPathIs405WithAllow() async throws {
         let dir = try TestEnvironment.scratchDirectory()
         let router = APIServer.router(gateway: FarmGateway(endpoint: "ipc://" + dir.appendingPathComponent("none.ipc").path, curve: nil),
-                                      tokens: nil, uploads: dir.appendingPathComponent("uploads"))
+                                      tokens: nil, uploads: dir.appendingPathComponent("state/api-uploads"))
         try await Application(router: router).test(.router) { client in
             for entry in AllowedMethods.table {
                 let uri = "/v1/" + entry.path.split(separator: "/").map { $0.hasPrefix(":") ? "x1" : String($0) }.joined(separator: "/")

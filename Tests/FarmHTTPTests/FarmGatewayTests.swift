@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct FarmGatewayTests {
     @Test func callsReuseTheirConnections() async throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let coordinator = try CoordinatorThread.scratch(in: dir)
+        let coordinator = try CoordinatorThread(.scratch(in: dir))
         defer { coordinator.stop() }
         let gateway = FarmGateway(endpoint: coordinator.endpoint, curve: nil)
         for _ in 0..<20 { _ = try await gateway.call { try $0.workers() } }

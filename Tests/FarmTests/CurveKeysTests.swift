@@ -65,6 +65,8 @@ struct CurveKeysTests {
         for type in clientMessages {
             #expect(!PeerRole.worker.may(send: type) && PeerRole.client.may(send: type) && PeerRole.admin.may(send: type), "\(type)")
         }
+        // A file handed over by path: only the HTTP API's admin key (docs/protocol.md, "Uploads").
+        #expect(PeerRole.admin.may(send: .adopt) && !PeerRole.client.may(send: .adopt) && !PeerRole.worker.may(send: .adopt))
         // Replies the coordinator sends are never accepted from anyone.
         for type in [MessageType.shard, .welcome, .statusReply, .resultBlock] {
             #expect(PeerRole.allCases.allSatisfy { !$0.may(send: type) }, "\(type)")

@@ -56,9 +56,7 @@ import Testing
     /// loop held it for about a second.
     @Test func aLargeUploadDoesNotHoldTheLoop() throws {
         let dir = try TestEnvironment.scratchDirectory()
-        var options = Coordinator.Options(endpoint: "ipc://" + dir.appendingPathComponent("c.ipc").path,
-                                          stateDirectory: dir.appendingPathComponent("state"))
-        options.minimumFreeBytes = 0
+        let options = Coordinator.Options.scratch(in: dir)
         let lag = options.loopLag
         let coordinator = try CoordinatorThread(options)
         defer { coordinator.stop() }

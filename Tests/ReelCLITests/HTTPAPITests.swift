@@ -173,9 +173,17 @@ import Testing
         #expect(overlapping.status == 409)
         #expect(overlapping.headers["upload-offset"] == "1000")
         #expect(try head() == (404, "1000"))
+        // The whole file is handed to the coordinator by path and moved, not written again:
+        // the stored media are the very file the API wrote (docs/protocol.md, "Uploads").
+        let hex = String(id.dropFirst("sha256:".count))
+        let uploads = farm.stateDir.appendingPathComponent("api-uploads")
+        let partial = try #require(FileManager.default.subpathsOfDirectory(atPath: uploads.path).first { $0.hasSuffix(hex + ".part") })
+        let written = try #require(Self.inode(uploads.appendingPathComponent(partial).path))
         let rest = try part(1000..<bytes.count, of: bytes)
         #expect(rest.status == 201, "\(rest.text)")
         #expect(try head().0 == 200)
+        #expect(Self.inode(farm.stateDir.appendingPathComponent("media/" + hex).path) == written)
+        #expect(!FileManager.default.fileExists(atPath: uploads.appendingPathComponent(partial).path))
         // The colon percent-encoded, as encodeURIComponent and generated clients send it.
         let encoded = url.replacingOccurrences(of: "sha256:", with: "sha256%3A")
         #expect(try HTTPExchange.send("HEAD", encoded, headers: auth(Self.alice)).status == 200)
@@ -401,5 +409,11 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderrLines.count == 1)
         #expect(result.stderr.contains("--http 0.0.0.0:8080 is not a loopback address: give --api-tokens"))
+    }
+
+    /// The inode number of a file, or nil when there is none.
+    static func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
     }
 }

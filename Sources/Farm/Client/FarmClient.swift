@@ -164,9 +164,19 @@ public final class FarmClient {
         try request(.setPriority, SetPriority(jobID: jobID, priority: priority)).decode(StatusReply.self).jobs.first
     }
 
-    /// Whether the coordinator holds the media `contentID`.
-    public func hasMedia(_ contentID: String) throws -> Bool {
-        try request(.mediaQuery, MediaQuery(contentID: contentID)).decode(MediaState.self).present
+    /// Whether the coordinator holds the media `contentID` for this client; an admin may
+    /// ask for a `holder` it serves (docs/api.md, "Uploading media").
+    public func hasMedia(_ contentID: String, holder: String? = nil) throws -> Bool {
+        try request(.mediaQuery, MediaQuery(contentID: contentID, holder: holder)).decode(MediaState.self).present
+    }
+
+    /// Hands a whole uploaded file over by path (the HTTP API in the coordinator's process;
+    /// docs/protocol.md, "Uploads"): hashed once by the coordinator, and moved, not copied.
+    /// The answer is awaited for as long as hashing the file may take at 100 MB/s.
+    public func adopt(_ file: URL, contentID: String, holder: String?) throws -> Uploaded {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.doubleValue ?? 0
+        try socket.send(try WireMessage(.adopt, Adopt(contentID: contentID, path: file.path, holder: holder)).frames)
+        return try receive(timeout: max(timeoutSeconds, size / 100e6)).decode(Uploaded.self)
     }
 
     /// Each shard of a job: state, worker, attempts, time (the dashboard's shard map).

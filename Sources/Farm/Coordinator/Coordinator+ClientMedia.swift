@@ -13,7 +13,7 @@ extension Coordinator {
             let onBehalf = credentials.map { $0.role == .admin } ?? true
             compiler.post(SubmissionCompiler.Request(identity: identity, submit: submit,
                                                      owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key,
-                                                     holder: Self.mustShowMedia(credentials)))
+                                                     holder: Self.mustShowMedia(credentials, naming: submit.holder)))
         case .upload:
             let upload = try message.decode(Upload.self)
             if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),
@@ -30,11 +30,25 @@ extension Coordinator {
             let (receiver, data) = (media.receiver, message.payload.first ?? Data())
             ioLane.post(key: "upload " + upload.contentID) {
                 let received = Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) }
-                return { coordinator in coordinator.uploadReceived(received, upload, from: identity, holder: holder, hadIt: hadIt) }
+                return { coordinator in coordinator.uploadReceived(received, from: identity, holder: holder, hadIt: hadIt) }
+            }
+        case .adopt:
+            let adopt = try message.decode(Adopt.self)
+            guard let hex = MediaLocatorContentID.hex(adopt.contentID) else {
+                throw FarmError(.invalidInput, "'\(adopt.contentID.prefix(80))' is not a content id")
+            }
+            let file = try HandedOverFile(adopt.path, in: options.apiUploads)
+            let holder = Self.mustShowMedia(credentials, naming: adopt.holder)
+            let hadIt = try holder.map { try !store.holds($0, adopt.contentID) } ?? false
+                && media.file(for: adopt.contentID, candidate: nil) != nil
+            let receiver = media.receiver
+            ioLane.post(key: "upload " + adopt.contentID) {
+                let adopted = Result { try receiver.adopt(file, contentID: adopt.contentID, hex: hex) }
+                return { coordinator in coordinator.uploadReceived(adopted, from: identity, holder: holder, hadIt: hadIt) }
             }
         case .mediaQuery:
             let query = try message.decode(MediaQuery.self)
-            let shown = try Self.mustShowMedia(credentials).map { try store.holds($0, query.contentID) } ?? true
+            let shown = try Self.mustShowMedia(credentials, naming: query.holder).map { try store.holds($0, query.contentID) } ?? true
             send(to: identity, .mediaState, MediaState(contentID: query.contentID,
                                                        present: shown && media.file(for: query.contentID, candidate: nil) != nil))
         default:

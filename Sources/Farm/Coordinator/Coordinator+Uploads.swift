@@ -2,21 +2,21 @@ import Foundation
 import RenderEngine
 
 extension Coordinator {
-    /// On the loop, a block the I/O lane received: the client hears how far it is, and a
-    /// complete upload is probed and recorded as shown by its client.
-    func uploadReceived(_ received: Result<(received: Int, complete: Bool), any Error>, _ upload: Upload, from identity: PeerID,
-                        holder: String?, hadIt: Bool) {
+    /// On the loop, a block (or a handed-over file) the I/O lane received: the client hears
+    /// how far it is, and a complete upload is probed and recorded as shown by its client.
+    func uploadReceived(_ received: Result<Uploaded, any Error>, from identity: PeerID, holder: String?, hadIt: Bool) {
         do {
-            let (count, complete) = try received.get()
-            if complete, let file = media.uploaded(upload.contentID) {
-                prober.post(contentID: upload.contentID, path: file.path)
+            let uploaded = try received.get()
+            let contentID = uploaded.contentID
+            if uploaded.complete, let file = media.uploaded(contentID) {
+                prober.post(contentID: contentID, path: file.path)
             }
-            if complete, let holder {
-                holders.record(holder, upload.contentID)
-                try store.recordHolder(holder, upload.contentID)
-                if hadIt { log("client key \(holder) sent \(upload.contentID), which the store had: it may use it now") }
+            if uploaded.complete, let holder {
+                holders.record(holder, contentID)
+                try store.recordHolder(holder, contentID)
+                if hadIt { log("\(holder) sent \(contentID), which the store had: it may use it now") }
             }
-            send(to: identity, .uploaded, Uploaded(contentID: upload.contentID, received: count, complete: complete))
+            send(to: identity, .uploaded, uploaded)
         } catch {
             refuse(.upload, from: identity, error)
         }

@@ -35,6 +35,9 @@ public final class Coordinator {
         public var keepJobsSeconds = 30 * 86_400.0
         /// Free space kept in the state directory (docs/operations.md, "Disks").
         public var minimumFreeBytes: Int64 = 64 << 20
+        /// Where the HTTP API in this process keeps uploads until they are whole, and hands
+        /// them over from by path (docs/protocol.md, "Uploads").
+        public var apiUploads: URL { stateDirectory.appendingPathComponent("api-uploads") }
         /// Ends `run()` when raised (from any thread).
         public var stop = StopSignal()
         /// Beats each turn of the loop, for `/healthz`.
@@ -360,7 +363,7 @@ public final class Coordinator {
     private func route(_ message: WireMessage, from identity: Data, credentials: PeerCredentials?) throws {
         switch message.type {
         case .hello, .heartbeat, .chunk, .failed, .mediaRequest: try workerSaid(message, from: identity)
-        case .submit, .upload, .mediaQuery: try clientSent(message, from: identity, credentials: credentials)
+        case .submit, .upload, .adopt, .mediaQuery: try clientSent(message, from: identity, credentials: credentials)
         case .status, .watch, .cancel, .fetch, .deleteResult, .workers, .setPriority, .shards:
             try clientAsked(message, from: identity, credentials: credentials)
         case .stills, .jobStills, .stillsReply, .invalidate: try stillsMessage(message, from: identity, credentials: credentials)
@@ -397,12 +400,17 @@ public final class Coordinator {
 
     // MARK: Who may do what (docs/operations.md, "Trust")
 
-    /// The key that must have sent a file's bytes before it learns the file is stored or
-    /// renders it: a client's under CURVE; nil for an admin (the HTTP API's gateway among
-    /// them: the API checks its own clients) and on a farm without keys.
-    static func mustShowMedia(_ credentials: PeerCredentials?) -> String? {
-        guard let credentials, credentials.role == .client else { return nil }
-        return credentials.key
+    /// Who must have sent a file's bytes before it learns the file is stored or renders it
+    /// (docs/api.md, "Uploading media"): a client key itself; for an admin (the HTTP API's
+    /// gateway among them) or any peer of a farm without keys, the holder it names for a
+    /// client it serves (`token:NAME`), or nobody when it acts for itself.
+    static func mustShowMedia(_ credentials: PeerCredentials?, naming named: String? = nil) -> String? {
+        guard let credentials else { return named }
+        switch credentials.role {
+        case .client: return credentials.key
+        case .admin: return named
+        case .worker: return credentials.key   // never reached: a worker sends no client messages
+        }
     }
 
     /// Under CURVE only the client that submitted a job, or an admin, may cancel or fetch it.

@@ -62,3 +62,14 @@ public final class CoordinatorThread: Sendable {
     /// Waits for its loop to end (after its stop signal was raised elsewhere).
     public func waitUntilEnded() { end.ended.wait() }
 }
+
+extension Coordinator.Options {
+    /// A coordinator of its own for a test: on `ipc://` in `directory`, its state there too,
+    /// keeping no disk space free.
+    public static func scratch(in directory: URL) -> Coordinator.Options {
+        var options = Coordinator.Options(endpoint: "ipc://" + directory.appendingPathComponent("c.ipc").path,
+                                          stateDirectory: directory.appendingPathComponent("state"))
+        options.minimumFreeBytes = 0
+        return options
+    }
+}

@@ -26,13 +26,13 @@ final class UploadReceiver: Sendable {
     /// Appends a block; returns the bytes received and whether the file is complete and
     /// verified. `uploader`: a client that must send the bytes even of a stored file, to show
     /// it holds them (its own partial file, checked, then dropped); nil for one that need not.
-    func receive(_ upload: Upload, data: Data, uploader: String? = nil) throws -> (received: Int, complete: Bool) {
+    func receive(_ upload: Upload, data: Data, uploader: String? = nil) throws -> Uploaded {
         guard let hex = MediaLocatorContentID.hex(upload.contentID) else {
             throw FarmError(.invalidInput, "'\(upload.contentID)' is not a content id")
         }
         let final = directory.appendingPathComponent(hex)
         let stored = FileManager.default.fileExists(atPath: final.path)
-        if stored, uploader == nil { return (upload.total, true) }
+        if stored, uploader == nil { return Uploaded(contentID: upload.contentID, received: upload.total, complete: true, wasStored: true) }
         let key = stored ? hex + "." + Self.tag(uploader ?? "") : hex
         let partial = directory.appendingPathComponent(key + ".part")
         var current: Open
@@ -62,7 +62,7 @@ final class UploadReceiver: Sendable {
         guard current.received >= upload.total else {
             let received = current.received
             open.withLock { $0[key] = current }
-            return (received, false)
+            return Uploaded(contentID: upload.contentID, received: received, complete: false)
         }
         try current.handle.close()
         guard ContentID(hex: Digest.hex(current.hasher.finalize()))?.description == upload.contentID else {
@@ -74,7 +74,30 @@ final class UploadReceiver: Sendable {
         } else {
             try FileManager.default.moveItem(at: partial, to: final)
         }
-        return (current.received, true)
+        return Uploaded(contentID: upload.contentID, received: current.received, complete: true, wasStored: stored)
+    }
+
+    /// Takes a whole file the HTTP API handed over by path: hashes it once, and moves it
+    /// into the media (a rename: its bytes are not written again), or drops it when the
+    /// media have it already. A file whose bytes are not the content id is dropped.
+    func adopt(_ file: HandedOverFile, contentID: String, hex: String) throws -> Uploaded {
+        let final = directory.appendingPathComponent(hex)
+        let (digest, size) = try file.digest()
+        guard digest == contentID else {
+            try? FileManager.default.removeItem(at: file.url)   // the API answers 422; the client starts again at 0
+            throw FarmError(.invalidInput, "the \(size) bytes uploaded hash to \(digest), not \(contentID)")
+        }
+        let stored = FileManager.default.fileExists(atPath: final.path)
+        do {
+            if stored {
+                try FileManager.default.removeItem(at: file.url)   // the bytes were shown; the store keeps its copy
+            } else {
+                try FileManager.default.moveItem(at: file.url, to: final)
+            }
+        } catch {
+            throw FarmError(.ioFailed, "cannot store the upload of \(contentID): \(FileErrorText.describe(error))")
+        }
+        return Uploaded(contentID: contentID, received: size, complete: true, wasStored: stored)
     }
 
     /// A short name for an uploader in a partial file's name.

@@ -16,6 +16,10 @@ public struct Submit: Codable, Sendable {
     /// Whom the job is for, when an admin submits on someone's behalf (the HTTP API's
     /// token holders); ignored from any other key.
     public var owner: String? = nil
+    /// Whose possession of the media is checked, when an admin submits for a client that
+    /// must have sent each file's bytes itself (the HTTP API's token holders); ignored from
+    /// any other key, whose own possession is checked.
+    public var holder: String? = nil
     /// A URL told when the job ends (docs/api.md, "Webhooks").
     public var callback: String? = nil
     /// Presigned PUT URLs the result is sent to when done (docs/api.md, "Output to a URL").
@@ -68,6 +72,23 @@ public struct Uploaded: Codable, Sendable {
     public var contentID: String
     public var received: Int
     public var complete: Bool
+    /// The coordinator had these bytes already: they were checked, not stored twice.
+    public var wasStored: Bool? = nil
+}
+
+/// A file the HTTP API in the coordinator's process has received whole, handed over by
+/// path (docs/protocol.md, "Uploads"): the coordinator hashes it once, on its I/O lane, and
+/// moves it into its media. Only an admin (or any peer of a farm without keys) may send it,
+/// and only a regular file directly in the API's folders under the state directory is taken.
+public struct Adopt: Codable, Sendable {
+    public var contentID: String
+    public var path: String
+    /// Who sent the bytes (`token:NAME`): from then on they hold the media. Nil for an admin.
+    public var holder: String?
+
+    public init(contentID: String, path: String, holder: String?) {
+        (self.contentID, self.path, self.holder) = (contentID, path, holder)
+    }
 }
 
 /// One job's status (`jobID`), or a page of the job list, newest first.
@@ -180,9 +201,12 @@ public struct SetPriority: Codable, Sendable {
     public var priority: Int
 }
 
-/// Whether the coordinator holds a media file (`HEAD /v1/media/{contentID}`).
+/// Whether the coordinator holds a media file (`HEAD /v1/media/{contentID}`): for a
+/// client key, only if that key has sent its bytes; an admin may ask for the `holder` it
+/// serves (the HTTP API's `token:NAME`).
 public struct MediaQuery: Codable, Sendable {
     public var contentID: String
+    public var holder: String? = nil
 }
 
 public struct MediaState: Codable, Sendable {

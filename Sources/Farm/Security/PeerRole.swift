@@ -18,6 +18,8 @@ public enum PeerRole: String, Sendable, CaseIterable {
             return self == .worker
         case .submit, .upload, .status, .watch, .cancel, .fetch, .deleteResult, .workers, .stills, .invalidate, .shards, .mediaQuery, .setPriority, .jobStills:
             return self == .client || self == .admin
+        case .adopt:
+            return self == .admin
         default:
             return false
         }

@@ -18,11 +18,11 @@ extension APIRoutes {
         } catch let invalid as SubmitBody.Invalid {
             return try problem(invalid.path, invalid.message)
         }
-        // Media the caller has not sent are missing to it, whoever else sent them.
-        let unshown = Set(body.files.values.filter { !possession.holds(caller, $0) }).sorted()
-        guard unshown.isEmpty else { return try json(["missing": unshown] as [String: [String]], status: .conflict) }
         var submission = Submit(session: body.session, files: body.files, paths: [:], settings: body.settings,
                                 priority: body.priority, owner: caller.owner, callback: body.callback?.absoluteString)
+        // Media the caller has not sent are missing to it, whoever else sent them: the
+        // coordinator checks its record of who has shown what.
+        submission.holder = PartialUploads.holder(caller)
         submission.outputURL = body.outputURL
         submission.sidecarURL = body.sidecarURL
         submission.replace = body.replace

@@ -11,15 +11,16 @@ extension APIRoutes {
 
     /// `PUT /v1/media/{contentID}`, whole or in parts (docs/api.md, "Uploading media"): a part
     /// carries `Content-Range: bytes FIRST-LAST/TOTAL` and starts where the last one ended
-    /// (`HEAD` says where: `Upload-Offset`). The bytes wait in a scratch file; once whole,
-    /// and only if their SHA-256 is the content id, they go to the coordinator.
+    /// (`HEAD` says where: `Upload-Offset`). The bytes wait in a scratch file; once whole, it
+    /// is handed to the coordinator by path, which hashes it once and keeps it only if its
+    /// SHA-256 is the content id (docs/protocol.md, "Uploads").
     func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let caller = try authorize(request)
         let contentID = try Self.contentID(context)
         // "Already there" only to a client that has sent these bytes before; another sends
         // them once, checked like any upload (docs/api.md, "Uploading media").
-        let present = try await gateway.call({ try $0.hasMedia(contentID) })
-        if present, possession.holds(caller, contentID) {
+        let holder = PartialUploads.holder(caller)
+        if try await gateway.call({ try $0.hasMedia(contentID, holder: holder) }) {
             return try json(UploadState(contentID: contentID, received: nil, present: true))
         }
         let range: ContentRange?
@@ -36,7 +37,7 @@ extension APIRoutes {
             throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"),
                             message: "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
         }
-        let partial = possession.partial(caller, contentID)
+        let partial = partials.partial(caller, contentID)
         // One upload at a time of each client's file (another client's says nothing here).
         guard uploadLocks.claim(partial.path) else {
             throw HTTPError(.conflict, message: "another upload of \(contentID) is in progress")
@@ -86,14 +87,11 @@ extension APIRoutes {
             headers[Self.uploadOffset] = "\(received)"
             return try json(UploadState(contentID: contentID, received: received, present: false), status: .accepted, headers: headers)
         }
+        // Moved into the coordinator's media, or dropped by it (bytes that are not the
+        // content id: 422); whatever is left after a failure goes, and the upload starts at 0.
         defer { try? FileManager.default.removeItem(at: partial) }
-        let digest = try await blocking { try ContentID.of(file: partial.path) }
-        guard digest == contentID else {
-            throw HTTPError(.unprocessableContent, message: "the \(received) bytes uploaded hash to \(digest), not \(contentID)")
-        }
-        if !present { try await gateway.call { try $0.upload(partial, contentID: contentID) } }
-        try possession.record(caller, contentID)
-        return try json(UploadState(contentID: contentID, received: received, present: true), status: present ? .ok : .created)
+        let uploaded = try await gateway.call { try $0.adopt(partial, contentID: contentID, holder: holder) }
+        return try json(UploadState(contentID: contentID, received: received, present: true), status: uploaded.wasStored == true ? .ok : .created)
     }
 
     /// `HEAD /v1/media/{contentID}`: 200 when the coordinator has it; else 404 with the
@@ -101,9 +99,10 @@ extension APIRoutes {
     func mediaState(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let caller = try authorize(request)
         let contentID = try Self.contentID(context)
-        if possession.holds(caller, contentID), try await gateway.call({ try $0.hasMedia(contentID) }) { return Response(status: .ok) }
+        let holder = PartialUploads.holder(caller)
+        if try await gateway.call({ try $0.hasMedia(contentID, holder: holder) }) { return Response(status: .ok) }
         var headers = HTTPFields()
-        headers[Self.uploadOffset] = "\(Self.size(of: possession.partial(caller, contentID)))"
+        headers[Self.uploadOffset] = "\(Self.size(of: partials.partial(caller, contentID)))"
         return Response(status: .notFound, headers: headers)
     }
 

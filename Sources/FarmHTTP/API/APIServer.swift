@@ -53,7 +53,7 @@ struct APIRoutes: Sendable {
     let uploads: URL
     let signer: URLSigner
     let uploadLocks = UploadLocks()
-    var possession: MediaPossession { MediaPossession(directory: uploads) }
+    var partials: PartialUploads { PartialUploads(directory: uploads) }
 
     static let maxSessionBytes = 4 << 20
 
