@@ -52,8 +52,8 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("bob.mp4"))) == (try farm.reference()))
         let log = farm.log("coordinator.log")
         // Alice's uploads stored the files; Bob had to send the same bytes before he could use them.
-        #expect(!log.contains("client key \(try key("alice")) sent"), "\(log.suffix(800))")
-        #expect(log.components(separatedBy: "client key \(try key("bob")) sent").count == 3, "\(log.suffix(800))")
+        #expect(!log.contains("\(try key("alice")) sent"), "\(log.suffix(800))")
+        #expect(log.components(separatedBy: "\(try key("bob")) sent").count == 3, "\(log.suffix(800))")
     }
 
     @Test func keysAreCheckedBeforeAnythingRuns() throws {
