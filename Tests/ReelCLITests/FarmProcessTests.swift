@@ -42,7 +42,9 @@ import Testing
         #expect(farm.log("coordinator.log").contains("is gone"))
     }
 
-    @Test func restartedCoordinatorResumesWithoutRerenderingFinishedShards() throws {
+    /// Also for a store an older release wrote, whose job has no spec this release reads:
+    /// the job is compiled again from its session once its resume finds that out.
+    @Test(arguments: [false, true]) func restartedCoordinatorResumesWithoutRerenderingFinishedShards(olderRelease: Bool) throws {
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 6)
         try farm.startCoordinator()
@@ -60,6 +62,10 @@ import Testing
                                                    farm.stateDir.appendingPathComponent("farm.sqlite").path, job])
         let finishedBefore = Set(query.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         #expect(finishedBefore.count >= 3)
+        if olderRelease {
+            _ = try ProcessRunner.run(python, ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"update jobs set spec=NULL where id=?\", (sys.argv[2],)); c.commit()",
+                                               farm.stateDir.appendingPathComponent("farm.sqlite").path, job])
+        }
         try farm.startCoordinator()
         let output = try farm.fetched(job)
         #expect(output == (try farm.reference()))
@@ -70,6 +76,7 @@ import Testing
         })
         #expect(renderedAfter.isDisjoint(with: finishedBefore), "re-rendered \(renderedAfter.intersection(finishedBefore))")
         #expect(farm.log("coordinator.log").contains("resumed job \(job)"))
+        #expect(farm.log("coordinator.log").contains("job \(job): compiled again from its session") == olderRelease)
     }
 
     @Test func corruptedChunksAreRejectedAndRenderedAgain() throws {

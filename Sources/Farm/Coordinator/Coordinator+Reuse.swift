@@ -12,9 +12,10 @@ extension Coordinator {
     /// done without rendering; returns how many. The cache's index knows each kept chunk's
     /// checksum, so this only links files (no byte is read or hashed on the loop).
     func reuseCachedChunks(of id: String) -> Int {
-        guard let job = scheduler.jobs[id] else { return 0 }
+        // Only its keys are held: a copy of the job would make each `reused` below copy its arrays.
+        guard let keys = scheduler.jobs[id]?.recipeKeys else { return 0 }
         var reused = 0
-        for (shard, key) in job.recipeKeys.enumerated() {
+        for (shard, key) in keys.enumerated() {
             guard let cached = chunkCache.lookup(key) else { continue }
             do {
                 try linkChunk(cached.url, to: chunkPath(job: id, shard: shard))

@@ -15,15 +15,6 @@ struct ResumedJob: Sendable {
         var paths: [String: String]
     }
 
-    struct Shard: Sendable {
-        var index: Int
-        /// The task as stored (JSON).
-        var task: String
-        var state: ShardState
-        var sha256: String?
-        var worker: String?
-    }
-
     struct Failure: Sendable {
         var worker: String
         var message: String
@@ -36,12 +27,16 @@ struct ResumedJob: Sendable {
         var requeue: [Int]
     }
 
+    /// A stored spec this release cannot read (none, or another version): the loop compiles
+    /// the job again from its session, and the lane builds it with that.
+    struct OlderRelease: Error {}
+
     var record: Record
     var pathStats: [String: FileStat]
     /// The stored spec (JSON), or the spec compiled again from an older release's session.
     var storedSpec: String?
     var spec: JobSpec?
-    var shards: [Shard]
+    var shards: [JobStore.StoredShard]
     var attempts: [Int: Int]
     var failures: [Int: [Failure]]
 
@@ -49,7 +44,7 @@ struct ResumedJob: Sendable {
     /// file no longer hashes to its checksum is rendered again, and its file (like every
     /// other chunk file that is not kept) is removed, so a stale file is never read.
     func build(chunkPaths: [URL]) throws -> Built {
-        let spec = try self.spec ?? JobSpec.decode(Data((storedSpec ?? "").utf8))
+        guard let spec = try self.spec ?? storedSpec.flatMap({ try? JobSpec.decode(Data($0.utf8)) }) else { throw OlderRelease() }
         let tasks = try shards.map { try JSONDecoder().decode(ShardTask.self, from: Data($0.task.utf8)) }
         guard spec.tasks == tasks else { throw FarmError(.internal, "job \(record.id): its stored shards are not its compiled plan") }
         var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,

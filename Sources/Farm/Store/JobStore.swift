@@ -115,6 +115,20 @@ public final class JobStore {
         public var worker: String?
     }
 
+    /// A shard as stored, its task still JSON: a restart reads them on the loop and
+    /// decodes them on the I/O lane.
+    public struct StoredShard: Sendable {
+        public var index: Int
+        public var task: String
+        public var state: ShardState
+        public var sha256: String?
+        public var worker: String?
+
+        public func decoded() throws -> ShardRecord {
+            ShardRecord(index: index, task: try JobStore.parse(ShardTask.self, task), state: state, sha256: sha256, worker: worker)
+        }
+    }
+
     private static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
@@ -127,7 +141,7 @@ public final class JobStore {
         return state
     }
 
-    private static func parse<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
+    static func parse<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
         try JSONDecoder().decode(T.self, from: Data((text ?? "").utf8))
     }
 
@@ -345,17 +359,14 @@ public final class JobStore {
     }
 
     public func shards(of job: String) throws -> [ShardRecord] {
-        try storedShards(of: job).map { shard in
-            ShardRecord(index: shard.index, task: try Self.parse(ShardTask.self, shard.task), state: shard.state,
-                        sha256: shard.sha256, worker: shard.worker)
-        }
+        try storedShards(of: job).map { try $0.decoded() }
     }
 
-    /// A job's shards with each task as its stored JSON, not decoded: a restart reads
-    /// them on the loop and decodes them on the I/O lane.
-    public func storedShards(of job: String) throws -> [(index: Int, task: String, state: ShardState, sha256: String?, worker: String?)] {
+    /// A job's shards with each task as its stored JSON, not decoded.
+    public func storedShards(of job: String) throws -> [StoredShard] {
         try db.query("SELECT idx, task, state, sha256, worker FROM shards WHERE job_id=? ORDER BY idx", [.text(job)]).map { r in
-            (Int(r[0].int ?? 0), r[1].string ?? "", try Self.parse(ShardState.self, column: r[2].string, of: job), r[3].string, r[4].string)
+            StoredShard(index: Int(r[0].int ?? 0), task: r[1].string ?? "", state: try Self.parse(ShardState.self, column: r[2].string, of: job),
+                        sha256: r[3].string, worker: r[4].string)
         }
     }
 

@@ -79,6 +79,9 @@ struct Scheduler {
 
     let limits: Limits
     private(set) var workers: [PeerID: WorkerState] = [:]
+    /// A job is changed taken out of this table and put back (`jobs.removeValue`): while the
+    /// table holds it too, the first change would copy every array of its shards, about
+    /// 0.1 ms a message for 7,200 shards (docs/benchmarks.md, "Loop lag").
     private(set) var jobs: [String: ScheduledJob] = [:]
     /// Why dispatch is paused: each cause that holds, with its detail.
     private(set) var pauses: [PauseCause: String] = [:]
@@ -189,7 +192,7 @@ struct Scheduler {
         emit(.log(.warning, "worker \(worker.workerID) is gone (\(reason)); \(worker.running.count) shard(s) back to the queue",
                    LogIDs(worker: worker.workerID)))
         for key in worker.running.sorted(by: { ($0.jobID, $0.shard) < ($1.jobID, $1.shard) }) {
-            guard var job = jobs[key.jobID] else { continue }
+            guard var job = jobs.removeValue(forKey: key.jobID) else { continue }
             job.running[key.shard]?[key.attempt] = nil
             persist(.endAttempt(key, .lost, message: reason, at: now))
             if job.state[key.shard] == .running, job.running[key.shard]?.isEmpty ?? true {
@@ -244,7 +247,7 @@ struct Scheduler {
     private mutating func stored(_ key: AttemptID, from peer: PeerID, sha256: String, peakRSSKB: Int?) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.jobID], let attempt = job.running[key.shard]?[key.attempt] else { return }
+        guard let attempt = jobs[key.jobID]?.running[key.shard]?[key.attempt], var job = jobs.removeValue(forKey: key.jobID) else { return }
         job.running[key.shard]?[key.attempt] = nil
         job.shardTimes.add(now - attempt.started)
         emit(.log(.debug, "shard \(key.shard) of job \(key.jobID) done by \(workerID) in \(String(format: "%.2f", now - attempt.started)) s",
@@ -275,9 +278,8 @@ struct Scheduler {
     private mutating func notStored(_ key: AttemptID, from peer: PeerID, reason: String) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.jobID], job.running[key.shard]?[key.attempt] != nil else { return }
+        guard jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil, var job = jobs.removeValue(forKey: key.jobID) else { return }
         job.running[key.shard]?[key.attempt] = nil
-        jobs[job.id] = job
         persist(.endAttempt(key, .failed, message: "\(workerID): \(reason)", at: now))
         finish(job, .failed, error: FarmError(.ioFailed, reason))
     }
@@ -285,9 +287,10 @@ struct Scheduler {
     private mutating func failed(_ key: AttemptID, from peer: PeerID, code: FarmErrorCode, reason: String) {
         let workerID = name(peer)
         workers[peer]?.running.remove(key)
-        guard var job = jobs[key.jobID], job.running[key.shard]?[key.attempt] != nil else { return }
+        guard jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil, var job = jobs.removeValue(forKey: key.jobID) else { return }
         job.running[key.shard]?[key.attempt] = nil
-        defer { if jobs[job.id] != nil { jobs[job.id] = job } }
+        var ended = false
+        defer { if !ended { jobs[job.id] = job } }
         if code == .handedBack {
             // Not the shard's fault: queued again, not counted toward its failures.
             persist(.endAttempt(key, .handedBack, message: workerID, at: now))
@@ -302,13 +305,13 @@ struct Scheduler {
         emit(.log(.warning, "shard \(key.shard) of job \(job.id) failed on \(workerID): \(reason)", LogIDs(key, worker: workerID)))
         guard job.state[key.shard] != .done else { return }
         if code.failsTheJob {
-            jobs[job.id] = job
+            ended = true
             finish(job, .failed, error: FarmError(code, "shard \(key.shard): \(reason)"))
             return
         }
         let failures = job.failures[key.shard] ?? []
         if (job.failedOn[key.shard]?.count ?? 0) >= limits.maxFailuresPerShard || failures.count >= limits.maxFailuresPerShard + 2 {
-            jobs[job.id] = job
+            ended = true
             finish(job, .failed, error: FarmError(code, "shard \(key.shard) failed \(failures.count) times: \(failures.joined(separator: "; "))"))
             return
         }
@@ -335,7 +338,8 @@ struct Scheduler {
     }
 
     private mutating func reused(_ id: String, shard: Int, sha256: String) {
-        guard var job = jobs[id], job.tasks.indices.contains(shard), job.state[shard] == .queued else { return }
+        guard let state = jobs[id]?.state, state.indices.contains(shard), state[shard] == .queued,
+              var job = jobs.removeValue(forKey: id) else { return }
         persist(.finishShard(AttemptID(jobID: id, shard: shard, attempt: 0), sha256: sha256, worker: Self.reusedBy, at: now))
         job.set(shard, .done, worker: Self.reusedBy)
         if job.allDone {
@@ -414,11 +418,13 @@ extension Scheduler {
     /// `inFlight`: the recipe keys being rendered; a queued twin of one waits.
     private mutating func nextShard(for peer: PeerID, inFlight: Set<String>) -> (String, Int)? {
         guard let worker = workers[peer] else { return nil }
+        // By id: a copy of a job held here would make each change below copy its arrays.
         let candidates = jobs.values.filter(\.isDispatchable)
             .sorted { ($0.priority, -$0.runningCount, -$0.created, $1.id) > ($1.priority, -$1.runningCount, -$1.created, $0.id) }
+            .map(\.id)
         let workerIDs = Set(workers.values.map(\.workerID))
-        for candidate in candidates where candidate.accepts(worker.encoders) {
-            guard var job = jobs[candidate.id] else { continue }
+        for id in candidates {
+            guard jobs[id]?.accepts(worker.encoders) == true, var job = jobs.removeValue(forKey: id) else { continue }
             // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
             // A twin of a shard being rendered waits for its chunk (docs/rendering.md, "Twins").
             let failedOn = job.failedOn
@@ -428,15 +434,16 @@ extension Scheduler {
                 guard let failed = failedOn[shard], failed.contains(worker.workerID) else { return true }
                 return workerIDs.isSubset(of: failed)
             }
-            jobs[candidate.id] = job
-            if let shard { return (job.id, shard) }
+            jobs[id] = job
+            if let shard { return (id, shard) }
         }
         // Nothing queued: back up the slowest running shard near the end of a job — one
         // running well past what this job's shards take (docs/operations.md, "Scaling") —
         // with at most a tenth of its shards copied at once: on a big farm every shard
         // starts together and none has finished by the first threshold, and copying them
         // all doubled the media the coordinator sends (docs/scale.md, "Backup copies").
-        for job in candidates where !job.hasQueued && job.accepts(worker.encoders) {
+        for id in candidates {
+            guard let job = jobs[id], !job.hasQueued, job.accepts(worker.encoders) else { continue }
             let copies = job.running.values.filter { $0.count > 1 }.count
             guard copies < max(1, job.tasks.count / 10) else { continue }
             let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
@@ -460,7 +467,11 @@ extension Scheduler {
     }
 
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {
-        guard var worker = workers[peer], var job = jobs[id] else { return }
+        guard var worker = workers.removeValue(forKey: peer) else { return }
+        guard var job = jobs.removeValue(forKey: id) else {
+            workers[peer] = worker
+            return
+        }
         let attempt = (job.nextAttempt[shard] ?? 0) + 1
         let key = AttemptID(jobID: id, shard: shard, attempt: attempt)
         job.nextAttempt[shard] = attempt
