@@ -75,10 +75,21 @@ public struct MediaURL: Hashable, Sendable, Codable, CustomStringConvertible {
     public var object: String { Self.withoutQuery(string) }
 
     /// A reference as people may see it: a URL redacted, anything else as it is.
+    /// Without its query and fragment, and without a user name or password in its
+    /// authority (`https://…@host/`): what a log line or an error may show.
     public static func redact(_ reference: String) -> String {
         guard isURL(reference) else { return reference }
-        let bare = withoutQuery(reference)
-        return bare.count < reference.count && reference.dropFirst(bare.count).first == "?" ? bare + "?…" : bare
+        let bare = withoutUserInfo(withoutQuery(reference))
+        let queried = withoutQuery(reference).count < reference.count && reference.dropFirst(withoutQuery(reference).count).first == "?"
+        return queried ? bare + "?…" : bare
+    }
+
+    private static func withoutUserInfo(_ reference: String) -> String {
+        guard let scheme = reference.range(of: "://") else { return reference }
+        let rest = reference[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@") else { return reference }
+        return String(reference[..<scheme.upperBound]) + "…" + String(rest[at...])
     }
 
     private static func withoutQuery(_ reference: String) -> String {

@@ -16,6 +16,13 @@ import Testing
         #expect(signed.object == "https://bucket.s3.amazonaws.com/clips/a.mp4")
         #expect(MediaURL.redact("clips/a.mp4?not-a-url") == "clips/a.mp4?not-a-url")
         #expect(MediaURL.redact("https://h/a.mp4#frag") == "https://h/a.mp4")
+        // A user name and password are never shown, also in the refusal of such a URL.
+        #expect(MediaURL.redact("https://user:hunter2@h/a.mp4?sig=1") == "https://…@h/a.mp4?…")
+        guard case .failure(let withPassword) = MediaURL.parse("https://user:hunter2@h/a.mp4") else {
+            Issue.record("a URL with a password was taken")
+            return
+        }
+        #expect(!withPassword.description.contains("hunter2") && withPassword.description.contains("user name or password"))
         let session = Session(video: SessionVideo(videoSegments: [SessionVideoSegment(source: signed.string)]))
         let redacted = session.redactingURLs()
         #expect(redacted.video?.videoSegments.first?.source == "https://bucket.s3.amazonaws.com/clips/a.mp4?…")
@@ -39,6 +46,12 @@ import Testing
             ("::1", "loopback"), ("::", "unspecified"), ("fd00::1", "private (unique local)"), ("fe80::1", "link-local"),
             ("::ffff:10.0.0.1", "private"), ("::ffff:8.8.8.8", nil), ("64:ff9b::a9fe:a9fe", "link-local"),
             ("8.8.8.8", nil), ("172.32.0.1", nil), ("100.128.0.1", nil), ("2a00:1450::1", nil),
+            // IPv6 forms that carry an IPv4 address are as internal as it is, and never public.
+            ("::127.0.0.1", "loopback"), ("::ffff:0:7f00:1", "loopback"), ("::ffff:0:a00:1", "private"),
+            ("::8.8.8.8", "reserved (IPv4-compatible)"), ("::ffff:0:808:808", "reserved (IPv4-translated)"),
+            ("2002:7f00:1::", "loopback"), ("2002:a9fe:a9fe::1", "link-local"), ("2002:808:808::", nil),
+            ("64:ff9b:1::a00:1", "private (local-use NAT64)"), ("2001:0:4136:e378::1", "reserved (Teredo)"),
+            ("2001:db8::1", "reserved (documentation)"), ("100::1", "reserved (discard)"),
         ]
         for (address, kind) in expected { #expect(IPAddressKind.internalKind(of: address) == kind, "\(address)") }
     }
@@ -53,7 +66,7 @@ import Testing
             return
         }
         #expect(refused.kind == .refused)
-        #expect(refused.message.contains("link-local") && refused.message.contains("--allow-url-host"))
+        #expect(refused.message.contains("link-local") && !refused.message.contains("--allow-url-host"))
         #expect(!refused.message.contains("token=x"))
 
         // A public name that resolves to a private address (DNS pointing inward) is refused too.
@@ -72,6 +85,10 @@ import Testing
             return
         }
         #expect(other.message.contains("not allowed"))
+        // A refusal is read by the tenant: the operator's list and what a name resolved to stay out of it.
+        #expect(!other.message.contains("s3.amazonaws.com") && !other.message.contains("--allow"), "\(other.message)")
+        guard case .failure(let pointingInward) = open.addresses(for: inward, resolve: answer) else { return }
+        #expect(!pointingInward.message.contains("10.0.0.7") && pointingInward.message.contains("private"), "\(pointingInward.message)")
         // The real resolver on names that never leave the machine: literals and /etc/hosts.
         #expect((try? open.addresses(for: try url("http://127.0.0.1:9/a.mp4")).get()) == nil)
         #expect((try? open.addresses(for: try url("http://localhost:9/a.mp4")).get()) == nil)

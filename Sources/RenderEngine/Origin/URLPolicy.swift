@@ -24,17 +24,22 @@ public struct URLPolicy: Sendable, Hashable {
 
     /// What can be told of `url` without resolving its host: refused when the farm lists
     /// hosts and this is not one, or when it is an internal address literal not listed.
+    /// A refusal is read by whoever submitted the URL: it names neither the operator's list,
+    /// nor the options that change it, nor any address the host resolved to.
     public func checkByName(_ url: MediaURL) -> Result<Void, OriginError> {
         let listed = lists(url.host)
         if !allowedHosts.isEmpty, !listed {
-            return .failure(OriginError(.refused, "\(url.redacted): host \(url.host) is not allowed on this farm "
-                + "(allowed: \(allowedHosts.joined(separator: ", ")); --allow-url-host)"))
+            return .failure(OriginError(.refused, "\(url.redacted): host \(url.host) is not allowed on this farm"))
         }
         if !listed, let kind = IPAddressKind.internalKind(of: url.host) {
-            return .failure(OriginError(.refused, "\(url.redacted): \(url.host) is a \(kind) address; "
-                + "the farm reads such addresses only from hosts allowed by name (--allow-url-host \(url.host))"))
+            return .failure(Self.internalRefusal(url, kind))
         }
         return .success(())
+    }
+
+    private static func internalRefusal(_ url: MediaURL, _ kind: String) -> OriginError {
+        OriginError(.refused, "\(url.redacted): \(url.host) is or resolves to a \(kind) address, which this farm "
+            + "reads only from hosts its operator allows by name")
     }
 
     /// The addresses `url` may be read from, or why it may not.
@@ -48,10 +53,8 @@ public struct URLPolicy: Sendable, Hashable {
             return .failure(OriginError(.unreachable, "\(url.redacted): \(error)"))
         }
         guard !addresses.isEmpty else { return .failure(OriginError(.unreachable, "\(url.redacted): \(url.host) has no address")) }
-        if !listed, let (address, kind) = addresses.lazy.compactMap({ a in IPAddressKind.internalKind(of: a).map { (a, $0) } }).first {
-            let which = address == url.host ? "\(address) is" : "\(url.host) is \(address),"
-            return .failure(OriginError(.refused, "\(url.redacted): \(which) a \(kind) address; "
-                + "the farm reads such addresses only from hosts allowed by name (--allow-url-host \(url.host))"))
+        if !listed, let kind = addresses.lazy.compactMap(IPAddressKind.internalKind(of:)).first {
+            return .failure(Self.internalRefusal(url, kind))
         }
         return .success(addresses)
     }
@@ -103,11 +106,23 @@ public enum IPAddressKind {
         }
     }
 
+    /// IPv6, and every IPv6 form that carries an IPv4 address: an embedded internal IPv4
+    /// address is as internal as itself (a stack or a gateway may deliver it there).
     static func kind(ofIPv6 b: [UInt8]) -> String? {
-        let zeros = b[0..<10].allSatisfy { $0 == 0 }
-        if zeros, b[10] == 0xFF, b[11] == 0xFF { return kind(ofIPv4: Array(b[12..<16])) }   // ::ffff:a.b.c.d
-        if b[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return kind(ofIPv4: Array(b[12..<16])) }   // NAT64
+        let v4 = Array(b[12..<16])
         if b[0..<15].allSatisfy({ $0 == 0 }) { return b[15] == 1 ? "loopback" : b[15] == 0 ? "unspecified" : "reserved" }
+        if b[0..<10].allSatisfy({ $0 == 0 }), b[10] == 0xFF, b[11] == 0xFF { return kind(ofIPv4: v4) }   // ::ffff:a.b.c.d
+        // ::a.b.c.d (IPv4-compatible, deprecated) and ::ffff:0:a.b.c.d (IPv4-translated): never public.
+        if b[0..<12].allSatisfy({ $0 == 0 }) { return kind(ofIPv4: v4) ?? "reserved (IPv4-compatible)" }
+        if b[0..<8].allSatisfy({ $0 == 0 }), b[8] == 0xFF, b[9] == 0xFF, b[10] == 0, b[11] == 0 {
+            return kind(ofIPv4: v4) ?? "reserved (IPv4-translated)"
+        }
+        if b[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return kind(ofIPv4: v4) }   // NAT64
+        if b[0..<6] == [0x00, 0x64, 0xFF, 0x9B, 0x00, 0x01] { return "private (local-use NAT64)" }   // 64:ff9b:1::/48
+        if b[0] == 0x20, b[1] == 0x02 { return kind(ofIPv4: Array(b[2..<6])) }   // 6to4: 2002:a.b.c.d::
+        if b[0..<4] == [0x20, 0x01, 0x00, 0x00] { return "reserved (Teredo)" }   // its IPv4 is obfuscated: never read
+        if b[0..<4] == [0x20, 0x01, 0x0D, 0xB8] { return "reserved (documentation)" }
+        if b[0..<8] == [0x01, 0, 0, 0, 0, 0, 0, 0] { return "reserved (discard)" }
         if b[0] & 0xFE == 0xFC { return "private (unique local)" }
         if b[0] == 0xFE, b[1] & 0xC0 == 0x80 { return "link-local" }
         if b[0] == 0xFE, b[1] & 0xC0 == 0xC0 { return "site-local" }
