@@ -9,6 +9,40 @@ import Testing
 /// file is read, the content ids it cannot find, or a compiled job — with the files in
 /// place it had to hash, and none it had already verified.
 struct SubmissionCompilerTests {
+    /// A batch is bounded as a whole (docs/operations.md, "Limits"): one whose segments
+    /// alone pass `--max-shards` is refused with its numbers before any variant is compiled
+    /// (nothing is looked for: no missing media), and one within it is compiled.
+    @Test func aBatchOverTheShardLimitIsRefusedBeforeAnyVariantIsCompiled() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        var limits = JobLimits()
+        limits.shards = 5
+        let context = SubmissionCompiler.Context(stateDirectory: dir, catalog: MediaCatalog(directory: dir.appendingPathComponent("media"), roots: []),
+                                                 looks: nil, strictLooks: false, acceptsCallbacks: false, callbackPolicy: URLPolicy(),
+                                                 limits: limits, origins: OriginClient(policy: URLPolicy()))
+        let unknown = "sha256:" + String(repeating: "1", count: 64)
+        func batch(segments: Int, variants: Int) -> SubmissionCompiler.Outcome {
+            let list = Array(repeating: #"{"source": "a.mp4"}"#, count: segments).joined(separator: ", ")
+            var submit = Submit(session: #"{"video": {"videoSegments": [\#(list)]}}"#, files: ["a.mp4": unknown], paths: [:],
+                                settings: EncoderSettings(), priority: 0)
+            submit.variants = (0..<variants).map { BatchVariant(name: "v\($0)", replace: [:]) }
+            return SubmissionCompiler.compile(SubmissionCompiler.Request(identity: Data("peer".utf8), submit: submit, owner: "o"),
+                                              context: context, known: { _, _ in nil })
+        }
+        guard case .answer(_, let refused) = batch(segments: 3, variants: 2) else {
+            Issue.record("a batch of 6 segments passed a limit of 5 shards")
+            return
+        }
+        #expect(refused.missing.isEmpty && refused.problems.count == 1, "\(refused)")
+        #expect(refused.problems.first?.path == "variants", "\(refused.problems)")
+        #expect(refused.problems.first.map { $0.message.contains("6 shards") && $0.message.contains("at most 5") } == true, "\(refused.problems)")
+        // Within the limit it is compiled: far enough to find that the media are missing.
+        guard case .answer(_, let compiled) = batch(segments: 2, variants: 2) else {
+            Issue.record("a batch within the limit was not compiled")
+            return
+        }
+        #expect(compiled.missing == [unknown] && compiled.problems.isEmpty, "\(compiled)")
+    }
+
     @Test func problemsMissingMediaAndACompiledJob() throws {
         let dir = try TestEnvironment.scratchDirectory()
         #expect(try TestEnvironment.reel(["sample", "clip.mp4", "--duration", "1", "--size", "64x36"], in: dir).status == 0)

@@ -111,6 +111,20 @@ extension SubmissionCompiler {
             }
         }
         guard problems.isEmpty else { return .answer(identity, Submitted(jobID: nil, missing: [], problems: problems)) }
+        // A batch is bounded as a whole, as one job is (docs/operations.md, "Limits"): every
+        // segment is at least one shard, so a batch whose segments alone pass the limit is
+        // refused before any variant is compiled, and compiling stops once its shards pass it.
+        let shardLimit = context.limits.shards
+        func tooLarge(_ count: Int, _ what: String) -> Outcome {
+            .answer(identity, Submitted(jobID: nil, missing: [], problems: [ValidationReport.Issue(
+                path: "variants", message: "\(variants.count) variants of \(what) \(count) shards at least; this farm takes at "
+                    + "most \(shardLimit) in one batch (--max-shards)")]))
+        }
+        if let template = try? SessionDocument.decode(Data(request.submit.session.utf8)) {
+            let segments = template.video?.videoSegments.count ?? 0
+            if segments * variants.count > shardLimit { return tooLarge(segments * variants.count, "\(segments) segments each:") }
+        }
+        var shards = 0
         let batchMedia = Set(variants.flatMap { $0.replace.values })
         var jobs: [Compiled] = []
         var missing: Set<String> = []
@@ -122,6 +136,8 @@ extension SubmissionCompiler {
             switch compile(single, batchMedia: batchMedia, context: context, known: known, holds: holds, probes: probes) {
             case .compiled(var job):
                 job.variant = variant.name
+                shards += job.spec.tasks.count
+                if shards > shardLimit { return tooLarge(shards, "which the first \(index + 1) make") }
                 jobs.append(job)
             case .answer(_, let answer):
                 missing.formUnion(answer.missing)
