@@ -103,5 +103,28 @@ struct SubmissionCompilerTests {
             return
         }
         #expect(uploaded.verified.isEmpty)
+
+        // A replacement naming media another client sent: missing to this one, and nothing
+        // of it read first (its probe's problem would tell the file is there, and its length).
+        let junk = Data(repeating: 7, count: 4096)
+        let junkID = ContentID(hex: Digest.sha256(junk))!.description
+        try junk.write(to: media.appendingPathComponent(String(junkID.dropFirst("sha256:".count))))
+        func replacing(holds: Bool) -> SubmissionCompiler.Outcome {
+            var submit = Submit(session: session, files: ["clip.mp4": id, "other.mp4": junkID], paths: [:], settings: EncoderSettings(), priority: 0)
+            submit.replace = ["clip.mp4": "other.mp4"]
+            return SubmissionCompiler.compile(SubmissionCompiler.Request(identity: Data("peer".utf8), submit: submit, owner: "bob", holder: "bob"),
+                                              context: context, known: { _, _ in nil }, holds: { _, _ in holds })
+        }
+        guard case .answer(_, let unshown) = replacing(holds: false) else {
+            Issue.record("media the client has not shown were used")
+            return
+        }
+        #expect(unshown.missing.contains(junkID) && unshown.problems.isEmpty, "\(unshown)")
+        // The client that sent it hears what is wrong with it.
+        guard case .answer(_, let shown) = replacing(holds: true) else {
+            Issue.record("a replacement by a file that is not media was compiled")
+            return
+        }
+        #expect(shown.problems.first?.path == "replace" && shown.missing.isEmpty, "\(shown)")
     }
 }

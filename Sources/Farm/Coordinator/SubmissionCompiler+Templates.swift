@@ -8,9 +8,11 @@ extension SubmissionCompiler {
     /// The submission with its replacements applied: the session re-encoded, `replace`
     /// cleared and the files no longer named dropped, so the job is stored as an ordinary
     /// one. `batchMedia` are the references of the other variants, dropped when this one
-    /// does not name them. The answer says what is missing or wrong.
+    /// does not name them. The answer says what is missing or wrong. `shown`: whether the
+    /// client has sent a content id's bytes; one it has not is missing to it, and nothing of
+    /// it is read (its length would leak through a problem).
     static func applyReplacements(_ submit: Submit, session: Session, batchMedia: Set<String> = [], context: Context,
-                                  known: (String, FileStat) -> String?,
+                                  known: (String, FileStat) -> String?, shown: (String) -> Bool = { _ in true },
                                   verified: (String, String, FileStat) -> Void) -> Replaced {
         guard let replacements = submit.replace, !replacements.isEmpty else { return .applied(submit, session) }
         func refused(_ problems: [ValidationReport.Issue] = [], missing: [String] = []) -> Replaced {
@@ -18,7 +20,7 @@ extension SubmissionCompiler {
         }
         func probe(_ reference: String) -> Result<MediaInfo, ReplacementGap> {
             if let contentID = submit.files[reference] {
-                guard let file = context.catalog.file(for: contentID, candidate: submit.paths[reference], known: known,
+                guard shown(contentID), let file = context.catalog.file(for: contentID, candidate: submit.paths[reference], known: known,
                                                       verified: { verified(contentID, $0, $1) }) else {
                     return .failure(.missing(contentID))
                 }

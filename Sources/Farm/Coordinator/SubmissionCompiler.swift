@@ -155,7 +155,9 @@ final class SubmissionCompiler: Sendable {
             } catch {
                 return answer(problems: [ValidationReport.Issue(path: error.path, message: error.message)])
             }
+            let holder = request.holder
             switch applyReplacements(request.submit, session: session, batchMedia: batchMedia, context: context, known: known,
+                                     shown: { contentID in holder.map { holds($0, contentID) } ?? true },
                                      verified: { verified.append(($0, $1, $2)) }) {
             case .refused(let answer): return .answer(identity, answer)
             case .applied(let replaced, let replacedSession): (submit, session) = (replaced, replacedSession)
