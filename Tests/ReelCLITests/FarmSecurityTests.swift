@@ -37,10 +37,10 @@ import Testing
     @Test func aClientKeyUsesOnlyMediaItHasSent() throws {
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 1)
-        for name in ["coordinator", "worker", "alice", "bob"] { _ = try TestEnvironment.reel(["keygen", farm.path(name)]) }
+        for name in ["coordinator", "worker", "alice", "bob", "carol"] { _ = try TestEnvironment.reel(["keygen", farm.path(name)]) }
         let key = { (name: String) in try String(contentsOfFile: farm.path(name + ".pub"), encoding: .utf8).trimmed }
-        _ = try TestEnvironment.write("\(try key("worker")) worker\n\(try key("alice")) client alice\n\(try key("bob")) client bob\n",
-                                      to: "authorized", in: farm.dir)
+        _ = try TestEnvironment.write("\(try key("worker")) worker\n\(try key("alice")) client alice\n\(try key("bob")) client bob\n"
+                                      + "\(try key("carol")) client carol\n", to: "authorized", in: farm.dir)
         try farm.startCoordinator(["--curve-key", farm.path("coordinator.key"), "--authorized-keys", farm.path("authorized")])
         let serverKey = ["--server-key", farm.path("coordinator.pub")]
         try farm.startWorker("a", ["--curve-key", farm.path("worker.key")] + serverKey)
@@ -54,6 +54,11 @@ import Testing
         // Alice's uploads stored the files; Bob had to send the same bytes before he could use them.
         #expect(!log.contains("\(try key("alice")) sent"), "\(log.suffix(800))")
         #expect(log.components(separatedBy: "\(try key("bob")) sent").count == 3, "\(log.suffix(800))")
+        // Clearing pictures: only of media the key has sent. Carol has sent nothing.
+        let carol = try farm.reel(["thumbnail", "s.json", "--invalidate", "--curve-key", farm.path("carol.key")] + serverKey)
+        #expect(carol.status == 2 && carol.stderr.contains("has not sent"), "\(carol.status): \(carol.stderr)")
+        let alice = try farm.reel(["thumbnail", "s.json", "--invalidate", "--curve-key", farm.path("alice.key")] + serverKey)
+        #expect(alice.status == 0, "\(alice.stderr)")
     }
 
     @Test func keysAreCheckedBeforeAnythingRuns() throws {

@@ -16,7 +16,14 @@ extension Coordinator {
             try stills(StillsRequest(requestID: UUID().uuidString, session: record.session, files: record.files, paths: record.paths,
                                      stills: request.stills, origins: origins?.isEmpty == false ? origins : nil), from: identity)
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
-        case .invalidate: invalidate(try message.decode(InvalidateRequest.self), from: identity)
+        case .invalidate:
+            let request = try message.decode(InvalidateRequest.self)
+            // A client key clears only the pictures of media it has sent: another's stay cached.
+            if let holder = Self.mustShowMedia(credentials),
+               let unshown = try request.contentIDs.first(where: { try !store.holds(holder, $0) }) {
+                throw FarmError(.notOwner, "this client key has not sent \(unshown.prefix(80)): it may clear only pictures of its own media")
+            }
+            invalidate(request, from: identity)
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
         }
