@@ -40,6 +40,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
         valueName: "MiB"))
     var chunkCacheSize: Int = 1024
 
+    @Flag(name: .customLong("share-chunks"), help: ArgumentHelp(
+        "Reuse one owner's chunks for another's identical shards (same media, same edit). Faster, but a tenant can then "
+            + "tell from how fast a job ends that someone else rendered the same edit of the same media."))
+    var shareChunks = false
+
     @Option(name: .customLong("keep-results"), help: ArgumentHelp(
         "How long a finished job's result, and an upload no job reads, are kept: 90s, 30m, 24h or 7d.", valueName: "duration"))
     var keepResults: String = "24h"
@@ -156,6 +161,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.jobLimits.shards = maxShards
         options.plannedSlots = plannedSlots
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
+        options.shareChunks = shareChunks
         options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
         options.keepJobsSeconds = Self.seconds(keepJobs) ?? 30 * 86_400
         if let curveKey, let authorizedKeys {

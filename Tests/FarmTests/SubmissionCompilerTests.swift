@@ -104,6 +104,22 @@ struct SubmissionCompilerTests {
         }
         #expect(uploaded.verified.isEmpty)
 
+        // Reuse stays within an owner's own chunks unless the farm shares them: the same
+        // recipe for two owners has two keys, so neither can time the other's renders.
+        func keys(owner: String?, shared: Bool) -> [String] {
+            var sharing = context
+            sharing.sharesChunks = shared
+            let submit = Submit(session: session, files: ["clip.mp4": id], paths: [:], settings: EncoderSettings(), priority: 0)
+            guard case .compiled(let job) = SubmissionCompiler.compile(SubmissionCompiler.Request(identity: Data("peer".utf8), submit: submit,
+                                                                                                  owner: owner), context: sharing, known: { _, _ in nil }) else { return [] }
+            return job.recipeKeys
+        }
+        let alice = keys(owner: "token:alice", shared: false), bob = keys(owner: "token:bob", shared: false)
+        #expect(!alice.isEmpty && Set(alice).isDisjoint(with: bob))
+        #expect(keys(owner: "token:alice", shared: false) == alice)
+        #expect(keys(owner: "token:alice", shared: true) == keys(owner: "token:bob", shared: true))
+        #expect(keys(owner: "token:alice", shared: true) == keys(owner: nil, shared: false), "shared keys are the recipes'")
+
         // A replacement naming media another client sent: missing to this one, and nothing
         // of it read first (its probe's problem would tell the file is there, and its length).
         let junk = Data(repeating: 7, count: 4096)

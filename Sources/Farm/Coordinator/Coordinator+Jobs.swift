@@ -21,7 +21,7 @@ extension Coordinator {
             // Its spec is decoded on the lane; an older release's job is compiled again
             // on the loop when the lane finds it cannot read it (rare, once).
             let parts = ResumedJob(record: ResumedJob.Record(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
-                                                             paths: record.paths),
+                                                             paths: record.paths), sharesChunks: options.shareChunks,
                                    pathStats: verifiedStats(files: record.files, paths: record.paths),
                                    storedSpec: try store.spec(of: record.id), spec: nil, shards: try store.storedShards(of: record.id),
                                    attempts: try store.attemptCounts(job: record.id),
@@ -104,7 +104,8 @@ extension Coordinator {
     var submissionContext: SubmissionCompiler.Context {
         SubmissionCompiler.Context(stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks,
                                    strictLooks: options.strictLooks, acceptsCallbacks: options.acceptsCallbacks,
-                                   callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins)
+                                   callbackPolicy: options.callbackPolicy, limits: options.jobLimits, sharesChunks: options.shareChunks,
+                                   origins: options.origins)
     }
 
     /// Submissions the compiler has finished: answered, or created as jobs.

@@ -3,9 +3,17 @@ import RenderEngine
 import SessionKit
 
 extension Coordinator {
-    /// Each task's recipe key (docs/rendering.md, "Reusing chunks").
-    static func recipeKeys(_ spec: JobSpec) throws -> [String] {
-        try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
+    /// Each task's reuse key: its recipe key (docs/rendering.md, "Reusing chunks"), within
+    /// its owner's own chunks unless the farm shares them (`--share-chunks`). Another
+    /// tenant's chunk is then never reused: its quick end would tell that the same
+    /// recipe — the same media and the same edit — was rendered for someone else.
+    static func reuseKeys(_ spec: JobSpec, owner: String?, shared: Bool) throws -> [String] {
+        try spec.tasks.indices.map { try reuseKey(recipe: spec.shard($0).recipeKey(), owner: owner, shared: shared) }
+    }
+
+    static func reuseKey(recipe: String, owner: String?, shared: Bool) -> String {
+        guard !shared, let owner else { return recipe }
+        return Digest.sha256(Data("\(owner)\n\(recipe)".utf8))
     }
 
     /// Puts every queued shard of a new job whose recipe's chunk is in the cache in place,

@@ -28,6 +28,9 @@ public final class Coordinator {
         public var curve: CurveServer?
         /// Finished chunks kept for reuse by later jobs (docs/rendering.md, "Reusing chunks").
         public var chunkCacheBytes: Int64 = 1 << 30
+        /// Reuse chunks across owners (`--share-chunks`): faster for tenants with the same
+        /// media, and a side channel between them (docs/rendering.md, "Reusing chunks").
+        public var shareChunks = false
         /// How long a finished job's result (and unused uploads) are kept (docs/operations.md, "Housekeeping").
         public var keepResultsSeconds = 24 * 3600.0
         /// How long what is remembered of an ended job (its status, shards, attempts) is

@@ -32,6 +32,8 @@ struct ResumedJob: Sendable {
     struct OlderRelease: Error {}
 
     var record: Record
+    /// Whether chunks are reused across owners (`--share-chunks`).
+    var sharesChunks: Bool
     var pathStats: [String: FileStat]
     /// The stored spec (JSON), or the spec compiled again from an older release's session.
     var storedSpec: String?
@@ -49,7 +51,8 @@ struct ResumedJob: Sendable {
         guard spec.tasks == tasks else { throw FarmError(.internal, "job \(record.id): its stored shards are not its compiled plan") }
         var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
                                spec: spec, paths: record.paths, pathStats: pathStats,
-                               recipeKeys: try Coordinator.recipeKeys(spec), phase: .rendering)
+                               recipeKeys: try Coordinator.reuseKeys(spec, owner: record.owner, shared: sharesChunks),
+                               phase: .rendering)
         for (shard, attempts) in attempts { job.nextAttempt[shard] = attempts }
         for (shard, failures) in failures {
             job.failures[shard] = failures.map(\.message)

@@ -21,6 +21,8 @@ final class SubmissionCompiler: Sendable {
         var callbackPolicy: URLPolicy
         /// How big a job may be (docs/operations.md, "Limits").
         var limits = JobLimits()
+        /// Whether chunks are reused across owners (`--share-chunks`; docs/rendering.md, "Reusing chunks").
+        var sharesChunks = false
         /// Reads sources named by URL: their index, to validate and plan.
         var origins: OriginClient
         /// The render slots the farm is sized for (`--planned-slots`): a job that does not
@@ -201,7 +203,7 @@ final class SubmissionCompiler: Sendable {
             if let text = submit.outputURL, let url = try? MediaURL.parse(text).get() {   // checked by `problems`
                 spec.destination = OutputTarget(url: url, sidecarURL: submit.sidecarURL.flatMap { try? MediaURL.parse($0).get() })
             }
-            let keys = try spec.tasks.indices.map { try spec.shard($0).recipeKey() }
+            let keys = try Coordinator.reuseKeys(spec, owner: request.owner, shared: context.sharesChunks)
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, spec: spec, recipeKeys: keys,
                                       verified: verified, probed: probes.probed - probedBefore.count,
                                       probeSeconds: probes.seconds - probedBefore.seconds))
