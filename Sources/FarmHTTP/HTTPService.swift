@@ -7,9 +7,10 @@ import ServiceLifecycle
 /// `503`), and where it listens logged once it does (`"\(what) on http://HOST:PORT\(path)"`,
 /// which port 0 makes worth saying).
 enum HTTPService {
-    static func make(_ router: Router<BasicRequestContext>, at address: HTTPAddress, idleSeconds: Int64,
+    static func make<Routes: HTTPResponderBuilder>(_ router: Routes, at address: HTTPAddress, idleSeconds: Int64,
                      connections: ConnectionBudget = ConnectionBudget(limit: 256),
-                     announcing what: String, path: String, logger: Logger) -> some Service {
+                     announcing what: String, path: String, logger: Logger) -> some Service
+        where Routes.Responder.Context == BasicRequestContext {
         Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: .seconds(idleSeconds))),

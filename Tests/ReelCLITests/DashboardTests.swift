@@ -118,6 +118,11 @@ import Testing
         let whole = try HTTPExchange.send("GET", base + signed)
         let fetched = try Data(contentsOf: URL(fileURLWithPath: farm.path("out.mp4")))
         #expect(whole.status == 200 && whole.body == fetched)
+        // HEAD, as a player or a CDN asks for the size first: the GET's headers, no body.
+        let head = try HTTPExchange.send("HEAD", base + signed)
+        #expect(head.status == 200 && head.body.isEmpty, "\(head.status) \(head.text)")
+        #expect(head.headers["content-length"] == String(fetched.count) && head.headers["accept-ranges"] == "bytes", "\(head.headers)")
+        #expect(try HTTPExchange.send("HEAD", base + altered).status == 403)
         let longer = signed.replacingOccurrences(of: "expires=", with: "expires=9")
         #expect(try HTTPExchange.send("GET", base + longer).status == 403)
         // A thumbnail URL for an <img src>.

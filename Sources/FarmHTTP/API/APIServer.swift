@@ -13,7 +13,7 @@ public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
                                uploads: URL, signer: URLSigner = .random(), streams: JobEvents.Budget = .init(),
                                connections: ConnectionBudget = ConnectionBudget(limit: 2048), logger: Logger) -> some Service {
-        HTTPService.make(router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer, streams: streams), at: address,
+        HTTPService.make(HeadAsGet(inner: router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer, streams: streams)), at: address,
                          idleSeconds: 60, connections: connections, announcing: "HTTP API", path: "/v1", logger: logger)
     }
 

@@ -57,3 +57,31 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
+
+/// HEAD wherever GET is (RFC 9110 §9.3.2): the GET route's status and headers, its
+/// `Content-Length` among them, and no body. A player or a CDN asks a signed output URL
+/// for its size this way before it reads ranges. In front of the router: the router finds
+/// a route by method, so a middleware behind it would see HEAD already unrouted.
+struct HeadAsGet<Inner: HTTPResponderBuilder>: HTTPResponderBuilder where Inner.Responder.Context == BasicRequestContext {
+    let inner: Inner
+
+    func buildResponder() -> Rewriting<Inner.Responder> { Rewriting(inner: inner.buildResponder()) }
+
+    struct Rewriting<Routed: HTTPResponder<BasicRequestContext>>: HTTPResponder {
+        let inner: Routed
+
+        func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+            let path = request.uri.path
+            guard request.method == .head, path.hasPrefix("/v1/"), let methods = AllowedMethods.methods(for: path.dropFirst(4)),
+                  methods.contains(.get), !methods.contains(.head) else {
+                return try await inner.respond(to: request, context: context)
+            }
+            var head = request.head
+            head.method = .get
+            let response = try await inner.respond(to: Request(head: head, body: request.body), context: context)
+            var headers = response.headers
+            if let length = response.body.contentLength { headers[.contentLength] = String(length) }
+            return Response(status: response.status, headers: headers, body: ResponseBody())
+        }
+    }
+}
