@@ -10,7 +10,8 @@ struct URLOptions: ParsableArguments {
     var allowedHosts: [String] = []
 
     @Option(name: .customLong("url-timeout"), help: ArgumentHelp(
-        "Seconds an origin may stay silent before the request is tried again (4 tries in all).", valueName: "seconds"))
+        "Seconds one read from an origin may take in all: its tries (4 at most), the pauses between them and its redirects. "
+            + "A probe's reads together take no longer.", valueName: "seconds"))
     var stallTimeout: Double = 30
 
     func validate() throws {
@@ -22,6 +23,7 @@ struct URLOptions: ParsableArguments {
     var client: OriginClient {
         var limits = OriginClient.Limits()
         limits.stallTimeout = stallTimeout
+        limits.readTimeout = stallTimeout
         limits.connectTimeout = min(limits.connectTimeout, stallTimeout)
         return OriginClient(policy: URLPolicy(allowedHosts: allowedHosts), limits: limits)
     }

@@ -125,7 +125,7 @@ public struct LoadedSession: Sendable {
             case .success(.url(let address)):
                 return Result {
                     let object = try pin(address, client: urls).get()
-                    return try MediaProbe.probe(object.input(client: urls))
+                    return try MediaProbe.probe(object.input(client: urls.bounded()))   // the probe as one read (--url-timeout)
                 }
             case .success(.contentID): return .failure(SessionDocumentError(path: "--replace", message: "'\(reference)' is a content id; give a file or a URL"))
             case .failure(let error): return .failure(error)
@@ -173,7 +173,7 @@ public struct LoadedSession: Sendable {
         for reference in references where !(files[reference] == nil && probes[reference] != nil) && unavailable[reference] == nil
             && remembered[reference] == nil {
             if let object = origins[reference], let originClient {
-                targets["url:" + reference] = { try MediaProbe.probe(object.input(client: originClient)) }
+                targets["url:" + reference] = { try MediaProbe.probe(object.input(client: originClient.bounded())) }   // as one read
             } else if let file = files[reference] {
                 targets["file:" + file.path] = { try MediaProbe.probe(path: file.path) }
             }

@@ -100,6 +100,8 @@ final class MisbehavingOrigin: Sendable {
         case status(Int)
         /// Requests are read and never answered.
         case silent
+        /// Every request gets its headers, then one byte every 0.8 s (for 30 s at most).
+        case trickle
         /// Every request is redirected to this location.
         case redirect(String)
     }
@@ -201,6 +203,14 @@ final class MisbehavingOrigin: Sendable {
         case .silent:
             usleep(30_000_000)   // the client gives up first; the connection then closes
             return false
+        case .trickle:
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\nContent-Length: \(body.count)\r\n\r\n"
+            guard Self.write(fd, Data(head.utf8)) else { return false }
+            for byte in body.prefix(38) {
+                usleep(800_000)
+                guard Self.write(fd, Data([byte])) else { return false }
+            }
+            return false
         case .unavailable:
             return send(fd, status: "503 Service Unavailable", headers: [], body: Data("busy".utf8))
         case .html:
@@ -282,7 +292,12 @@ final class MisbehavingOrigin: Sendable {
         let head = (["HTTP/1.1 \(status)", "Content-Length: \(body.count)", "Connection: keep-alive"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
         var bytes = Data(head.utf8)
         bytes.append(cutAfter.map { body.prefix($0) } ?? body)
-        return bytes.withUnsafeBytes { raw in
+        return Self.write(fd, bytes)
+    }
+
+    /// Sends all of `bytes`; false once the peer has gone.
+    private static func write(_ fd: Int32, _ bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { raw in
             var sent = 0
             while sent < raw.count {
                 let n = Glibc.send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))

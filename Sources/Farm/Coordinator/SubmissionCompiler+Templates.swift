@@ -32,7 +32,7 @@ extension SubmissionCompiler {
             return MediaURL.parse(reference).mapError { OriginError(.refused, $0.description) }
                 .flatMap { LoadedSession.pin($0, client: context.origins) }
                 .mapError { ReplacementGap.unreadable($0.description) }
-                .flatMap { object in Result { try MediaProbe.probe(object.input(client: context.origins)) }.mapError { .unreadable("\($0)") } }
+                .flatMap { object in Result { try MediaProbe.probe(object.input(client: context.origins.bounded())) }.mapError { .unreadable("\($0)") } }
         }
         var old: [String: SourceGeometry] = [:], new: [String: MediaInfo] = [:]
         var missing: [String] = [], problems: [ValidationReport.Issue] = []

@@ -47,6 +47,10 @@ public final class OriginClient: Sendable {
         public var connectTimeout: Double = 10
         /// Seconds without a byte before a request is given up (and tried again).
         public var stallTimeout: Double = 30
+        /// Seconds one read may take in all, its tries, pauses and redirects included
+        /// (`--url-timeout`); a probe's reads together take no longer (`bounded`).
+        public var readTimeout: Double = 30
+        /// Seconds one upload (a PUT of the result) may take a try.
         public var requestTimeout: Double = 300
         public var attempts = 4
         public var firstPause: Double = 0.25
@@ -59,14 +63,38 @@ public final class OriginClient: Sendable {
 
     public let policy: URLPolicy
     public let limits: Limits
-    private let idle = Mutex<[CurlEasy]>([])
-    private let slots: DispatchSemaphore
+    /// The connections, shared with the clients `bounded` makes of this one.
+    private let pool: Pool
+    /// When every read of this client must be over (`bounded`), in uptime seconds.
+    private let deadline: Double?
+
+    private final class Pool: Sendable {
+        let idle = Mutex<[CurlEasy]>([])
+        let slots: DispatchSemaphore
+        init(connections: Int) { slots = DispatchSemaphore(value: max(1, connections)) }
+    }
 
     public init(policy: URLPolicy, limits: Limits = Limits()) {
         self.policy = policy
         self.limits = limits
-        slots = DispatchSemaphore(value: max(1, limits.connections))
+        pool = Pool(connections: limits.connections)
+        deadline = nil
     }
+
+    private init(_ base: OriginClient, deadline: Double) {
+        policy = base.policy
+        limits = base.limits
+        pool = base.pool
+        self.deadline = min(deadline, base.deadline ?? .infinity)
+    }
+
+    /// This client, its connections shared, with every read over within `seconds` from now
+    /// in all: a probe's many reads are bounded as one (docs/operations.md, "Sources by URL").
+    public func bounded(by seconds: Double? = nil) -> OriginClient {
+        OriginClient(self, deadline: Self.uptime + (seconds ?? limits.readTimeout))
+    }
+
+    static var uptime: Double { ProcessInfo.processInfo.systemUptime }
 
     /// Bytes asked for by the first request of an object: its header, usually.
     public static let firstRead = 64 << 10
@@ -170,8 +198,10 @@ public final class OriginClient: Sendable {
 
     /// A GET of `range`, retried while the failure is transient; checked against `expected`.
     private func exchange(_ url: MediaURL, range: Range<Int64>, condition: [String], expected: OriginObject? = nil) throws -> CurlEasy.Response {
-        try withRetries(url) {
-            let response = try self.follow(url, method: .get, range: range, headers: condition, bodyLimit: range.count, upload: nil)
+        let deadline = min(Self.uptime + limits.readTimeout, self.deadline ?? .infinity)
+        return try withRetries(url, deadline: deadline) {
+            let response = try self.follow(url, method: .get, range: range, headers: condition, bodyLimit: range.count, upload: nil,
+                                           deadline: deadline)
             if let expected { try Self.check(response, range: range, against: expected) }
             if Self.isTransient(response.status) { throw Retry.status(response.status) }
             if response.status == 206, let got = ContentRange(response.headers["content-range"]) {
@@ -182,13 +212,16 @@ public final class OriginClient: Sendable {
         }
     }
 
-    private func withRetries<T>(_ url: MediaURL, _ body: () throws -> T) throws -> T {
+    /// `deadline`: when the read must be over, tries and pauses included (nil for an upload,
+    /// each of whose tries has `requestTimeout`).
+    private func withRetries<T>(_ url: MediaURL, deadline: Double? = nil, _ body: () throws -> T) throws -> T {
         var pause = limits.firstPause
         var attempt = 1
         while true {
             do {
                 return try body()
             } catch let retry as Retry {
+                if let deadline, Self.uptime + pause >= deadline { throw Self.outOfTime(url, limits) }
                 guard attempt < limits.attempts else {
                     let why = switch retry {
                     case .status(let status): "answered \(status) \(HTTPStatusText.phrase(status))"
@@ -207,13 +240,16 @@ public final class OriginClient: Sendable {
 
     /// One request, redirects followed (each hop checked by the policy).
     private func follow(_ url: MediaURL, method: CurlEasy.Request.Method, range: Range<Int64>?, headers: [String],
-                        bodyLimit: Int, upload: String?) throws -> CurlEasy.Response {
+                        bodyLimit: Int, upload: String?, deadline: Double? = nil) throws -> CurlEasy.Response {
         var current = url
         for _ in 0...limits.maxRedirects {
             let addresses = try policy.addresses(for: current).get()
+            // A read's hop has what is left of the read's time (libcurl's own limit is per try).
+            let left = deadline.map { $0 - Self.uptime } ?? limits.requestTimeout
+            guard left > 0 else { throw Self.outOfTime(url, limits) }
             let request = CurlEasy.Request(url: current, method: method, range: range, headers: headers, addresses: addresses,
-                                           connectTimeout: limits.connectTimeout, stallTimeout: limits.stallTimeout,
-                                           totalTimeout: limits.requestTimeout, bodyLimit: bodyLimit, upload: upload)
+                                           connectTimeout: min(limits.connectTimeout, left), stallTimeout: min(limits.stallTimeout, left),
+                                           totalTimeout: left, bodyLimit: bodyLimit, upload: upload)
             let response: CurlEasy.Response
             do {
                 response = try withHandle { try $0.perform(request) }
@@ -236,11 +272,17 @@ public final class OriginClient: Sendable {
         throw OriginError(.status(310), "\(url.redacted): more than \(limits.maxRedirects) redirects")
     }
 
+    /// A read that ran out of its time (`--url-timeout`), tries and pauses included.
+    private static func outOfTime(_ url: MediaURL, _ limits: Limits) -> OriginError {
+        let seconds = limits.readTimeout.rounded() == limits.readTimeout ? "\(Int(limits.readTimeout))" : "\(limits.readTimeout)"
+        return OriginError(.unreachable, "\(url.redacted): the origin did not answer the read within \(seconds) s")
+    }
+
     private func withHandle<T>(_ body: (CurlEasy) throws -> T) throws -> T {
-        slots.wait()
-        defer { slots.signal() }
-        let handle = try idle.withLock { $0.popLast() } ?? CurlEasy()
-        defer { idle.withLock { $0.append(handle) } }
+        pool.slots.wait()
+        defer { pool.slots.signal() }
+        let handle = try pool.idle.withLock { $0.popLast() } ?? CurlEasy()
+        defer { pool.idle.withLock { $0.append(handle) } }
         return try body(handle)
     }
 
