@@ -79,6 +79,7 @@ public final class FarmClient {
         submit.outputURL = outputURL
         submit.sidecarURL = sidecarURL
         for _ in 0..<2 {
+            submit.answerWithin = submit.answerWithin ?? timeoutSeconds   // past it, nothing is created
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let id = reply.jobID { return .submitted(id, reused: reply.reused ?? 0, shards: reply.shards ?? 0) }
             if !reply.problems.isEmpty { return .invalid(reply.problems) }
@@ -112,6 +113,7 @@ public final class FarmClient {
         submit.variants = variants.map(\.variant)
         submit.geometry = template.recordedGeometry.isEmpty ? nil : template.recordedGeometry
         for _ in 0..<2 {
+            submit.answerWithin = submit.answerWithin ?? timeoutSeconds   // past it, nothing is created
             let reply = try request(.submit, submit).decode(Submitted.self)
             if let batchID = reply.batchID, let jobs = reply.variants {
                 return .submitted(batchID: batchID, variants: jobs, reused: reply.reused ?? 0, shards: reply.shards ?? 0)
@@ -186,7 +188,9 @@ public final class FarmClient {
 
     /// One submit as it is (the HTTP API's): no upload; the reply says what is missing.
     public func submit(_ request: Submit) throws -> Submitted {
-        try self.request(.submit, request).decode(Submitted.self)
+        var request = request
+        request.answerWithin = request.answerWithin ?? timeoutSeconds   // past it, nothing is created
+        return try self.request(.submit, request).decode(Submitted.self)
     }
 
     /// A block of a finished job's `part` (`output`, `sidecar`): its bytes and the part's size.

@@ -11,9 +11,11 @@ extension Coordinator {
             let submit = try message.decode(Submit.self)
             // Only an admin (or anyone on a farm without keys) may submit on another's behalf.
             let onBehalf = credentials.map { $0.role == .admin } ?? true
+            // A second before the client's own time is up: its reply still has to reach it.
+            let deadline = submit.answerWithin.map { Self.now + $0 - 1 }
             compiler.post(SubmissionCompiler.Request(identity: identity, submit: submit,
                                                      owner: onBehalf ? (submit.owner ?? credentials?.key) : credentials?.key,
-                                                     holder: Self.mustShowMedia(credentials, naming: submit.holder)))
+                                                     holder: Self.mustShowMedia(credentials, naming: submit.holder), deadline: deadline))
         case .upload:
             let upload = try message.decode(Upload.self)
             if upload.offset == 0, let free = DiskSpace.available(at: options.stateDirectory),

@@ -115,6 +115,7 @@ extension Coordinator {
             case .answer(let identity, let reply): send(to: identity, .submitted, reply)
             case .failed(let identity, let error): send(to: identity, .error, FarmError(error.code, publicText(error.message)))
             case .compiled(let compiled):
+                guard !isPastDeadline(compiled.deadline, of: compiled.identity) else { continue }
                 do {
                     try create(compiled)
                 } catch {
@@ -122,6 +123,7 @@ extension Coordinator {
                     send(to: compiled.identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
                 }
             case .compiledBatch(let identity, let jobs):
+                guard !isPastDeadline(jobs.first?.deadline, of: identity) else { continue }
                 do {
                     try createBatch(jobs, for: identity)
                 } catch {
@@ -130,6 +132,15 @@ extension Coordinator {
                 }
             }
         }
+    }
+
+    /// Whether the submitter has stopped waiting (docs/api.md, "Submitting"): then the
+    /// submission is dropped, not created, and said so.
+    private func isPastDeadline(_ deadline: Double?, of identity: Data) -> Bool {
+        guard let deadline, Self.now > deadline else { return false }
+        logLimited("past deadline", "a submission compiled after its client stopped waiting was not created")
+        send(to: identity, .error, SubmissionCompiler.pastDeadline)
+        return true
     }
 
     /// A compiled submission becomes a job: its record, its shards in the scheduler, the

@@ -31,6 +31,10 @@ final class SubmissionCompiler: Sendable {
         var plannedSlots = 0
     }
 
+    /// A submission whose submitter has stopped waiting: neither compiled nor created.
+    static let pastDeadline = FarmError(.noAnswer, "the submission was not answered within the time its client waits; "
+        + "nothing was created: submit it again")
+
     struct Request: Sendable {
         var identity: Data
         var submit: Submit
@@ -38,6 +42,8 @@ final class SubmissionCompiler: Sendable {
         /// A client key that must have sent the bytes of every file it names (under CURVE;
         /// nil for an admin and on a farm without keys).
         var holder: String? = nil
+        /// When the submitter stops waiting (Unix seconds): past it nothing is created.
+        var deadline: Double? = nil
     }
 
     /// A job ready to be created.
@@ -46,6 +52,8 @@ final class SubmissionCompiler: Sendable {
         var owner: String?
         /// The submission with the farm's looks in its files.
         var request: Submit
+        /// When the submitter stops waiting (`Request.deadline`).
+        var deadline: Double? = nil
         var spec: JobSpec
         var recipeKeys: [String]
         /// Files in place hashed now: the loop remembers them.
@@ -144,6 +152,9 @@ final class SubmissionCompiler: Sendable {
             return compileBatch(request, variants: variants, context: context, known: known, holds: holds, probes: probes)
         }
         let identity = request.identity
+        if let deadline = request.deadline, Date().timeIntervalSince1970 > deadline {
+            return .failed(identity, SubmissionCompiler.pastDeadline)
+        }
         let probedBefore = (count: probes.probed, seconds: probes.seconds)
         func answer(problems: [ValidationReport.Issue] = [], missing: [String] = []) -> Outcome {
             .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
@@ -204,7 +215,8 @@ final class SubmissionCompiler: Sendable {
                 spec.destination = OutputTarget(url: url, sidecarURL: submit.sidecarURL.flatMap { try? MediaURL.parse($0).get() })
             }
             let keys = try Coordinator.reuseKeys(spec, owner: request.owner, shared: context.sharesChunks)
-            return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, spec: spec, recipeKeys: keys,
+            return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, deadline: request.deadline,
+                                      spec: spec, recipeKeys: keys,
                                       verified: verified, probed: probes.probed - probedBefore.count,
                                       probeSeconds: probes.seconds - probedBefore.seconds))
         } catch {

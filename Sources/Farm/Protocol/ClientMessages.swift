@@ -34,6 +34,10 @@ public struct Submit: Codable, Sendable {
     /// A batch (docs/api.md, "Batches"): one job per variant, each the session with the
     /// variant's replacements; `files` holds every variant's media. All are created, or none.
     public var variants: [BatchVariant]? = nil
+    /// Seconds the submitter waits for the answer: past them (by the coordinator's clock,
+    /// from the message's arrival) nothing is created, so a client that gave up and retries
+    /// never finds its first try rendering too.
+    public var answerWithin: Double? = nil
 
     public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
                 layout: Plan.Layout? = nil, owner: String? = nil, callback: String? = nil) {
