@@ -2,6 +2,7 @@ import Foundation
 import RenderEngine
 import SessionKit
 import ReelTestSupport
+import Synchronization
 import Testing
 @testable import Farm
 
@@ -93,5 +94,50 @@ import Testing
             #expect(error.code == .noAnswer && error.message.contains("nothing was created"), "\(error)")
         }
         #expect(try client.statusReply().jobs.isEmpty)
+    }
+}
+
+/// `Idempotency-Key` (docs/api.md, "Retrying a submission"): a retry of a created job, or
+/// of one still compiling, gets the first answer, never a second job; the key with another
+/// request is refused.
+@Suite struct IdempotencyTests {
+    @Test func aRetryUnderTheSameKeyGetsTheFirstJob() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        #expect(try TestEnvironment.reel(["sample", "clip.mp4", "--duration", "1", "--size", "64x36"], in: dir).status == 0)
+        let clip = dir.appendingPathComponent("clip.mp4")
+        let id = try ContentID.of(file: clip.path)
+        let coordinator = try CoordinatorThread(.scratch(in: dir))
+        defer { coordinator.stop() }
+        let endpoint = coordinator.endpoint
+        let client = try FarmClient(endpoint: endpoint)
+        try client.upload(clip, contentID: id)
+        func request(key: String?, priority: Int = 0) -> Submit {
+            var submit = Submit(session: #"{"video": {"videoSegments": [{"source": "clip.mp4"}]}}"#, files: ["clip.mp4": id], paths: [:],
+                                settings: EncoderSettings(), priority: priority)
+            submit.idempotencyKey = key
+            return submit
+        }
+        let first = try #require(try client.submit(request(key: "order-1")).jobID)
+        #expect(try client.submit(request(key: "order-1")).jobID == first)
+        #expect(throws: FarmError.self) { try client.submit(request(key: "order-1", priority: 5)) }
+        let other = try client.submit(request(key: nil)).jobID
+        #expect(other != nil && other != first)
+
+        // Two tries sent together, both compiled before either is created: one job.
+        let replies = Mutex<[String?]>([])
+        let group = DispatchGroup()
+        let retried = request(key: "order-2")
+        for _ in 0..<2 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                let answer = try? FarmClient(endpoint: endpoint).submit(retried).jobID
+                replies.withLock { $0.append(answer) }
+            }.start()
+        }
+        group.wait()
+        let both = replies.withLock { $0 }
+        #expect(both.count == 2 && both[0] != nil && both[0] == both[1], "\(both)")
+        #expect(try client.statusReply().jobs.count == 3)
     }
 }

@@ -57,10 +57,20 @@ import Testing
             #expect(put.status == 201, "\(put.text)")
         }
 
-        let created = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice, json), body: body)
+        let keyed = auth(Self.alice, json.merging(["Idempotency-Key": "upload-7f3a"]) { $1 })
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", headers: keyed, body: body)
         #expect(created.status == 201, "\(created.text)")
         let id = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String)
         #expect(created.headers["location"] == "/v1/jobs/\(id)")
+        // A retry under the same key is the same job; the key with another body is refused.
+        let retried = try HTTPExchange.send("POST", "\(base)/jobs", headers: keyed, body: body)
+        #expect(retried.status == 201 && retried.headers["location"] == "/v1/jobs/\(id)", "\(retried.text)")
+        var other = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        other["priority"] = 7
+        let reused = try HTTPExchange.send("POST", "\(base)/jobs", headers: keyed, body: try JSONSerialization.data(withJSONObject: other))
+        #expect(reused.status == 422 && reused.text.contains("Idempotency-Key"), "\(reused.text)")
+        let badKey = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice, json.merging(["Idempotency-Key": "a b"]) { $1 }), body: body)
+        #expect(badKey.status == 422, "\(badKey.text)")
 
         // Server-Sent Events until the job ends: progress, then `done`.
         let events = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/events", headers: auth(Self.alice))

@@ -62,6 +62,7 @@ extension Coordinator {
         var forgotten: [String] = []
         do {
             forgotten = try store.prune(endedBefore: now - options.keepJobsSeconds)
+            try store.forgetAnswers(before: now - options.keepJobsSeconds)
         } catch {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
         }

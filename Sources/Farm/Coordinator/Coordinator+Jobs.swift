@@ -146,17 +146,42 @@ extension Coordinator {
     /// A compiled submission becomes a job: its record, its shards in the scheduler, the
     /// chunks the cache already holds in place.
     private func create(_ compiled: SubmissionCompiler.Compiled) throws {
+        if try answeredBefore(compiled.request, owner: compiled.owner, digest: compiled.digest, identity: compiled.identity) { return }
         for file in compiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
         if let shortfall = diskShortfall(for: compiled.spec.output) {
             send(to: compiled.identity, .submitted, Submitted(jobID: nil, missing: [], problems: [ValidationReport.Issue(path: "", message: shortfall)]))
             return
         }
         let (id, reused) = try makeJob(compiled, batch: nil)
-        send(to: compiled.identity, .submitted, Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: compiled.spec.tasks.count))
+        let reply = Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: compiled.spec.tasks.count)
+        try recordAnswer(reply, to: compiled.request, owner: compiled.owner, digest: compiled.digest)
+        send(to: compiled.identity, .submitted, reply)
+    }
+
+    /// Whether a created job or batch already answered this request's idempotency key (a
+    /// retry compiled while the first was): then that answer is sent again, or a refusal
+    /// for another request under the key. The loop's own connection sees the answer its
+    /// turn has just written, so two tries of one key never make two jobs.
+    private func answeredBefore(_ request: Submit, owner: String?, digest: String?, identity: Data) throws -> Bool {
+        guard let key = request.idempotencyKey, let digest, let first = try store.firstAnswer(owner: owner, key: key) else { return false }
+        switch SubmissionCompiler.replay(first, to: identity, key: key, digest: digest) {
+        case .answer(_, let reply): send(to: identity, .submitted, reply)
+        case .failed(_, let error): send(to: identity, .error, error)
+        default: break
+        }
+        return true
+    }
+
+    private func recordAnswer(_ reply: Submitted, to request: Submit, owner: String?, digest: String?) throws {
+        guard let key = request.idempotencyKey, let digest else { return }
+        try store.recordFirstAnswer(owner: owner, key: key, requestSHA256: digest, reply: reply, at: Self.now)
     }
 
     /// A compiled batch becomes its variants' jobs, all or none (docs/api.md, "Batches").
     private func createBatch(_ jobs: [SubmissionCompiler.Compiled], for identity: Data) throws {
+        // Every variant carries the batch's request key and digest.
+        let (request, owner, digest) = (jobs.first?.request, jobs.first?.owner, jobs.first?.digest)
+        if let request, try answeredBefore(request, owner: owner, digest: digest, identity: identity) { return }
         for job in jobs { for file in job.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) } }
         let problems = jobs.compactMap { job in
             diskShortfall(for: job.spec.output).map { ValidationReport.Issue(path: "", message: "variant \(job.variant ?? "?"): \($0)") }
@@ -174,8 +199,9 @@ extension Coordinator {
         }
         let shards = jobs.reduce(0) { $0 + $1.spec.tasks.count }
         log("batch \(batch): \(jobs.count) variants, \(shards) shards", LogIDs.none)
-        send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: [], reused: reused, shards: shards,
-                                                 batchID: batch, variants: variants))
+        let reply = Submitted(jobID: nil, missing: [], problems: [], reused: reused, shards: shards, batchID: batch, variants: variants)
+        if let request { try recordAnswer(reply, to: request, owner: owner, digest: digest) }
+        send(to: identity, .submitted, reply)
     }
 
     /// Creates a compiled job; returns its id and how many of its shards the chunk cache held.

@@ -31,6 +31,24 @@ final class SubmissionCompiler: Sendable {
         var plannedSlots = 0
     }
 
+    /// The SHA-256 of what a submission asks, without how long its client waits: a retry
+    /// of the same request has the same digest.
+    static func digest(of submit: Submit) -> String {
+        var asked = submit
+        asked.answerWithin = nil
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Digest.sha256((try? encoder.encode(asked)) ?? Data())
+    }
+
+    /// The first answer to an idempotency key, for a retry of the same request; a refusal for another request under it.
+    static func replay(_ first: JobStore.FirstAnswer, to identity: Data, key: String, digest: String) -> Outcome {
+        guard first.requestSHA256 == digest else {
+            return .failed(identity, FarmError(.invalidInput, "the Idempotency-Key '\(key.prefix(80))' was used for another request"))
+        }
+        return .answer(identity, first.reply)
+    }
+
     /// A submission whose submitter has stopped waiting: neither compiled nor created.
     static let pastDeadline = FarmError(.noAnswer, "the submission was not answered within the time its client waits; "
         + "nothing was created: submit it again")
@@ -44,6 +62,8 @@ final class SubmissionCompiler: Sendable {
         var holder: String? = nil
         /// When the submitter stops waiting (Unix seconds): past it nothing is created.
         var deadline: Double? = nil
+        /// The SHA-256 of the request, when it has an idempotency key (set on this thread).
+        var digest: String? = nil
     }
 
     /// A job ready to be created.
@@ -54,6 +74,8 @@ final class SubmissionCompiler: Sendable {
         var request: Submit
         /// When the submitter stops waiting (`Request.deadline`).
         var deadline: Double? = nil
+        /// The request's SHA-256, when it has an idempotency key (`Request.digest`).
+        var digest: String? = nil
         var spec: JobSpec
         var recipeKeys: [String]
         /// Files in place hashed now: the loop remembers them.
@@ -106,7 +128,15 @@ final class SubmissionCompiler: Sendable {
             }
             while !stop.isRaised {
                 _ = wake.wait(timeout: .now() + .milliseconds(200))
-                for request in requests.take() where !stop.isRaised {
+                for var request in requests.take() where !stop.isRaised {
+                    if let key = request.submit.idempotencyKey {
+                        let digest = Self.digest(of: request.submit)
+                        request.digest = digest
+                        if let first = try? store.firstAnswer(owner: request.owner, key: key) {
+                            results.post(Self.replay(first, to: request.identity, key: key, digest: digest))
+                            continue
+                        }
+                    }
                     results.post(Self.compile(request, context: context, known: known, holds: holds, probes: ProbeMemory(store: store)))
                     // A large session's decoding is transient: its memory goes back, kept or refused.
                     if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
@@ -216,7 +246,7 @@ final class SubmissionCompiler: Sendable {
             }
             let keys = try Coordinator.reuseKeys(spec, owner: request.owner, shared: context.sharesChunks)
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, deadline: request.deadline,
-                                      spec: spec, recipeKeys: keys,
+                                      digest: request.digest, spec: spec, recipeKeys: keys,
                                       verified: verified, probed: probes.probed - probedBefore.count,
                                       probeSeconds: probes.seconds - probedBefore.seconds))
         } catch {

@@ -38,6 +38,9 @@ public struct Submit: Codable, Sendable {
     /// from the message's arrival) nothing is created, so a client that gave up and retries
     /// never finds its first try rendering too.
     public var answerWithin: Double? = nil
+    /// A retry of the same request under the same key gets the first answer again, not a
+    /// second job (the HTTP API's `Idempotency-Key`; docs/api.md, "Retrying a submission").
+    public var idempotencyKey: String? = nil
 
     public init(session: String, files: [String: String], paths: [String: String], settings: EncoderSettings, priority: Int,
                 layout: Plan.Layout? = nil, owner: String? = nil, callback: String? = nil) {

@@ -59,6 +59,7 @@ public final class JobStore {
         CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs(finished);
         CREATE INDEX IF NOT EXISTS jobs_by_batch ON jobs(batch) WHERE batch IS NOT NULL;
         """)
+        try db.execute(Self.idempotencySchema)
     }
 
     public struct JobRecord {

@@ -23,6 +23,12 @@ extension APIRoutes {
         // Media the caller has not sent are missing to it, whoever else sent them: the
         // coordinator checks its record of who has shown what.
         submission.holder = PartialUploads.holder(caller)
+        if let key = request.headers[Self.idempotencyKey] {
+            guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                return try problem("Idempotency-Key", "must be 1 … 255 visible ASCII characters")
+            }
+            submission.idempotencyKey = key
+        }
         submission.outputURL = body.outputURL
         submission.sidecarURL = body.sidecarURL
         submission.replace = body.replace
@@ -49,6 +55,9 @@ extension APIRoutes {
         }
         return try json(["missing": reply.missing] as [String: [String]], status: .conflict)
     }
+
+    /// A retry under the same key gets the first answer (docs/api.md, "Retrying a submission").
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
     struct SubmittedJob: Encodable {
         var job: JobStatus
