@@ -217,6 +217,36 @@ import Testing
         }
     }
 
+    /// Submissions are compiled by a small pool, one client at a time each and clients in
+    /// turn (docs/operations.md, "Limits"): while one client's submission waits on an origin
+    /// that trickles, another client's is compiled and answered. With one thread it waited
+    /// behind for the whole `--url-timeout`.
+    @Test func aSlowOriginDelaysOnlyItsOwnClientsSubmission() throws {
+        let farm = try FarmFixture()
+        try Self.media(in: farm.dir)
+        let clip = try Self.bytes(farm.dir, "www/clip.mp4")
+        let slow = try MisbehavingOrigin(serving: clip), healthy = try MisbehavingOrigin(serving: clip)
+        slow.behave(.trickle)
+        try farm.startCoordinator(Self.allow + ["--url-timeout", "15", "--http", "127.0.0.1:0"])
+        let api = try farm.apiBase()
+        @Sendable func post(_ url: String) throws -> HTTPExchange {
+            let session = #"{"video": {"videoSegments": [{"source": "\#(url)"}]}}"#
+            let body = #"{"session": \#(session), "files": {}}"#
+            return try HTTPExchange.send("POST", "\(api)/jobs", headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+        let slowAnswered = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? post(slow.url())
+            slowAnswered.signal()
+        }.start()
+        #expect(try farm.waitUntil(10) { slow.requestCount > 0 }, "the slow submission never reached its origin")
+        let started = Date()
+        let quick = try post(healthy.url())
+        #expect(quick.status == 201, "\(quick.status): \(quick.text.prefix(300))")
+        #expect(Date().timeIntervalSince(started) < 8, "the other client waited \(Date().timeIntervalSince(started)) s")
+        #expect(slowAnswered.wait(timeout: .now() + 30) == .success, "the slow submission was never answered")
+    }
+
     /// The object is replaced after the job pinned it: the job fails at once naming the
     /// JSON path (never a mix of two versions), and nothing is published.
     @Test func anObjectThatChangesDuringTheJobFailsIt() throws {

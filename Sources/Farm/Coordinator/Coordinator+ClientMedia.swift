@@ -26,7 +26,7 @@ extension Coordinator {
             // A client shows it holds a file by sending its bytes, even of one stored already.
             let holder = Self.mustShowMedia(credentials)
             // The loop's own store connection sees its writes at once; `holders` is for the
-            // submission thread's.
+            // submissions threads'.
             let proving = try holder.map { try !store.holds($0, upload.contentID) } ?? false
             let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
             let (receiver, data) = (media.receiver, message.payload.first ?? Data())

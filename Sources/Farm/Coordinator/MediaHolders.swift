@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Which client keys have sent which files this run, for the submission thread, which reads
+/// Which client keys have sent which files this run, for the submissions threads, which read
 /// the store through its own connection and so does not see the loop's writes until their
 /// turn is committed: a client that has just sent a file's bytes and submits at once is
 /// not told it is missing. The store keeps the record for later runs (`JobStore.holds`).

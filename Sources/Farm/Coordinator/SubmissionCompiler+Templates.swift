@@ -2,7 +2,7 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// A submission's `replace` and a batch's variants, applied on the submissions thread
+/// A submission's `replace` and a batch's variants, applied on a submissions thread
 /// (docs/session-format.md, "Templates"; docs/api.md, "Batches").
 extension SubmissionCompiler {
     /// The submission with its replacements applied: the session re-encoded, `replace`

@@ -6,9 +6,10 @@ import Synchronization
 /// Submissions compiled off the coordinator's loop (docs/architecture.md, "Threads"):
 /// decoding the session, hashing the farm's looks and unverified files in place, probing
 /// the media and compiling the job spec take from milliseconds to seconds, so they run on
-/// this thread, one submission at a time, while the loop goes on serving. What it
-/// produces comes back through an inbox, as assemblies do, and the loop creates the job.
-/// The thread has its own connection to the job store, for reading remembered hashes.
+/// a small pool of threads while the loop goes on serving: one submission of a client at a
+/// time, clients in turn (`FairQueue`). What they produce comes back through an inbox, as
+/// assemblies do, and the loop creates the job. Each thread has its own connection to the
+/// job store, for reading remembered hashes.
 final class SubmissionCompiler: Sendable {
     /// What compiling needs of the coordinator's options.
     struct Context: Sendable {
@@ -97,18 +98,27 @@ final class SubmissionCompiler: Sendable {
         case failed(Data, FarmError)
     }
 
-    private let requests = Inbox<Request>()
+    private let requests = FairQueue<Request>()
     private let results = Inbox<Outcome>()
-    private let wake = DispatchSemaphore(value: 0)
-    private let stop = StopSignal()
     /// Submissions posted and not yet taken back (for the loop's `status` of its queue).
     private let pending = Atomic<Int>(0)
+    private let threads: Int
 
-    /// Opens the thread's store connection (a failure fails the coordinator's start).
-    init(context: Context, storePath: String, holders: MediaHolders = MediaHolders()) throws {
+    /// Threads compiling at once, one client each at most (docs/operations.md, "Limits").
+    static let defaultThreads = 2
+
+    /// Opens each thread's store connection (a failure fails the coordinator's start).
+    init(context: Context, storePath: String, holders: MediaHolders = MediaHolders(), threads: Int = defaultThreads) throws {
+        self.threads = max(1, threads)
+        for index in 0..<self.threads {
+            try Self.start(index, context: context, storePath: storePath, holders: holders, requests: requests, results: results)
+        }
+    }
+
+    private static func start(_ index: Int, context: Context, storePath: String, holders: MediaHolders,
+                              requests: FairQueue<Request>, results: Inbox<Outcome>) throws {
         let opened = Mutex<Result<Void, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
-        let (requests, results, wake, stop) = (requests, results, wake, stop)
         let thread = Thread {
             let store: JobStore
             do {
@@ -126,34 +136,33 @@ final class SubmissionCompiler: Sendable {
             let known = { (path: String, stat: FileStat) -> String? in
                 do { return try store.knownMedia(path: path, size: stat.size, mtime: stat.mtime) } catch { return nil }
             }
-            while !stop.isRaised {
-                _ = wake.wait(timeout: .now() + .milliseconds(200))
-                for var request in requests.take() where !stop.isRaised {
-                    if let key = request.submit.idempotencyKey {
-                        let digest = Self.digest(of: request.submit)
-                        request.digest = digest
-                        if let first = try? store.firstAnswer(owner: request.owner, key: key) {
-                            results.post(Self.replay(first, to: request.identity, key: key, digest: digest))
-                            continue
-                        }
+            while let (client, taken) = requests.next() {
+                var request = taken
+                defer { requests.done(client) }
+                if let key = request.submit.idempotencyKey {
+                    let digest = Self.digest(of: request.submit)
+                    request.digest = digest
+                    if let first = try? store.firstAnswer(owner: request.owner, key: key) {
+                        results.post(Self.replay(first, to: request.identity, key: key, digest: digest))
+                        continue
                     }
-                    results.post(Self.compile(request, context: context, known: known, holds: holds, probes: ProbeMemory(store: store)))
-                    // A large session's decoding is transient: its memory goes back, kept or refused.
-                    if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
                 }
+                results.post(Self.compile(request, context: context, known: known, holds: holds, probes: ProbeMemory(store: store)))
+                // A large session's decoding is transient: its memory goes back, kept or refused.
+                if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
             }
         }
-        thread.name = "submissions"
+        thread.name = "submissions-\(index)"
         thread.stackSize = 8 << 20
         thread.start()
         ready.wait()
         if case .failure(let error) = opened.withLock({ $0 }) { throw error }
     }
 
+    /// Queues a submission behind its client's earlier ones: its owner's, else its connection's.
     func post(_ request: Request) {
         pending.add(1, ordering: .relaxed)
-        requests.post(request)
-        wake.signal()
+        requests.post(request, client: request.owner ?? request.identity.map { String(format: "%02x", $0) }.joined())
     }
 
     /// Compiled submissions, in the order they finished.
@@ -166,10 +175,7 @@ final class SubmissionCompiler: Sendable {
     /// Submissions waiting or compiling.
     var backlog: Int { pending.load(ordering: .relaxed) }
 
-    func shutDown() {
-        stop.raise()
-        wake.signal()
-    }
+    func shutDown() { requests.stop(threads: threads) }
 
     // MARK: Compiling (no state of the loop is read here)
 
