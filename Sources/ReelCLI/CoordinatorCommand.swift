@@ -94,6 +94,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "HTTP connections the API holds at once (more: 503).")
     var maxConnections = 2048
 
+    @Option(name: .customLong("max-connections-per-client"), help: "HTTP connections one client address holds at once (more: 503).")
+    var maxConnectionsPerClient = 256
+
     @Option(name: .customLong("max-event-streams"), help: "Event streams the HTTP API serves at once (more: 429).")
     var maxEventStreams = 1024
 
@@ -125,9 +128,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw ValidationError("--api-tokens goes with --http")
         }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
-        guard (1...99_999).contains(maxSegments), maxShards >= 1, plannedSlots >= 0, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1 else {
-            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-event-streams and "
-                + "--max-event-streams-per-client at least 1; --planned-slots at least 0")
+        guard (1...99_999).contains(maxSegments), maxShards >= 1, plannedSlots >= 0, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1,
+              maxConnectionsPerClient >= 1 else {
+            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-connections-per-client, "
+                + "--max-event-streams and --max-event-streams-per-client at least 1; --planned-slots at least 0")
         }
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
@@ -195,11 +199,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
             // with headroom for the farm's own; a stream is a connection, and at most half of
             // them (docs/operations.md, "Limits").
             let descriptors = DescriptorLimit.raiseToHard()
-            let connections = ConnectionBudget(limit: min(maxConnections, max(32, descriptors - DescriptorLimit.headroom)))
+            let connections = ConnectionBudget(limit: min(maxConnections, max(32, descriptors - DescriptorLimit.headroom)),
+                                               perClient: maxConnectionsPerClient)
             var streams = JobEvents.Budget()
             streams.total = min(maxEventStreams, max(16, connections.limit / 2))
             streams.perClient = min(maxEventStreamsPerClient, streams.total)
-            logger.info("HTTP API: at most \(connections.limit) connections, \(streams.total) event streams, \(streams.perClient) per client (\(descriptors) descriptors)")
+            logger.info("HTTP API: at most \(connections.limit) connections (\(connections.perClient) per client address), \(streams.total) event streams, \(streams.perClient) per client (\(descriptors) descriptors)")
             var signer = URLSigner.random()
             if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
             extra.append(EssentialService("the HTTP API", APIServer.service(

@@ -6,10 +6,24 @@ public final class OpenHTTPStream {
     private let fd: Int32
     private var received = Data()
 
-    /// Connects to `127.0.0.1:port` and sends `GET path`.
-    public init(port: Int, path: String, headers: [String: String] = [:]) throws {
+    /// Connects to `127.0.0.1:port` and sends `GET path`. `source`: the loopback address it
+    /// connects from (any of 127/8: another client, to the server); `complete`: false sends
+    /// the head without its final blank line, a request that never ends.
+    public init(port: Int, path: String, headers: [String: String] = [:], source: String = "127.0.0.1", complete: Bool = true) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPTestError("socket: errno \(errno)") }
+        if source != "127.0.0.1" {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw HTTPTestError("bind to \(source): errno \(errno)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -21,7 +35,8 @@ public final class OpenHTTPStream {
             close(fd)
             throw HTTPTestError("connect to port \(port): errno \(errno)")
         }
-        let head = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)"] + headers.map { "\($0): \($1)" } + ["", ""]).joined(separator: "\r\n")
+        let lines = ["GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)"] + headers.map { "\($0): \($1)" }
+        let head = (lines + (complete ? ["", ""] : [""])).joined(separator: "\r\n")
         let bytes = Array(head.utf8)
         guard write(fd, bytes, bytes.count) == bytes.count else {
             close(fd)

@@ -96,7 +96,8 @@ import Testing
     @Test func twoThousandStreamsAgainstABudgetOf256LeaveTheCoordinatorServing() throws {
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 2)
-        try farm.startCoordinator(["--http", "127.0.0.1:0", "--max-event-streams", "256", "--max-event-streams-per-client", "256"])
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--max-event-streams", "256", "--max-event-streams-per-client", "256",
+                                   "--max-connections-per-client", "4096"])   // every stream comes from 127.0.0.1
         // Running while the 2,000 arrive (about 9 s here): 4 tasks of 4 s. The job's end now
         // reaches the API at once, so a job that ends mid-way serves the rest its end.
         try farm.startWorker("slow", ["--test-shard-delay", "4000"])

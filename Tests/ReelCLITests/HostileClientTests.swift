@@ -103,4 +103,26 @@ import Testing
         #expect(farm.coordinator?.isRunning == true)
         #expect(held.isEmpty)
     }
+
+    /// One client address holds at most `--max-connections-per-client` (here 16 of 64), so
+    /// 40 requests that never finish their head take only its own share: another address
+    /// is served at once. And a head not finished within 10 s is closed, share and all.
+    @Test func oneAddressTakesOnlyItsShareAndUnfinishedHeadsAreClosed() throws {
+        let farm = try FarmFixture()
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--max-connections", "64", "--max-connections-per-client", "16"])
+        let base = try farm.apiBase()
+        let port = try #require(URLComponents(string: base)?.port)
+        let hanging = try (0..<40).map { _ in try OpenHTTPStream(port: port, path: "/v1/workers", complete: false) }
+        // Past its share, the same address is refused at once (its 17th head finishes it).
+        let extra = try OpenHTTPStream(port: port, path: "/v1/workers")
+        #expect(extra.read(until: "\r\n\r\n") && extra.text.hasPrefix("HTTP/1.1 503"), "\(extra.text.prefix(200))")
+        let other = try OpenHTTPStream(port: port, path: "/v1/workers", source: "127.0.0.2")
+        #expect(other.read(until: "\r\n\r\n", seconds: 5) && other.text.hasPrefix("HTTP/1.1 200"), "\(other.text.prefix(200))")
+        // The hanging heads are closed after 10 s, and the address is served again.
+        let started = Date()
+        for connection in hanging.prefix(16) { #expect(!connection.read(until: "HTTP/1.1", seconds: 20)) }
+        #expect(Date().timeIntervalSince(started) < 15)
+        let again = try OpenHTTPStream(port: port, path: "/v1/workers")
+        #expect(again.read(until: "\r\n\r\n", seconds: 5) && again.text.hasPrefix("HTTP/1.1 200"), "\(again.text.prefix(200))")
+    }
 }
