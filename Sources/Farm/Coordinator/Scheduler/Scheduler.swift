@@ -391,6 +391,9 @@ extension Scheduler {
     mutating func dispatch() {
         // Recipe keys being rendered, gathered once and kept as shards go out.
         var inFlight = jobs.values.reduce(into: Set<String>()) { $0.formUnion($1.runningKeys.keys) }
+        // Ranked once per dispatch, and each job moved as it is given a shard: ranking every
+        // job for every free slot cost O(jobs log jobs) a slot (docs/operations.md, "Limits").
+        var order = jobs.values.filter(\.isDispatchable).map(Rank.init).sorted()
         var assigned = true
         while assigned {
             assigned = false
@@ -398,9 +401,10 @@ extension Scheduler {
             // worker that cannot take anything does not stop the others.
             let ready = workers.values.filter { $0.free > 0 }.sorted { ($0.free, $1.workerID) > ($1.free, $0.workerID) }
             for worker in ready.map(\.identity) {
-                if let (job, shard) = nextShard(for: worker, inFlight: inFlight) {
+                if let (job, shard) = nextShard(for: worker, inFlight: inFlight, order: order) {
                     if let key = jobs[job]?.recipeKey(shard) { inFlight.insert(key) }
                     assign(job: job, shard: shard, to: worker)
+                    Rank.moveAfterAssignment(of: job, in: &order)
                     assigned = true
                 }
             }
@@ -415,16 +419,15 @@ extension Scheduler {
         }
     }
 
-    /// `inFlight`: the recipe keys being rendered; a queued twin of one waits.
-    private mutating func nextShard(for peer: PeerID, inFlight: Set<String>) -> (String, Int)? {
+    /// `inFlight`: the recipe keys being rendered; a queued twin of one waits. `order`: the
+    /// dispatchable jobs, best first (by id: a copy of a job held here would make each
+    /// change below copy its arrays).
+    private mutating func nextShard(for peer: PeerID, inFlight: Set<String>, order: [Rank]) -> (String, Int)? {
         guard let worker = workers[peer] else { return nil }
-        // By id: a copy of a job held here would make each change below copy its arrays.
-        let candidates = jobs.values.filter(\.isDispatchable)
-            .sorted { ($0.priority, -$0.runningCount, -$0.created, $1.id) > ($1.priority, -$1.runningCount, -$1.created, $0.id) }
-            .map(\.id)
+        let candidates = order.lazy.map(\.id)
         let workerIDs = Set(workers.values.map(\.workerID))
         for id in candidates {
-            guard jobs[id]?.accepts(worker.encoders) == true, var job = jobs.removeValue(forKey: id) else { continue }
+            guard let ready = jobs[id], ready.hasQueued, ready.accepts(worker.encoders), var job = jobs.removeValue(forKey: id) else { continue }
             // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
             // A twin of a shard being rendered waits for its chunk (docs/rendering.md, "Twins").
             let failedOn = job.failedOn
@@ -491,5 +494,37 @@ extension Scheduler {
         persist(.startAttempt(key, worker: worker.workerID, at: now))
         emit(.log(.debug, "shard \(shard) of job \(id) to \(worker.workerID) (attempt \(attempt))", LogIDs(key, worker: worker.workerID)))
         emit(.send(peer, .shard(assignment)))
+    }
+}
+
+/// A dispatchable job's place in line for a free slot: higher priority first; of equal
+/// priority the one with fewer shards running (jobs share the workers), then the older,
+/// then by id, so equal cases always go the same way.
+struct Rank: Comparable {
+    let id: String
+    let priority: Int
+    var running: Int
+    let created: Double
+
+    init(_ job: ScheduledJob) {
+        (id, priority, running, created) = (job.id, job.priority, job.runningCount, job.created)
+    }
+
+    /// Whether `a` goes before `b`.
+    static func < (a: Rank, b: Rank) -> Bool {
+        (a.priority, -a.running, -a.created, b.id) > (b.priority, -b.running, -b.created, a.id)
+    }
+
+    /// `job` has one more shard running: it moves back past the jobs it now ranks after.
+    static func moveAfterAssignment(of job: String, in order: inout [Rank]) {
+        guard let index = order.firstIndex(where: { $0.id == job }) else { return }
+        var rank = order.remove(at: index)
+        rank.running += 1
+        var low = index, high = order.count   // it can only move back
+        while low < high {
+            let middle = (low + high) / 2
+            if order[middle] < rank { low = middle + 1 } else { high = middle }
+        }
+        order.insert(rank, at: low)
     }
 }
