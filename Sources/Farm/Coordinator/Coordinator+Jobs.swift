@@ -190,18 +190,51 @@ extension Coordinator {
             send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
             return
         }
-        let batch = "b" + Self.newJobID().dropFirst()
-        var variants: [VariantJob] = [], reused = 0
-        for job in jobs {
-            let (id, count) = try makeJob(job, batch: batch)
-            variants.append(VariantJob(name: job.variant ?? id, jobID: id))
-            reused += count
+        creatingBatches.append(BatchCreation(identity: identity, batch: "b" + Self.newJobID().dropFirst(), pending: jobs[...]))
+        continueBatches()
+    }
+
+    /// Creates the next variants' jobs of the batches being created, for about 10 ms a turn
+    /// (at least one job): a batch of thousands of variants made in one turn held the loop
+    /// for seconds (docs/operations.md, "Limits"). A batch is answered once all its jobs are.
+    func continueBatches() {
+        let until = Self.uptime + 0.010
+        while !creatingBatches.isEmpty {
+            var creation = creatingBatches.removeFirst()
+            do {
+                repeat {
+                    guard let job = creation.pending.popFirst() else { break }
+                    let (id, count) = try makeJob(job, batch: creation.batch)
+                    creation.variants.append(VariantJob(name: job.variant ?? id, jobID: id))
+                    creation.reused += count
+                    creation.shards += job.spec.tasks.count
+                } while Self.uptime < until
+            } catch {
+                // All or none: the variants made so far are cancelled.
+                for made in creation.variants { apply(scheduler.handle(.cancel(made.jobID), now: Self.now)) }
+                logLimited("submit", "batch \(creation.batch) could not be created: \(error)")
+                send(to: creation.identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
+                continue
+            }
+            guard creation.pending.isEmpty else {
+                creatingBatches.insert(creation, at: 0)
+                return
+            }
+            finishBatch(creation)
         }
-        let shards = jobs.reduce(0) { $0 + $1.spec.tasks.count }
-        log("batch \(batch): \(jobs.count) variants, \(shards) shards", LogIDs.none)
-        let reply = Submitted(jobID: nil, missing: [], problems: [], reused: reused, shards: shards, batchID: batch, variants: variants)
-        if let request { try recordAnswer(reply, to: request, owner: owner, digest: digest) }
-        send(to: identity, .submitted, reply)
+    }
+
+    private func finishBatch(_ creation: BatchCreation) {
+        guard let first = creation.compiled.first else { return }
+        log("batch \(creation.batch): \(creation.variants.count) variants, \(creation.shards) shards", LogIDs.none)
+        let reply = Submitted(jobID: nil, missing: [], problems: [], reused: creation.reused, shards: creation.shards,
+                              batchID: creation.batch, variants: creation.variants)
+        do {
+            try recordAnswer(reply, to: first.request, owner: first.owner, digest: first.digest)
+        } catch {
+            logLimited("submit", "batch \(creation.batch): its answer could not be kept for retries: \(error)")
+        }
+        send(to: creation.identity, .submitted, reply)
     }
 
     /// Creates a compiled job; returns its id and how many of its shards the chunk cache held.
@@ -351,5 +384,21 @@ extension Coordinator {
                 }
             }
         }
+    }
+}
+
+/// A batch whose variants' jobs are being made, a slice each turn.
+struct BatchCreation {
+    let identity: Data
+    let batch: String
+    /// The variants compiled, in order; `pending` those not made yet.
+    let compiled: [SubmissionCompiler.Compiled]
+    var pending: ArraySlice<SubmissionCompiler.Compiled>
+    var variants: [VariantJob] = []
+    var reused = 0
+    var shards = 0
+
+    init(identity: Data, batch: String, pending: ArraySlice<SubmissionCompiler.Compiled>) {
+        (self.identity, self.batch, self.compiled, self.pending) = (identity, batch, Array(pending), pending)
     }
 }

@@ -88,6 +88,8 @@ public final class Coordinator {
     var resumingJobs: [String: Set<String>] = [:]
     var cancelledWhileResuming: Set<String> = []
     var priorityWhileResuming: [String: Int] = [:]
+    /// Batches whose variants' jobs are being created, a slice each turn (docs/api.md, "Batches").
+    var creatingBatches: [BatchCreation] = []
     /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
     var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
@@ -245,6 +247,7 @@ public final class Coordinator {
                 collectLaneWork()
                 collectAssemblies()
                 collectSubmissions()
+                continueBatches()
                 checkDisk(force: false)
                 sweep()
                 if let late = loopClock.timerFired(at: Self.uptime) { options.loopLag.record(late) }
