@@ -1,5 +1,6 @@
 import Foundation
 import ReelTestSupport
+import Synchronization
 import Testing
 
 /// docs/api.md: the HTTP API against a running coordinator and a real worker, spoken to

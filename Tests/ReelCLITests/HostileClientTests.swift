@@ -104,6 +104,43 @@ import Testing
         #expect(held.isEmpty)
     }
 
+    /// A token holder's pictures being made at once are bounded (8): with no worker to make
+    /// them, 8 requests wait, and 4 more of the same client are 429 with `Retry-After` at once.
+    /// 200 uncached 4096² frames of one client used to make every other client wait.
+    @Test func aClientsPicturesBeingMadeAreBoundedBy429() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let token = "alice-token-0123456789abcdefghij"
+        try TestEnvironment.write("\(token) client alice\n", to: "tokens", in: farm.dir)
+        try farm.startCoordinator(["--http", "127.0.0.1:0", "--api-tokens", "tokens"])
+        let base = try farm.apiBase()
+        let files = try farm.uploadMedia(to: base, token: token)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", headers: ["Authorization": "Bearer \(token)"],
+                                            body: try JSONSerialization.data(withJSONObject: ["session": session, "files": files]))
+        let job = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String, "\(created.text)")
+        let port = try #require(URLComponents(string: base)?.port)
+        // Raw connections: an HTTP client library would hold most of them back itself.
+        let asked = try (0..<12).map { index in
+            try OpenHTTPStream(port: port, path: "/v1/jobs/\(job)/segments/0/frame?time=\(0.05 * Double(index))",
+                               headers: ["Authorization": "Bearer \(token)"])
+        }
+        // Only the refused are answered: no worker makes the others' pictures (they wait 30 s).
+        var answered = Set<Int>()
+        // The others wait 30 s for a worker; the refusals come at once (they took 6.8 s when
+        // the gateway's blocking calls ran on Dispatch's pool, which adds threads slowly).
+        let until = Date().addingTimeInterval(5)
+        while answered.count < 4, Date() < until {
+            for (index, stream) in asked.enumerated() where !answered.contains(index) && stream.read(until: "\r\n\r\n", seconds: 0.1) {
+                answered.insert(index)
+            }
+        }
+        let back = answered.sorted().map { asked[$0] }
+        #expect(back.count == 4, "\(back.map { $0.text.prefix(40) })")
+        #expect(back.allSatisfy { $0.text.hasPrefix("HTTP/1.1 429") && $0.text.lowercased().contains("retry-after: 1") },
+                "\(back.map { $0.text.prefix(200) })")
+    }
+
     /// One client address holds at most `--max-connections-per-client` (here 16 of 64), so
     /// 40 requests that never finish their head take only its own share: another address
     /// is served at once. And a head not finished within 10 s is closed, share and all.

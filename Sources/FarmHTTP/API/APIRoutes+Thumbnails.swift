@@ -16,7 +16,18 @@ extension APIRoutes {
     /// nearest keyframe within it may be shown; `Reel-Picture-Time` says the time shown.
     func still(_ request: Request, _ context: BasicRequestContext, kind: StillRequest.Kind) async throws -> Response {
         let id = try context.parameters.require("id")
-        _ = try await job(id, for: try authorizeRead(request))
+        let caller = try authorizeRead(request)
+        _ = try await job(id, for: caller)
+        let client = caller.isAdmin ? nil : caller.owner
+        if let client {
+            guard pictures.take(client) else {
+                var headers = HTTPFields()
+                headers[.retryAfter] = "1"
+                throw HTTPError(.tooManyRequests, headers: headers,
+                                message: "\(pictures.perClient) pictures of this client are being made; ask again when one is done")
+            }
+        }
+        defer { if let client { pictures.release(client) } }
         let segment = try Self.segment(context)
         let query = request.uri.queryParameters
         let asked: StillQuery

@@ -53,6 +53,7 @@ struct APIRoutes: Sendable {
     let uploads: URL
     let signer: URLSigner
     let uploadLocks = UploadLocks()
+    let pictures = PictureShares()
     var partials: PartialUploads { PartialUploads(directory: uploads) }
 
     static let maxSessionBytes = 4 << 20
