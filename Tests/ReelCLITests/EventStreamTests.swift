@@ -68,6 +68,12 @@ import Testing
         func open(_ token: String, _ job: String) throws -> OpenHTTPStream {
             try OpenHTTPStream(port: port, path: "/v1/jobs/\(job)/events", headers: ["Authorization": "Bearer \(token)"])
         }
+        // HEAD of a stream subscribes to nothing: 20 of them leave Alice's share whole.
+        for _ in 0..<20 {
+            let head = try HTTPExchange.send("HEAD", "\(base)/jobs/\(aliceJob)/events", headers: ["Authorization": "Bearer \(alice)"])
+            #expect(head.status == 200 && head.headers["content-type"] == "text/event-stream" && head.body.isEmpty, "\(head.status)")
+        }
+        #expect(try HTTPExchange.send("HEAD", "\(base)/jobs/\(aliceJob)/events", headers: ["Authorization": "Bearer \(bob)"]).status == 403)
         var aliceStreams = try (0..<8).map { _ in try open(alice, aliceJob) }
         for stream in aliceStreams { #expect(stream.read(until: "event: progress"), "\(stream.text.prefix(300))") }
         let ninth = try open(alice, aliceJob)

@@ -78,6 +78,16 @@ struct HeadAsGet<Inner: HTTPResponderBuilder>: HTTPResponderBuilder where Inner.
             }
             var head = request.head
             head.method = .get
+            // An event stream's GET subscribes to its job for as long as it is read: its HEAD
+            // is the job's status GET (the same authorization, the same 404), told as a stream.
+            if path.hasSuffix("/events") {
+                head.path = String(path.dropLast("/events".count)) + (request.uri.query.map { "?" + $0 } ?? "")
+                let status = try await inner.respond(to: Request(head: head, body: request.body), context: context)
+                var headers = HTTPFields()
+                headers[.contentType] = status.status == .ok ? "text/event-stream" : status.headers[.contentType]
+                headers[.cacheControl] = "no-cache"
+                return Response(status: status.status, headers: headers, body: ResponseBody())
+            }
             let response = try await inner.respond(to: Request(head: head, body: request.body), context: context)
             var headers = response.headers
             if let length = response.body.contentLength { headers[.contentLength] = String(length) }
