@@ -5,8 +5,8 @@ import RenderEngine
 /// (docs/operations.md, "Sources by URL").
 struct URLOptions: ParsableArguments {
     @Option(name: .customLong("allow-url-host"), help: ArgumentHelp(
-        "Read URLs only from this host (repeatable; *.example.com for its subdomains). A listed host may have a private "
-            + "or loopback address. Default: any host whose addresses are all public.", valueName: "host"))
+        "Read URLs only from this host (repeatable; *.example.com for its subdomains; host:port for that port only). A listed "
+            + "host may have a private or loopback address. Default: any host whose addresses are all public.", valueName: "host"))
     var allowedHosts: [String] = []
 
     @Option(name: .customLong("url-timeout"), help: ArgumentHelp(

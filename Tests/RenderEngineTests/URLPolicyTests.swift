@@ -95,6 +95,19 @@ import Testing
         #expect((try? URLPolicy(allowedHosts: ["127.0.0.1"]).addresses(for: try url("http://127.0.0.1:9/a.mp4")).get()) == ["127.0.0.1"])
     }
 
+    /// An allowed host is allowed on the ports its entry names: `HOST:PORT` (`[V6]:PORT`)
+    /// only that one, a bare host any (an allowed 127.0.0.5 used to open its port 22 too).
+    @Test func anEntryWithAPortAllowsOnlyThatPort() throws {
+        let policy = URLPolicy(allowedHosts: ["127.0.0.5:8080", "[::1]:9000", "MinIO.internal", "*.cdn.example:443"])
+        for (text, allowed) in [("http://127.0.0.5:8080/a.mp4", true), ("http://127.0.0.5:22/a.mp4", false), ("http://127.0.0.5/a.mp4", false),
+                                ("http://[::1]:9000/a.mp4", true), ("http://[::1]:9001/a.mp4", false),
+                                ("http://minio.internal:9999/a.mp4", true), ("https://a.cdn.example/a.mp4", true),
+                                ("http://a.cdn.example:8443/a.mp4", false)] {
+            #expect(policy.lists(try url(text)) == allowed, "\(text)")
+            #expect(((try? policy.checkByName(try url(text)).get()) != nil) == allowed, "\(text)")
+        }
+    }
+
     /// What the coordinator checks of a still request's pinned origins, on its loop:
     /// names and literals only, never a lookup.
     @Test func checkingByNameRefusesUnlistedHostsAndInternalLiterals() throws {

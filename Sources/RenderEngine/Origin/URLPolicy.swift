@@ -8,17 +8,36 @@ import SessionKit
 /// address is public may be read; with it, only the hosts listed. A listed host may resolve
 /// to internal addresses: that is how an operator allows an origin on the private network.
 public struct URLPolicy: Sendable, Hashable {
-    /// Host names or IP literals, lowercased; `*.example.com` allows its subdomains.
+    /// Host names or IP literals as given; `*.example.com` allows its subdomains, and
+    /// `HOST:PORT` (`[V6]:PORT`) only that port of the host, where a bare host allows any.
     public let allowedHosts: [String]
+    private let allowed: [(host: String, port: Int?)]
 
     public init(allowedHosts: [String] = []) {
-        self.allowedHosts = allowedHosts.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+        self.allowedHosts = allowedHosts
+        allowed = allowedHosts.map(Self.entry)
     }
 
-    /// Whether `host` is allowed by name.
-    public func lists(_ host: String) -> Bool {
-        allowedHosts.contains { allowed in
-            allowed == host || (allowed.hasPrefix("*.") && host.hasSuffix(allowed.dropFirst()))
+    public static func == (a: URLPolicy, b: URLPolicy) -> Bool { a.allowedHosts == b.allowedHosts }
+    public func hash(into hasher: inout Hasher) { hasher.combine(allowedHosts) }
+
+    /// `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 literal, lowercased.
+    static func entry(_ text: String) -> (host: String, port: Int?) {
+        let text = text.lowercased()
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let rest = text[text.index(after: close)...]
+            return (String(text[text.index(after: text.startIndex)..<close]), rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil)
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, let port = Int(parts[1]) { return (String(parts[0]), port) }
+        return (text, nil)
+    }
+
+    /// Whether `url`'s host, and its port where the entry names one, is allowed by name.
+    public func lists(_ url: MediaURL) -> Bool {
+        allowed.contains { entry in
+            (entry.host == url.host || (entry.host.hasPrefix("*.") && url.host.hasSuffix(entry.host.dropFirst())))
+                && (entry.port.map { $0 == url.port } ?? true)
         }
     }
 
@@ -27,7 +46,7 @@ public struct URLPolicy: Sendable, Hashable {
     /// A refusal is read by whoever submitted the URL: it names neither the operator's list,
     /// nor the options that change it, nor any address the host resolved to.
     public func checkByName(_ url: MediaURL) -> Result<Void, OriginError> {
-        let listed = lists(url.host)
+        let listed = lists(url)
         if !allowedHosts.isEmpty, !listed {
             return .failure(OriginError(.refused, "\(url.redacted): host \(url.host) is not allowed on this farm"))
         }
@@ -45,7 +64,7 @@ public struct URLPolicy: Sendable, Hashable {
     /// The addresses `url` may be read from, or why it may not.
     public func addresses(for url: MediaURL, resolve: (String, Int) throws -> [String] = HostResolver.resolve(_:port:)) -> Result<[String], OriginError> {
         if case .failure(let refused) = checkByName(url) { return .failure(refused) }
-        let listed = lists(url.host)
+        let listed = lists(url)
         let addresses: [String]
         do {
             addresses = try resolve(url.host, url.port)
