@@ -1,6 +1,8 @@
 import Foundation
+import ReelTestSupport
 import RenderEngine
 import SessionKit
+import Synchronization
 import Testing
 
 /// Sources by URL, the parts that are pure values: parsing, redaction, which addresses a
@@ -128,5 +130,61 @@ import Testing
         #expect(ByteRanges.merged(ranges, within: 30_000, longest: 4000, gap: 4096) == [0..<200, 5000..<5100, 9000..<9100, 20_000..<20_050])
         #expect(ByteRanges.index(of: 5050, in: [0..<200, 5000..<9100]) == 1)
         #expect(ByteRanges.index(of: 300, in: [0..<200, 5000..<9100]) == nil)
+    }
+}
+
+/// One origin that hangs holds only its host's share of the connections
+/// (`connectionsPerHost`; docs/operations.md, "Sources by URL"): another origin is read at
+/// once. With no share per host, two hanging reads took both connections of a pool of two.
+@Suite struct OriginConnectionShareTests {
+    /// A loopback listener that accepts and never answers, counting connections.
+    final class Silent: @unchecked Sendable {
+        let port: Int
+        private let fd: Int32
+        private let accepted = Accepted()
+        var connections: [Date] { accepted.times.withLock { $0 } }
+
+        final class Accepted: Sendable { let times = Mutex<[Date]>([]) }
+
+        init() throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var chosen = 0
+            for _ in 0..<50 {
+                let port = LoopbackPort.free()
+                if LoopbackPort.bind(fd, port: port) { chosen = port; break }
+            }
+            guard chosen > 0, listen(fd, 16) == 0 else { throw EngineError("cannot listen") }
+            port = chosen
+            let (fd, accepted) = (fd, accepted)
+            Thread {
+                while true {
+                    let connection = accept(fd, nil, nil)
+                    guard connection >= 0 else { return }
+                    accepted.times.withLock { $0.append(Date()) }   // held open, never answered
+                }
+            }.start()
+        }
+
+        deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    }
+
+    @Test func aHangingOriginHoldsOnlyItsHostsShare() throws {
+        let hanging = try Silent(), other = try Silent()
+        var limits = OriginClient.Limits()
+        limits.connections = 2
+        limits.connectionsPerHost = 1
+        limits.readTimeout = 3
+        limits.stallTimeout = 3
+        limits.attempts = 1
+        let client = OriginClient(policy: URLPolicy(allowedHosts: ["127.0.0.1", "localhost"]), limits: limits)
+        let started = Date()
+        for _ in 0..<2 {
+            Thread { _ = try? client.open(try MediaURL.parse("http://127.0.0.1:\(hanging.port)/a.mp4").get()) }.start()
+        }
+        _ = try? client.open(try MediaURL.parse("http://localhost:\(other.port)/a.mp4").get())
+        // The other origin was connected to at once, not after the hanging reads gave up.
+        let first = try #require(other.connections.first)
+        #expect(first.timeIntervalSince(started) < 2, "\(first.timeIntervalSince(started)) s")
+        #expect(hanging.connections.count == 1, "the hanging host got \(hanging.connections.count) connections")
     }
 }

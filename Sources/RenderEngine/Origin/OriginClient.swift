@@ -57,6 +57,9 @@ public final class OriginClient: Sendable {
         public var maxRedirects = 5
         /// Connections open at once from this process (requests beyond wait for one).
         public var connections = 8
+        /// Of those, to one host at once: an origin that hangs holds only its own share, and
+        /// every other origin's reads and uploads go on (docs/operations.md, "Sources by URL").
+        public var connectionsPerHost = 4
 
         public init() {}
     }
@@ -71,13 +74,41 @@ public final class OriginClient: Sendable {
     private final class Pool: Sendable {
         let idle = Mutex<[CurlEasy]>([])
         let slots: DispatchSemaphore
-        init(connections: Int) { slots = DispatchSemaphore(value: max(1, connections)) }
+        let perHost: Int
+        /// Connections to each host now; waiters for a host wait on `hostFreed`.
+        let byHost = Mutex<[String: Int]>([:])
+        let hostFreed = NSCondition()
+
+        init(connections: Int, perHost: Int) {
+            slots = DispatchSemaphore(value: max(1, connections))
+            self.perHost = max(1, min(perHost, connections))
+        }
+
+        func takeHost(_ host: String) {
+            hostFreed.lock()
+            defer { hostFreed.unlock() }
+            while !byHost.withLock({ counts in
+                guard counts[host, default: 0] < perHost else { return false }
+                counts[host, default: 0] += 1
+                return true
+            }) { hostFreed.wait() }
+        }
+
+        func releaseHost(_ host: String) {
+            hostFreed.lock()
+            byHost.withLock { counts in
+                let left = counts[host, default: 1] - 1
+                counts[host] = left > 0 ? left : nil
+            }
+            hostFreed.broadcast()
+            hostFreed.unlock()
+        }
     }
 
     public init(policy: URLPolicy, limits: Limits = Limits()) {
         self.policy = policy
         self.limits = limits
-        pool = Pool(connections: limits.connections)
+        pool = Pool(connections: limits.connections, perHost: limits.connectionsPerHost)
         deadline = nil
     }
 
@@ -178,7 +209,7 @@ public final class OriginClient: Sendable {
                                        totalTimeout: timeout, bodyLimit: answerLimit, upload: nil)
         request.postBody = body
         do {
-            return .success(try withHandle { try $0.perform(request) }.status)
+            return .success(try withHandle(url.host) { try $0.perform(request) }.status)
         } catch let error as CurlEasy.TransferError {
             // An answer whose body outgrew the limit still answered: its status counts.
             if error.overflowed, error.status > 0 { return .success(error.status) }
@@ -252,7 +283,7 @@ public final class OriginClient: Sendable {
                                            totalTimeout: left, bodyLimit: bodyLimit, upload: upload)
             let response: CurlEasy.Response
             do {
-                response = try withHandle { try $0.perform(request) }
+                response = try withHandle(current.host) { try $0.perform(request) }
             } catch let error as CurlEasy.TransferError {
                 if error.overflowed {
                     throw OriginError(.status(200), "\(url.redacted): the origin sent more than the \(bodyLimit) bytes asked for "
@@ -278,7 +309,10 @@ public final class OriginClient: Sendable {
         return OriginError(.unreachable, "\(url.redacted): the origin did not answer the read within \(seconds) s")
     }
 
-    private func withHandle<T>(_ body: (CurlEasy) throws -> T) throws -> T {
+    /// A connection to `host`: its host's share first, then one of the pool's.
+    private func withHandle<T>(_ host: String, _ body: (CurlEasy) throws -> T) throws -> T {
+        pool.takeHost(host)
+        defer { pool.releaseHost(host) }
         pool.slots.wait()
         defer { pool.slots.signal() }
         let handle = try pool.idle.withLock { $0.popLast() } ?? CurlEasy()
