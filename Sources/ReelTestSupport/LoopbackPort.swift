@@ -27,6 +27,20 @@ public enum LoopbackPort {
         return bind(fd, port: port)
     }
 
+    /// A listening socket on a free loopback port (a test's server), or nil.
+    public static func listener(backlog: Int32 = 64) -> (fd: Int32, port: Int)? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        for _ in 0..<50 {
+            let port = free()
+            if bind(fd, port: port), listen(fd, backlog) == 0 { return (fd, port) }
+        }
+        close(fd)
+        return nil
+    }
+
     /// Binds `fd` to 127.0.0.1:`port`.
     public static func bind(_ fd: Int32, port: Int) -> Bool {
         withAddress(port) { Glibc.bind(fd, $0, $1) == 0 }

@@ -122,16 +122,8 @@ final class MisbehavingOrigin: Sendable {
 
     init(serving body: Data) throws {
         state = Mutex(State(body: body, etag: "\"v1-\(body.count)\""))
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let (fd, chosen) = LoopbackPort.listener() else { throw Failure("the misbehaving origin cannot listen") }
         listener = fd
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var chosen = 0
-        for _ in 0..<50 {
-            let port = LoopbackPort.free()
-            if LoopbackPort.bind(fd, port: port) { chosen = port; break }
-        }
-        guard chosen > 0, listen(fd, 64) == 0 else { throw Failure("the misbehaving origin cannot listen") }
         port = chosen
         Thread.detachNewThread { [weak self] in
             while true {

@@ -147,15 +147,9 @@ import Testing
         final class Accepted: Sendable { let times = Mutex<[Date]>([]) }
 
         init() throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var chosen = 0
-            for _ in 0..<50 {
-                let port = LoopbackPort.free()
-                if LoopbackPort.bind(fd, port: port) { chosen = port; break }
-            }
-            guard chosen > 0, listen(fd, 16) == 0 else { throw EngineError("cannot listen") }
-            port = chosen
-            let (fd, accepted) = (fd, accepted)
+            guard let (fd, port) = LoopbackPort.listener() else { throw EngineError("cannot listen") }
+            (self.fd, self.port) = (fd, port)
+            let accepted = accepted
             Thread {
                 while true {
                     let connection = accept(fd, nil, nil)
