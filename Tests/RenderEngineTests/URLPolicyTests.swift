@@ -179,6 +179,8 @@ import Testing
         // The other origin was connected to at once, not after the hanging reads gave up.
         let first = try #require(other.connections.first)
         #expect(first.timeIntervalSince(started) < 2, "\(first.timeIntervalSince(started)) s")
-        #expect(hanging.connections.count == 1, "the hanging host got \(hanging.connections.count) connections")
+        // Until then the hanging host held one connection: its second read waited for its share.
+        let before = hanging.connections.filter { $0 <= first }.count
+        #expect(before == 1, "the hanging host got \(before) connections before the other was read")
     }
 }
