@@ -13,12 +13,20 @@ extension ContentID {
         LoopGuard.assertMayBlock("hashing \(path)")
         guard let handle = FileHandle(forReadingAtPath: path) else { throw EngineError("\(path): cannot be read") }
         defer { try? handle.close() }   // read-only: closing cannot lose data
+        return try hashing(handle).id
+    }
+
+    /// The content id of what is left to read of `handle`, and how many bytes that was.
+    public static func hashing(_ handle: FileHandle) throws -> (id: ContentID, size: Int) {
+        LoopGuard.assertMayBlock("hashing a file")
         var hasher = SHA256()
+        var size = 0
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
             hasher.update(data: block)
+            size += block.count
         }
         guard let id = ContentID(hex: Digest.hex(hasher.finalize())) else { preconditionFailure("SHA-256 is 32 bytes") }
-        return id
+        return (id, size)
     }
 }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import RenderEngine
 import SessionKit
@@ -24,19 +23,11 @@ struct HandedOverFile: Sendable {
 
     /// Its content id and size, read once (on the I/O lane, never the loop).
     func digest() throws -> (contentID: String, size: Int) {
-        LoopGuard.assertMayBlock("hashing \(url.path)")
         let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw FarmError(.ioFailed, "cannot read the handed-over upload: \(String(cString: strerror(errno)))")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var hasher = SHA256()
-        var size = 0
-        while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
-            hasher.update(data: block)
-            size += block.count
-        }
-        guard let id = ContentID(hex: Digest.hex(hasher.finalize())) else { preconditionFailure("SHA-256 is 32 bytes") }
+        let (id, size) = try ContentID.hashing(FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
         return (id.description, size)
     }
 }
