@@ -113,7 +113,8 @@ let package = Package(
         .testTarget(name: "FarmHTTPTests", dependencies: ["FarmHTTP", "Farm", "ReelTestSupport",
                                                           .product(name: "Hummingbird", package: "hummingbird"),
                                                           .product(name: "HummingbirdTesting", package: "hummingbird")]),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit",
+        // Farm and RenderEngine: tests that speak the wire protocol as a hostile client would.
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit", "Farm", "RenderEngine",
                                                        .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -112,6 +112,11 @@ final class MisbehavingOrigin: Sendable {
         var behaviour: Behaviour = .serve
         var requests = 0
         var conditionalRefusals = 0
+        /// When set, a GET whose target lacks this text (the credential) gets 403.
+        var credential: String?
+        var credentialRefusals = 0
+        /// Sent with every object answer when set.
+        var cacheControl: String?
         /// Bodies PUT, by path, with whether their Content-MD5 matched.
         var received: [String: (body: Data, md5Matched: Bool)] = [:]
     }
@@ -143,7 +148,15 @@ final class MisbehavingOrigin: Sendable {
     /// Replaces the object with other bytes and a new ETag (a re-upload).
     func replace(with body: Data) { state.withLock { $0.body = body; $0.etag = "\"v2-\(body.count)\"" } }
 
+    /// Reads must carry `credential` in their query (as a presigned URL's signature), and
+    /// answers say `Cache-Control: cacheControl`.
+    func require(credential: String, cacheControl: String? = nil) {
+        state.withLock { $0.credential = credential; $0.cacheControl = cacheControl }
+    }
+
     var requestCount: Int { state.withLock { $0.requests } }
+    /// GETs refused with 403 for want of the credential.
+    var credentialRefusals: Int { state.withLock { $0.credentialRefusals } }
     /// What was PUT at `path` (e.g. "/out.mp4"), and whether its Content-MD5 was right.
     func received(_ path: String) -> (body: Data, md5Matched: Bool)? { state.withLock { $0.received[path] } }
     /// Requests refused with 412 because their If-Match named an older version.
@@ -181,16 +194,23 @@ final class MisbehavingOrigin: Sendable {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }) { $1 }
-        let (behaviour, body, etag) = state.withLock { s -> (Behaviour, Data, String) in
+        let target = head.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? ""
+        let (behaviour, body, etag, refused, cacheControl) = state.withLock { s -> (Behaviour, Data, String, Bool, String?) in
             s.requests += 1
+            if let credential = s.credential, !target.contains(credential) {
+                s.credentialRefusals += 1
+                return (s.behaviour, s.body, s.etag, true, s.cacheControl)
+            }
             let now = s.behaviour
             switch now {
             case .unavailable(let n): s.behaviour = n > 1 ? .unavailable(n - 1) : .serve
             case .dropMidBody(let n) where headers["range"] != nil: s.behaviour = n > 1 ? .dropMidBody(n - 1) : .serve
             default: break
             }
-            return (now, s.body, s.etag)
+            return (now, s.body, s.etag, false, s.cacheControl)
         }
+        if refused { return send(fd, status: "403 Forbidden", headers: ["Content-Type: application/xml"], body: Data("<Error/>".utf8)) }
+        let caching = cacheControl.map { ["Cache-Control: \($0)"] } ?? []
         switch behaviour {
         case .silent:
             usleep(30_000_000)   // the client gives up first; the connection then closes
@@ -219,10 +239,11 @@ final class MisbehavingOrigin: Sendable {
             return send(fd, status: "412 Precondition Failed", headers: [], body: Data())
         }
         guard let range = headers["range"], let parsed = Self.range(range, size: body.count) else {
-            return send(fd, status: "200 OK", headers: ["Content-Type: video/mp4", "ETag: \(etag)"], body: body)
+            return send(fd, status: "200 OK", headers: ["Content-Type: video/mp4", "ETag: \(etag)"] + caching, body: body)
         }
         let slice = body.subdata(in: parsed)
         let partial = ["Content-Type: video/mp4", "ETag: \(etag)", "Content-Range: bytes \(parsed.lowerBound)-\(parsed.upperBound - 1)/\(body.count)"]
+            + caching
         if case .dropMidBody = behaviour {
             _ = send(fd, status: "206 Partial Content", headers: partial, body: slice, cutAfter: slice.count / 2)
             return false

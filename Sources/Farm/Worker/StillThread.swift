@@ -46,12 +46,14 @@ final class StillThread: Sendable {
             let cores = ProcessInfo.processInfo.activeProcessorCount
             let decoders = StillDecoders(threads: { StillDecoders.frameThreads(cores: cores, busy: busySlots.value) })
             let service = StillService(cache: cache, decoders: decoders, renderLog: renderLog)
+            let access = OriginAccess()
             while !mailbox.stop.isRaised {
                 _ = mailbox.wake.wait(timeout: .now() + .milliseconds(200))
                 for job in mailbox.jobs.take() {
                     switch job {
                     case .serve(let request, let files):
-                        let reply = Self.serve(request, files: files, origins: origins, service: service, workerID: workerID)
+                        let reply = Self.serve(request, files: files, origins: origins, access: access, service: service,
+                                               workerID: workerID)
                         mailbox.replies.post(reply)
                         wakeup.signal()
                     case .invalidate(let ids):
@@ -84,8 +86,8 @@ final class StillThread: Sendable {
 
     func shutDown() { mailbox.stop.raise() }
 
-    private static func serve(_ request: StillsRequest, files: [String: URL], origins: OriginClient, service: StillService,
-                              workerID: String) -> (StillsReply, [Data]) {
+    private static func serve(_ request: StillsRequest, files: [String: URL], origins: OriginClient, access: OriginAccess,
+                              service: StillService, workerID: String) -> (StillsReply, [Data]) {
         var reply = StillsReply(requestID: request.requestID, worker: workerID, results: [], invalid: nil, error: nil, missing: [])
         do {
             let session = try SessionDocument.decode(Data(request.session.utf8))
@@ -98,6 +100,12 @@ final class StillThread: Sendable {
                     reply.error = FarmError(.originRefused, "\(refused)")   // names the URL without its query
                     return (reply, [])
                 }
+            }
+            // The cached pictures and open clips of an object serve only a request whose
+            // own credential the origin accepts (`OriginAccess`).
+            for reference in pinned.keys.sorted() {
+                guard let object = pinned[reference] else { continue }
+                try access.check(object, with: origins.bounded())
             }
             let contentIDs = request.files.merging(pinned.mapValues(\.contentID)) { $1 }
             var remembered: [String: MediaInfo] = [:]

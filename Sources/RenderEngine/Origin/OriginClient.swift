@@ -154,6 +154,33 @@ public final class OriginClient: Sendable {
         return (object, response.body)
     }
 
+    /// Asks the origin, with `object`'s own URL and credential, whether it still serves the
+    /// pinned version to that credential: one conditional read of the first byte. Throws
+    /// the origin's refusal (403, 404, a changed version); returns how many seconds the
+    /// answer may be trusted (its `Cache-Control` max-age, at most an hour; 0 without one).
+    /// What a shared cache must do before it serves a picture of the object
+    /// (docs/operations.md, "Sources by URL").
+    public func revalidate(_ object: OriginObject) throws -> Double {
+        let response = try exchange(object.url, range: 0..<1, condition: object.condition, expected: object)
+        guard [200, 206].contains(response.status) else { throw Self.statusError(response.status, object.url) }
+        return Self.freshness(response.headers["cache-control"])
+    }
+
+    /// Seconds an answer may be reused by `Cache-Control` (`s-maxage` before `max-age`,
+    /// none under `no-cache` or `no-store`), at most an hour.
+    static func freshness(_ header: String?) -> Double {
+        guard let header else { return 0 }
+        var directives: [String: String] = [:]
+        for part in header.lowercased().split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let name = pair.first, !name.isEmpty else { continue }
+            directives[name] = pair.count > 1 ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
+        }
+        if directives["no-cache"] != nil || directives["no-store"] != nil { return 0 }
+        guard let text = directives["s-maxage"] ?? directives["max-age"], let seconds = Double(text), seconds > 0 else { return 0 }
+        return min(seconds, 3600)
+    }
+
     /// The bytes of `range` of the pinned `object` (clipped to its size).
     public func read(_ object: OriginObject, _ range: Range<Int64>) throws -> Data {
         let range = range.clamped(to: 0..<object.size)
