@@ -130,3 +130,20 @@ import Testing
 }
 
 private struct JobStoreTestError: Error {}
+
+/// The store keeps presigned URLs whole (docs/operations.md, "Secrets at rest"): a store
+/// it creates, and the files SQLite makes beside it, are readable by their owner only.
+@Suite struct JobStoreModeTests {
+    @Test func aNewStoreAndItsLogAreTheOwnersOnly() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let path = dir.appendingPathComponent("farm.sqlite").path
+        let store = try JobStore(path: path, syncedBy: nil)
+        try store.createJob(JobStore.JobRecord(id: "j1", state: .queued, priority: 0, created: 1, finished: nil,
+                                               session: #"{"video": {"videoSegments": [{"source": "https://o.example/a.mp4?sig=s"}]}}"#,
+                                               files: [:], paths: [:], settings: EncoderSettings(), totalFrames: 1, error: nil), shards: [])
+        for file in [path, path + "-wal"] {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int, "\(file)")
+            #expect(mode & 0o077 == 0, "\(file): \(String(mode, radix: 8))")
+        }
+    }
+}

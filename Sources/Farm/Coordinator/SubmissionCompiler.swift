@@ -34,12 +34,12 @@ final class SubmissionCompiler: Sendable {
 
     /// The SHA-256 of what a submission asks, without how long its client waits: a retry
     /// of the same request has the same digest.
-    static func digest(of submit: Submit) -> String {
+    static func digest(of submit: Submit) throws -> String {
         var asked = submit
         asked.answerWithin = nil
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return Digest.sha256((try? encoder.encode(asked)) ?? Data())
+        return Digest.sha256(try encoder.encode(asked))
     }
 
     /// The first answer to an idempotency key, for a retry of the same request; a refusal for another request under it.
@@ -140,7 +140,13 @@ final class SubmissionCompiler: Sendable {
                 var request = taken
                 defer { requests.done(client) }
                 if let key = request.submit.idempotencyKey {
-                    let digest = Self.digest(of: request.submit)
+                    let digest: String
+                    do {
+                        digest = try Self.digest(of: request.submit)
+                    } catch {
+                        results.post(.failed(request.identity, FarmError(.invalidInput, "the submission cannot be encoded: \(error)")))
+                        continue
+                    }
                     request.digest = digest
                     if let first = try? store.firstAnswer(owner: request.owner, key: key) {
                         results.post(Self.replay(first, to: request.identity, key: key, digest: digest))

@@ -12,6 +12,15 @@ public final class JobStore {
     /// `StoreSyncer` makes its commits durable (docs/operations.md, "Disks"); every other
     /// connection syncs each commit itself.
     public init(path: String, syncedBy syncer: StoreSyncer? = nil) throws {
+        // The store holds sessions, specs and callbacks with their presigned URLs whole (a
+        // restart reads the origins and sends the result with them): readable by the
+        // coordinator's user only, as a key file is. SQLite gives its -wal and -shm files
+        // the database's mode (docs/operations.md, "Security").
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw FarmError(.ioFailed, "cannot create the store \(path)")
+            }
+        }
         db = try SQLiteDatabase(path: path, commitTimer: CoordinatorMetrics.storeCommit)
         if syncer != nil {
             try db.execute("PRAGMA synchronous=NORMAL")
