@@ -31,3 +31,75 @@ struct TurnsTests {
         #expect(tally.finished.load(ordering: .relaxed) == 40)
     }
 }
+
+/// One API client's calls stuck on something slow (a hanging origin) hold only its share
+/// of the gateway's turns (docs/operations.md, "Limits"); a freed turn goes to the next
+/// client that may take one, not to the client already at its share.
+@Suite(.timeLimit(.minutes(1))) struct FairTurnsTests {
+    /// A latch a task awaits until the test opens it.
+    final class Latch: Sendable {
+        private let waiters = Mutex<(open: Bool, continuations: [CheckedContinuation<Void, Never>])>((false, []))
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = waiters.withLock { s -> Bool in
+                    if s.open { return true }
+                    s.continuations.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+        func open() {
+            for continuation in waiters.withLock({ s -> [CheckedContinuation<Void, Never>] in
+                s.open = true
+                defer { s.continuations = [] }
+                return s.continuations
+            }) { continuation.resume() }
+        }
+    }
+
+    /// Yields until `condition` holds: the tasks started move only when the test yields.
+    private func until(_ condition: () -> Bool) async {
+        while !condition() { await Task.yield() }
+    }
+
+    @Test func oneClientHoldsItsShareAndAFreedTurnGoesToAnotherClient() async {
+        let turns = Turns(4, perClient: 2)
+        let hanging = Latch()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await turns.take(for: "x")
+                    await hanging.wait()
+                    turns.give(for: "x")
+                }
+            }
+            await until { turns.counts("x") == (2, 18) }
+
+            // Another client is not held back behind x's eighteen.
+            await turns.take(for: "y")
+            await turns.take(for: "y")
+            #expect(turns.counts("y") == (2, 0))
+            // Every turn is taken now: z waits, and gets the next freed turn, not x.
+            let zRan = Latch()
+            group.addTask {
+                await turns.take(for: "z")
+                zRan.open()
+                turns.give(for: "z")
+            }
+            await until { turns.counts("z").waiting == 1 }
+            turns.give(for: "y")
+            await zRan.wait()
+            #expect(turns.counts("x") == (2, 18))
+            // Calls of no client (admins, signed URLs) are not capped.
+            turns.give(for: "y")
+            await turns.take()
+            await turns.take()
+            #expect(turns.counts(nil).held == 2)
+            turns.give()
+            turns.give()
+            hanging.open()
+        }
+        #expect(turns.counts("x") == (0, 0))
+    }
+}

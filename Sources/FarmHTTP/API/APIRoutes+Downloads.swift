@@ -9,9 +9,11 @@ extension APIRoutes {
 
     func download(_ request: Request, _ context: BasicRequestContext, part: String, type: String) async throws -> Response {
         let id = try context.parameters.require("id")
-        let status = try await job(id, for: try authorizeRead(request))
+        let caller = try authorizeRead(request)
+        let status = try await job(id, for: caller)
         guard status.state == .done else { throw HTTPError(.conflict, message: "job \(id) is \(status.state.rawValue), not done") }
-        let first = try await gateway.call { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
+        let share = caller.share
+        let first = try await gateway.call(for: share) { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
         let size = first.total
         let range: ByteRange?
         do {
@@ -35,7 +37,7 @@ extension APIRoutes {
             let end = start + count
             while offset < end {
                 let (at, length) = (offset, min(4 << 20, end - offset))
-                let block = try await gateway.call { try $0.fetchBlock(id, part: part, offset: at, length: length) }
+                let block = try await gateway.call(for: share) { try $0.fetchBlock(id, part: part, offset: at, length: length) }
                 guard !block.data.isEmpty else { break }
                 try await writer.write(ByteBuffer(bytes: block.data.prefix(end - offset)))
                 offset += block.data.count

@@ -34,7 +34,7 @@ extension APIRoutes {
         submission.replace = body.replace
         submission.variants = body.variants
         let submit = submission
-        let reply = try await gateway.call { try $0.submit(submit) }
+        let reply = try await gateway.call(for: caller.share) { try $0.submit(submit) }
         // A large body's parse has passed (its objects freed on this thread's heap, after the
         // coordinator's compiler trimmed its own): give the pages back (docs/operations.md, "Limits").
         if buffer.readableBytes > 1 << 20 { HeapPolicy.releaseFreed() }
@@ -72,7 +72,7 @@ extension APIRoutes {
     /// The batch's status, if the caller may see its jobs: 404 if there is none, 403 if
     /// it is another client's.
     func batch(_ id: String, for caller: Caller) async throws -> BatchStatus {
-        guard let status = try await gateway.call({ try $0.batchStatus(id) }) else {
+        guard let status = try await gateway.call(for: caller.share, { try $0.batchStatus(id) }) else {
             throw HTTPError(.notFound, message: "no batch \(id.prefix(64))")
         }
         guard status.variants.allSatisfy(caller.may(see:)) else { throw HTTPError(.forbidden, message: "batch \(id.prefix(64)) is another client's") }
@@ -98,7 +98,7 @@ extension APIRoutes {
         let after = query["after"].map(String.init)
         let owner = caller.isAdmin ? nil : caller.owner
         let pageSize = limit
-        let reply = try await gateway.call { try $0.statusReply(owner: owner, limit: pageSize, after: after) }
+        let reply = try await gateway.call(for: caller.share) { try $0.statusReply(owner: owner, limit: pageSize, after: after) }
         var headers = HTTPFields()
         if let next = reply.next, let cursor = next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
             headers[Self.link] = "</v1/jobs?limit=\(limit)&after=\(cursor)>; rel=\"next\""

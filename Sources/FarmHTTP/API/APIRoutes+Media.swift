@@ -20,7 +20,7 @@ extension APIRoutes {
         // "Already there" only to a client that has sent these bytes before; another sends
         // them once, checked like any upload (docs/api.md, "Uploading media").
         let holder = PartialUploads.holder(caller)
-        if try await gateway.call({ try $0.hasMedia(contentID, holder: holder) }) {
+        if try await gateway.call(for: caller.share, { try $0.hasMedia(contentID, holder: holder) }) {
             return try json(UploadState(contentID: contentID, received: nil, present: true))
         }
         let range: ContentRange?
@@ -90,7 +90,7 @@ extension APIRoutes {
         // Moved into the coordinator's media, or dropped by it (bytes that are not the
         // content id: 422); whatever is left after a failure goes, and the upload starts at 0.
         defer { try? FileManager.default.removeItem(at: partial) }
-        let uploaded = try await gateway.call { try $0.adopt(partial, contentID: contentID, holder: holder) }
+        let uploaded = try await gateway.call(for: caller.share) { try $0.adopt(partial, contentID: contentID, holder: holder) }
         return try json(UploadState(contentID: contentID, received: received, present: true), status: uploaded.wasStored == true ? .ok : .created)
     }
 
@@ -100,7 +100,7 @@ extension APIRoutes {
         let caller = try authorize(request)
         let contentID = try Self.contentID(context)
         let holder = PartialUploads.holder(caller)
-        if try await gateway.call({ try $0.hasMedia(contentID, holder: holder) }) { return Response(status: .ok) }
+        if try await gateway.call(for: caller.share, { try $0.hasMedia(contentID, holder: holder) }) { return Response(status: .ok) }
         var headers = HTTPFields()
         headers[Self.uploadOffset] = "\(Self.size(of: partials.partial(caller, contentID)))"
         return Response(status: .notFound, headers: headers)

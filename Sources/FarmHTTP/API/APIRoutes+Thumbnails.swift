@@ -39,7 +39,7 @@ extension APIRoutes {
         }
         let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png,
                                  tolerance: asked.tolerance)
-        let outcome = try await gateway.call { try $0.jobStills(id, [still]) }
+        let outcome = try await gateway.call(for: caller.share) { try $0.jobStills(id, [still]) }
         if let invalid = outcome.invalid { throw FarmError(.invalidInput, invalid.map(\.description).joined(separator: "; ")) }
         guard let (result, picture) = outcome.pictures.first else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
         var headers = HTTPFields()

@@ -44,6 +44,10 @@ struct Caller {
     let isAdmin: Bool
 
     func may(see status: JobStatus) -> Bool { isAdmin || status.owner == owner }
+
+    /// Whose share of the gateway's calls this caller's take (`Turns`): a token's holder;
+    /// admins and signed URLs none.
+    var share: String? { isAdmin ? nil : owner }
 }
 
 struct APIRoutes: Sendable {
@@ -70,26 +74,29 @@ struct APIRoutes: Sendable {
         }
         group.delete("jobs/:id") { request, context in
             let id = try context.parameters.require("id")
-            _ = try await job(id, for: try authorize(request))
-            return try json(try await gateway.call { try $0.cancel(id) })
+            let caller = try authorize(request)
+            _ = try await job(id, for: caller)
+            return try json(try await gateway.call(for: caller.share) { try $0.cancel(id) })
         }
         group.patch("jobs/:id") { request, context in
             let id = try context.parameters.require("id")
-            _ = try await job(id, for: try authorize(request))
+            let caller = try authorize(request)
+            _ = try await job(id, for: caller)
             var request = request
             struct Change: Decodable { var priority: Int }
             let body = try await request.collectBody(upTo: 4096)
             guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)), (-1000...1000).contains(change.priority) else {
                 return try problem("priority", "must be an integer from -1000 to 1000")
             }
-            return try json(try await gateway.call { try $0.setPriority(id, change.priority) })
+            return try json(try await gateway.call(for: caller.share) { try $0.setPriority(id, change.priority) })
         }
         group.get("jobs/:id/segments/:segment/thumbnail") { request, context in try await still(request, context, kind: .thumbnail) }
         group.get("jobs/:id/segments/:segment/frame") { request, context in try await still(request, context, kind: .frame) }
         group.get("jobs/:id/shards") { request, context in
             let id = try context.parameters.require("id")
-            _ = try await job(id, for: try authorize(request))
-            return try json(try await gateway.call { try $0.shards(id) })
+            let caller = try authorize(request)
+            _ = try await job(id, for: caller)
+            return try json(try await gateway.call(for: caller.share) { try $0.shards(id) })
         }
         group.get("jobs/:id/events") { request, context in
             let id = try context.parameters.require("id")
@@ -104,8 +111,8 @@ struct APIRoutes: Sendable {
             try await download(request, context, part: "sidecar", type: "application/json")
         }
         group.get("workers") { request, _ in
-            _ = try authorize(request)
-            return try json(try await gateway.call { try $0.workers() })
+            let caller = try authorize(request)
+            return try json(try await gateway.call(for: caller.share) { try $0.workers() })
         }
         group.post("jobs/:id/output-url") { request, context in try await signedURL(request, context, segment: nil) }
         group.post("jobs/:id/segments/:segment/thumbnail-url") { request, context in
@@ -150,7 +157,7 @@ struct APIRoutes: Sendable {
     /// The job's status, if the caller may see it: 404 if there is none, 403 if it is
     /// another client's.
     func job(_ id: String, for caller: Caller) async throws -> JobStatus {
-        guard let status = try await gateway.call({ try $0.status(id).first }) else {
+        guard let status = try await gateway.call(for: caller.share, { try $0.status(id).first }) else {
             throw FarmError(.noSuchJob, "no job \(id)")
         }
         guard caller.may(see: status) else { throw HTTPError(.forbidden, message: "job \(id) is another client's") }

@@ -19,12 +19,14 @@ public struct FarmGateway: Sendable {
 
     /// Calls at once; each holds one thread for at most `timeoutSeconds`.
     public static let concurrentCalls = 16
+    /// Of those, one API client's at once.
+    public static let callsPerClient = 4
     public static let timeoutSeconds = 30.0
 
     public init(endpoint: String, curve: CurveClient?) {
         self.endpoint = endpoint
         self.curve = curve
-        turns = Turns(Self.concurrentCalls)
+        turns = Turns(Self.concurrentCalls, perClient: Self.callsPerClient)
     }
 
     /// A new connection to the coordinator.
@@ -34,9 +36,10 @@ public struct FarmGateway: Sendable {
         return client
     }
 
-    func call<T: Sendable>(_ body: @escaping @Sendable (FarmClient) throws -> T) async throws -> T {
-        await turns.take()
-        defer { turns.give() }
+    /// `client`: whose share the call takes (a token's holder); nil for admins and signed URLs.
+    func call<T: Sendable>(for client: String? = nil, _ body: @escaping @Sendable (FarmClient) throws -> T) async throws -> T {
+        await turns.take(for: client)
+        defer { turns.give(for: client) }
         let gateway = self
         return try await blocking {
             let lent = try gateway.pool.borrow { try gateway.client() }
@@ -82,40 +85,80 @@ final class ClientPool: Sendable {
     }
 }
 
-/// A counting semaphore whose waiters are suspended tasks, not blocked threads.
+/// A counting semaphore whose waiters are suspended tasks, not blocked threads, shared
+/// fairly (docs/operations.md, "Limits"): one client (a token's holder) holds at most
+/// `perClient` turns at once, and when a turn frees, the clients waiting take it in
+/// turn, oldest first within a client. Twenty calls of one client stuck on a hanging
+/// origin hold its share, never every turn. Calls without a client (admins, signed URLs,
+/// a loopback API without tokens) share the rest as one queue, uncapped.
 final class Turns: Sendable {
     private struct State {
         var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var held: [String: Int] = [:]
+        var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+        /// Clients with waiters, in the order they take the next free turn.
+        var rotation: [String] = []
     }
 
     private let state: Mutex<State>
+    let perClient: Int
+    /// The key of calls that belong to no client.
+    private static let shared = ""
 
-    init(_ count: Int) { state = Mutex(State(free: count)) }
+    init(_ count: Int, perClient: Int? = nil) {
+        state = Mutex(State(free: count))
+        self.perClient = max(1, perClient ?? count)
+    }
 
-    func take() async {
+    func take(for client: String? = nil) async {
+        let key = client ?? Self.shared
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { s -> Bool in
-                if s.free > 0 {
+                if s.free > 0, s.waiting.isEmpty || s.rotation.allSatisfy({ !self.mayTake($0, s) }), self.mayTake(key, s) {
                     s.free -= 1
+                    s.held[key, default: 0] += 1
                     return true
                 }
-                s.waiting.append(continuation)
+                if s.waiting[key] == nil { s.rotation.append(key) }
+                s.waiting[key, default: []].append(continuation)
                 return false
             }
             if now { continuation.resume() }
         }
     }
 
-    /// Hands the turn to the longest waiter, or frees it.
-    func give() {
+    /// Gives back a turn of `client`'s; the next client in the rotation that may take one
+    /// gets it.
+    func give(for client: String? = nil) {
+        let key = client ?? Self.shared
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if s.waiting.isEmpty {
-                s.free += 1
-                return nil
+            let left = s.held[key, default: 1] - 1
+            s.held[key] = left > 0 ? left : nil
+            s.free += 1
+            guard let index = s.rotation.firstIndex(where: { mayTake($0, s) }) else { return nil }
+            let chosen = s.rotation.remove(at: index)
+            var queue = s.waiting[chosen] ?? []
+            let continuation = queue.removeFirst()
+            if queue.isEmpty {
+                s.waiting[chosen] = nil
+            } else {
+                s.waiting[chosen] = queue
+                s.rotation.append(chosen)
             }
-            return s.waiting.removeFirst()
+            s.free -= 1
+            s.held[chosen, default: 0] += 1
+            return continuation
         }
         next?.resume()
+    }
+
+    /// Turns `client` holds and its calls waiting for one.
+    func counts(_ client: String?) -> (held: Int, waiting: Int) {
+        let key = client ?? Self.shared
+        return state.withLock { ($0.held[key, default: 0], $0.waiting[key]?.count ?? 0) }
+    }
+
+    private func mayTake(_ key: String, _ s: State) -> Bool {
+        key == Self.shared || s.held[key, default: 0] < perClient
     }
 }
