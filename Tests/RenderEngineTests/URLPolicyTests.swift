@@ -184,3 +184,30 @@ import Testing
         #expect(before <= 1, "the hanging host got \(before) connections before the other was read")
     }
 }
+
+/// One tenant's hanging reads hold only its share of the connections, whatever their hosts
+/// (`connectionsPerTenant`, `onBehalf(of:)`): another tenant's read goes on at once. With
+/// no share per tenant, two hanging reads of one tenant took both connections of a pool of two.
+@Suite struct OriginTenantShareTests {
+    @Test func aTenantsHangingReadsHoldOnlyItsShare() throws {
+        let hanging = try OriginConnectionShareTests.Silent(), other = try OriginConnectionShareTests.Silent()
+        var limits = OriginClient.Limits()
+        limits.connections = 2
+        limits.connectionsPerHost = 2
+        limits.connectionsPerTenant = 1
+        limits.readTimeout = 3
+        limits.stallTimeout = 3
+        limits.attempts = 1
+        let client = OriginClient(policy: URLPolicy(allowedHosts: ["127.0.0.1", "localhost"]), limits: limits)
+        let started = Date()
+        let slow = client.onBehalf(of: "tenant-a")
+        for _ in 0..<2 {
+            Thread { _ = try? slow.open(try MediaURL.parse("http://127.0.0.1:\(hanging.port)/a.mp4").get()) }.start()
+        }
+        _ = try? client.onBehalf(of: "tenant-b").open(try MediaURL.parse("http://localhost:\(other.port)/a.mp4").get())
+        let first = try #require(other.connections.first)
+        #expect(first.timeIntervalSince(started) < 2, "\(first.timeIntervalSince(started)) s")
+        let before = hanging.connections.filter { $0 <= first }.count
+        #expect(before <= 1, "tenant a got \(before) connections before tenant b's read")
+    }
+}

@@ -583,10 +583,11 @@ public final class Coordinator {
 
     /// Sends an assembled result where its job asked (docs/api.md, "Output to a URL"), on
     /// a thread of its own: the job is done only once it is there.
-    private func publish(_ id: String, to destination: OutputTarget, assembledIn seconds: Double) {
+    private func publish(_ id: String, to destination: OutputTarget, owner: String?, assembledIn seconds: Double) {
         let output = resultPath(job: id, layout: .whole).path
         let finished = finishedAssemblies
-        let origins = options.origins
+        // One tenant's hanging upload targets hold only its share of the connections.
+        let origins = options.origins.onBehalf(of: owner ?? "")
         let thread = Thread {
             let started = Date()
             do {
@@ -611,7 +612,7 @@ public final class Coordinator {
             log(String(format: "job %@: index written %.3f s after the last chunk; %.2f s writing the file in all", done.job, seconds, done.writing),
                 LogIDs(job: done.job), level: .debug)
             if done.error == nil, let destination = job.spec.destination {
-                publish(done.job, to: destination, assembledIn: seconds)
+                publish(done.job, to: destination, owner: job.owner, assembledIn: seconds)
             } else {
                 finishedAssemblies.post((done.job, done.error.map { FarmError(.renderFailed, $0) }, seconds, nil))
             }

@@ -65,6 +65,9 @@ final class SubmissionCompiler: Sendable {
         var deadline: Double? = nil
         /// The SHA-256 of the request, when it has an idempotency key (set on this thread).
         var digest: String? = nil
+
+        /// Whose turn and share it takes: its owner's, else its connection's.
+        var client: String { owner ?? identity.map { String(format: "%02x", $0) }.joined() }
     }
 
     /// A job ready to be created.
@@ -153,7 +156,10 @@ final class SubmissionCompiler: Sendable {
                         continue
                     }
                 }
-                results.post(Self.compile(request, context: context, known: known, holds: holds, probes: ProbeMemory(store: store)))
+                // Its reads of origins take its client's share of the connections.
+                var own = context
+                own.origins = context.origins.onBehalf(of: request.client)
+                results.post(Self.compile(request, context: own, known: known, holds: holds, probes: ProbeMemory(store: store)))
                 // A large session's decoding is transient: its memory goes back, kept or refused.
                 if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
             }
@@ -168,7 +174,7 @@ final class SubmissionCompiler: Sendable {
     /// Queues a submission behind its client's earlier ones: its owner's, else its connection's.
     func post(_ request: Request) {
         pending.add(1, ordering: .relaxed)
-        requests.post(request, client: request.owner ?? request.identity.map { String(format: "%02x", $0) }.joined())
+        requests.post(request, client: request.client)
     }
 
     /// Compiled submissions, in the order they finished.

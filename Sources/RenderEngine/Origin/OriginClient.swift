@@ -60,6 +60,9 @@ public final class OriginClient: Sendable {
         /// Of those, to one host at once: an origin that hangs holds only its own share, and
         /// every other origin's reads and uploads go on (docs/operations.md, "Sources by URL").
         public var connectionsPerHost = 4
+        /// Of those, for one tenant at once (`onBehalf(of:)`): a tenant whose uploads hang
+        /// on many hosts holds only its own share.
+        public var connectionsPerTenant = 4
 
         public init() {}
     }
@@ -70,59 +73,87 @@ public final class OriginClient: Sendable {
     private let pool: Pool
     /// When every read of this client must be over (`bounded`), in uptime seconds.
     private let deadline: Double?
+    /// Whose share of the connections this client's requests take (`onBehalf(of:)`).
+    private let tenant: String?
 
     private final class Pool: Sendable {
         let idle = Mutex<[CurlEasy]>([])
         let slots: DispatchSemaphore
         let perHost: Int
-        /// Connections to each host now; waiters for a host wait on `hostFreed`.
-        let byHost = Mutex<[String: Int]>([:])
-        let hostFreed = NSCondition()
+        let perTenant: Int
+        /// Connections of each share (a host's, a tenant's) now; waiters wait on `freed`.
+        let shares = Mutex<[Share: Int]>([:])
+        let freed = NSCondition()
 
-        init(connections: Int, perHost: Int) {
+        enum Share: Hashable {
+            case host(String)
+            case tenant(String)
+        }
+
+        init(connections: Int, perHost: Int, perTenant: Int) {
             slots = DispatchSemaphore(value: max(1, connections))
             self.perHost = max(1, min(perHost, connections))
+            self.perTenant = max(1, min(perTenant, connections))
         }
 
-        func takeHost(_ host: String) {
-            hostFreed.lock()
-            defer { hostFreed.unlock() }
-            while !byHost.withLock({ counts in
-                guard counts[host, default: 0] < perHost else { return false }
-                counts[host, default: 0] += 1
-                return true
-            }) { hostFreed.wait() }
-        }
-
-        func releaseHost(_ host: String) {
-            hostFreed.lock()
-            byHost.withLock { counts in
-                let left = counts[host, default: 1] - 1
-                counts[host] = left > 0 ? left : nil
+        private func limit(_ share: Share) -> Int {
+            switch share {
+            case .host: perHost
+            case .tenant: perTenant
             }
-            hostFreed.broadcast()
-            hostFreed.unlock()
+        }
+
+        /// Takes one connection of every share in `wanted` at once, waiting while any is full.
+        func take(_ wanted: [Share]) {
+            freed.lock()
+            defer { freed.unlock() }
+            while !shares.withLock({ counts in
+                guard wanted.allSatisfy({ counts[$0, default: 0] < limit($0) }) else { return false }
+                for share in wanted { counts[share, default: 0] += 1 }
+                return true
+            }) { freed.wait() }
+        }
+
+        func release(_ taken: [Share]) {
+            freed.lock()
+            shares.withLock { counts in
+                for share in taken {
+                    let left = counts[share, default: 1] - 1
+                    counts[share] = left > 0 ? left : nil
+                }
+            }
+            freed.broadcast()
+            freed.unlock()
         }
     }
 
     public init(policy: URLPolicy, limits: Limits = Limits()) {
         self.policy = policy
         self.limits = limits
-        pool = Pool(connections: limits.connections, perHost: limits.connectionsPerHost)
+        pool = Pool(connections: limits.connections, perHost: limits.connectionsPerHost, perTenant: limits.connectionsPerTenant)
         deadline = nil
+        tenant = nil
     }
 
-    private init(_ base: OriginClient, deadline: Double) {
+    private init(_ base: OriginClient, deadline: Double?, tenant: String?) {
         policy = base.policy
         limits = base.limits
         pool = base.pool
-        self.deadline = min(deadline, base.deadline ?? .infinity)
+        self.deadline = deadline
+        self.tenant = tenant
+    }
+
+    /// This client, its connections shared, taking `tenant`'s share of them (a farm's
+    /// client, by its key or token): one tenant's hanging origins and upload targets hold
+    /// at most `connectionsPerTenant`, whatever their hosts. `nil`: no tenant's share.
+    public func onBehalf(of tenant: String?) -> OriginClient {
+        OriginClient(self, deadline: deadline, tenant: tenant)
     }
 
     /// This client, its connections shared, with every read over within `seconds` from now
     /// in all: a probe's many reads are bounded as one (docs/operations.md, "Sources by URL").
     public func bounded(by seconds: Double? = nil) -> OriginClient {
-        OriginClient(self, deadline: Self.uptime + (seconds ?? limits.readTimeout))
+        OriginClient(self, deadline: min(Self.uptime + (seconds ?? limits.readTimeout), deadline ?? .infinity), tenant: tenant)
     }
 
     static var uptime: Double { ProcessInfo.processInfo.systemUptime }
@@ -336,10 +367,11 @@ public final class OriginClient: Sendable {
         return OriginError(.unreachable, "\(url.redacted): the origin did not answer the read within \(seconds) s")
     }
 
-    /// A connection to `host`: its host's share first, then one of the pool's.
+    /// A connection to `host`: its host's and its tenant's shares first, then one of the pool's.
     private func withHandle<T>(_ host: String, _ body: (CurlEasy) throws -> T) throws -> T {
-        pool.takeHost(host)
-        defer { pool.releaseHost(host) }
+        let shares = [Pool.Share.host(host)] + (tenant.map { [Pool.Share.tenant($0)] } ?? [])
+        pool.take(shares)
+        defer { pool.release(shares) }
         pool.slots.wait()
         defer { pool.slots.signal() }
         let handle = try pool.idle.withLock { $0.popLast() } ?? CurlEasy()
