@@ -201,9 +201,16 @@ import Testing
         let client = OriginClient(policy: URLPolicy(allowedHosts: ["127.0.0.1", "localhost"]), limits: limits)
         let started = Date()
         let slow = client.onBehalf(of: "tenant-a")
+        let calling = DispatchSemaphore(value: 0)
         for _ in 0..<2 {
-            Thread { _ = try? slow.open(try MediaURL.parse("http://127.0.0.1:\(hanging.port)/a.mp4").get()) }.start()
+            Thread {
+                calling.signal()
+                _ = try? slow.open(try MediaURL.parse("http://127.0.0.1:\(hanging.port)/a.mp4").get())
+            }.start()
         }
+        // Tenant a's reads are under way (one connected) before tenant b's starts.
+        for _ in 0..<2 { calling.wait() }
+        while hanging.connections.isEmpty, Date().timeIntervalSince(started) < 2 { usleep(1000) }
         _ = try? client.onBehalf(of: "tenant-b").open(try MediaURL.parse("http://localhost:\(other.port)/a.mp4").get())
         let first = try #require(other.connections.first)
         #expect(first.timeIntervalSince(started) < 2, "\(first.timeIntervalSince(started)) s")
