@@ -12,9 +12,27 @@ extension Coordinator {
             let request = try message.decode(JobStillsRequest.self)
             guard let record = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
             try mayManage(request.jobID, credentials)
-            let origins = try store.spec(of: request.jobID).flatMap { try? JobSpec.decode(Data($0.utf8)) }?.files.compactMapValues(\.origin)
-            try stills(StillsRequest(requestID: UUID().uuidString, session: record.session, files: record.files, paths: record.paths,
-                                     stills: request.stills, origins: origins?.isEmpty == false ? origins : nil), from: identity)
+            let (session, files, paths) = (record.session, record.files, record.paths)
+            let still = { @Sendable (origins: [String: OriginObject]) in
+                StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths,
+                              stills: request.stills, origins: origins.isEmpty ? nil : origins)
+            }
+            // A running job's plan is in memory; a finished one's is read and decoded on the
+            // I/O lane, never on the loop (a plan of thousands of shards takes milliseconds).
+            if let job = scheduler.jobs[request.jobID] {
+                return try stills(still(job.spec.files.compactMapValues(\.origin)), from: identity)
+            }
+            let reader = mediaReader
+            ioLane.post(key: "job " + request.jobID) {
+                let origins = Result { try reader.origins(ofJob: request.jobID) }
+                return { coordinator in
+                    do {
+                        try coordinator.stills(still(try origins.get()), from: identity)
+                    } catch {
+                        coordinator.refuse(.jobStills, from: identity, error)
+                    }
+                }
+            }
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate:
             let request = try message.decode(InvalidateRequest.self)
