@@ -10,6 +10,15 @@ import Testing
 /// "Submitting"): one the coordinator could not answer in that time is never created, so
 /// a client that gave up (a 504) and retries does not get its first try rendered too.
 @Suite struct SubmissionDeadlineTests {
+    /// A batch compiles every variant before any job is made: its client waits longer, by
+    /// its variants (10,000 of them made the API's 30 s a 504 every time).
+    @Test func aBatchIsWaitedForLongerByItsVariants() {
+        var submit = Submit(session: "{}", files: [:], paths: [:], settings: EncoderSettings(), priority: 0)
+        #expect(submit.answerSeconds(usually: 30) == 30)
+        submit.variants = (0..<10_000).map { BatchVariant(name: "v\($0)", replace: [:]) }
+        #expect(abs(submit.answerSeconds(usually: 30) - 130) < 1e-9)
+    }
+
     @Test func aSubmissionPastItsClientsWaitIsNotCreated() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let coordinator = try CoordinatorThread(.scratch(in: dir))

@@ -27,9 +27,9 @@ public final class FarmClient {
         try socket.connect(endpoint)
     }
 
-    func request<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = []) throws -> WireMessage {
+    func request<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = [], timeout: Double? = nil) throws -> WireMessage {
         try socket.send(try WireMessage(type, body, payload: payload).frames)
-        return try receive()
+        return try receive(timeout: timeout)
     }
 
     func receive(timeout: Double? = nil) throws -> WireMessage {
@@ -113,8 +113,9 @@ public final class FarmClient {
         submit.variants = variants.map(\.variant)
         submit.geometry = template.recordedGeometry.isEmpty ? nil : template.recordedGeometry
         for _ in 0..<2 {
-            submit.answerWithin = submit.answerWithin ?? timeoutSeconds   // past it, nothing is created
-            let reply = try request(.submit, submit).decode(Submitted.self)
+            let wait = submit.answerWithin ?? submit.answerSeconds(usually: timeoutSeconds)
+            submit.answerWithin = wait   // past it, nothing is created
+            let reply = try request(.submit, submit, timeout: wait == timeoutSeconds ? nil : wait).decode(Submitted.self)
             if let batchID = reply.batchID, let jobs = reply.variants {
                 return .submitted(batchID: batchID, variants: jobs, reused: reply.reused ?? 0, shards: reply.shards ?? 0)
             }
@@ -189,8 +190,9 @@ public final class FarmClient {
     /// One submit as it is (the HTTP API's): no upload; the reply says what is missing.
     public func submit(_ request: Submit) throws -> Submitted {
         var request = request
-        request.answerWithin = request.answerWithin ?? timeoutSeconds   // past it, nothing is created
-        return try self.request(.submit, request).decode(Submitted.self)
+        let wait = request.answerWithin ?? request.answerSeconds(usually: timeoutSeconds)
+        request.answerWithin = wait   // past it, nothing is created
+        return try self.request(.submit, request, timeout: wait == timeoutSeconds ? nil : wait).decode(Submitted.self)
     }
 
     /// A block of a finished job's `part` (`output`, `sidecar`): its bytes and the part's size.

@@ -38,6 +38,17 @@ public struct Submit: Codable, Sendable {
     /// from the message's arrival) nothing is created, so a client that gave up and retries
     /// never finds its first try rendering too.
     public var answerWithin: Double? = nil
+
+    /// Seconds a batch may take to answer beyond a client's usual wait, per variant: each
+    /// is compiled before any job is made, about 2 ms apiece alone on a 2-core machine
+    /// (docs/api.md, "Batches": 10,000 variants, 100 s more).
+    public static let secondsPerVariant = 0.01
+
+    /// How long a client that waits `seconds` for an answer waits for this one: longer
+    /// for a batch, by its variants.
+    public func answerSeconds(usually seconds: Double) -> Double {
+        seconds + Double(variants?.count ?? 0) * Self.secondsPerVariant
+    }
     /// A retry of the same request under the same key gets the first answer again, not a
     /// second job (the HTTP API's `Idempotency-Key`; docs/api.md, "Retrying a submission").
     public var idempotencyKey: String? = nil
