@@ -100,7 +100,8 @@ let package = Package(
             swiftSettings: engineCPU
         ),
         // bench/: the coordinator under load from simulated workers (docs/benchmarks.md).
-        .executableTarget(name: "coordinator-load", dependencies: ["Farm", "RenderEngine", "SessionKit"],
+        .executableTarget(name: "coordinator-load", dependencies: ["Farm", "RenderEngine", "SessionKit",
+                                                                 .product(name: "Logging", package: "swift-log")],
                           path: "bench/CoordinatorLoad"),
         // bench/assembly: the output written as its chunks arrive (docs/benchmarks.md, "Assembly").
         .executableTarget(name: "assembly-bench", dependencies: ["RenderEngine", "SessionKit"], path: "bench/Assembly"),

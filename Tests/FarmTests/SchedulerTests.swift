@@ -423,6 +423,27 @@ struct StorageBudgetTests {
     }
 }
 
+extension SchedulerTests {
+    /// A tick gives out at most `dispatchesPerTick` shards, so a hundred idle workers and a
+    /// new job of thousands of shards do not hold the loop (docs/operations.md, "Loop
+    /// lag"); it says more may go, and the next ticks fill every slot, each shard once.
+    @Test func aTickGivesOutItsMostAndTheNextTicksTheRest() {
+        var farm = Farm()
+        for i in 0..<60 { farm.join("w\(i)", slots: 2) }
+        farm.submit("big", shards: 500)
+        let cap = farm.scheduler.limits.dispatchesPerTick
+        var given: [[(worker: String, key: AttemptID)]] = []
+        repeat { given.append(farm.tick()) } while farm.scheduler.moreToDispatch && given.count < 20
+        let ticks = (120 + cap - 1) / cap
+        #expect(given.map(\.count) == Array(repeating: cap, count: ticks - 1) + [120 - (ticks - 1) * cap])
+        #expect(!farm.scheduler.moreToDispatch)
+        let all = given.flatMap { $0 }
+        #expect(Set(all.map(\.key.shard)).count == 120)
+        #expect((0..<60).allSatisfy { farm.busy("w\($0)") == 2 })
+        #expect(farm.tick().isEmpty && !farm.scheduler.moreToDispatch)
+    }
+}
+
 /// The per-turn message budget on a fake clock.
 struct PeerBudgetTests {
     @Test func aFloodingPeerIsCutOffForAWhileAndOthersAreNot() {
@@ -443,4 +464,5 @@ struct PeerBudgetTests {
             for _ in 0..<3 { #expect(budget.admit(worker, now: 100 + Double(turn)) == .accept) }
         }
     }
+
 }

@@ -18,7 +18,7 @@ extension Coordinator {
         let path = chunkPath(job: key.jobID, shard: key.shard)
         let recipeKey = scheduler.jobs[key.jobID].flatMap { $0.recipeKeys.indices.contains(key.shard) ? $0.recipeKeys[key.shard] : nil }
         let (cache, assembly) = (chunkCache, assemblyLane)
-        ioLane.post(key: key.jobID) {
+        ioLane.post(key: key.jobID, label: "chunk") {
             let arrival = Self.store(payload, ready: ready, at: path, job: key.jobID, assembly: assembly)
             var failure: String?
             if arrival == .stored, let recipeKey {
@@ -86,7 +86,7 @@ extension Coordinator {
     func discardChunks(of job: String) {
         assemblyLane.post(.drop(job: job))
         let directory = chunkPath(job: job, shard: 0).deletingLastPathComponent()
-        ioLane.post(key: job) {
+        ioLane.post(key: job, label: "discard") {
             guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
             do {
                 try FileManager.default.removeItem(at: directory)

@@ -38,24 +38,26 @@ extension Coordinator {
         guard !housekeeping.sweeping, now - housekeeping.lastSweep >= min(10, max(0.5, options.keepResultsSeconds / 2)) else { return }
         housekeeping.lastSweep = now
         housekeeping.sweeping = true
-        let state = options.stateDirectory
+        let (state, laneStore, cutoff) = (options.stateDirectory, laneStore, now - options.keepResultsSeconds)
         ioLane.post(key: "sweep") {
             let listing = StateListing.read(state)
+            // Which of the listed results are past --keep-results: thousands of ids looked
+            // up here, not on the loop.
+            let ended = Result { try laneStore.ended(before: cutoff, among: Array(listing.results)) }
             // Heap pages freed since the last sweep go back to the kernel, whichever thread
             // freed them last (a passing large request's buffers are freed on several).
             HeapPolicy.releaseFreed()
-            return { coordinator in coordinator.swept(listing, at: now) }
+            return { coordinator in coordinator.swept(listing, ended: ended, at: now) }
         }
     }
 
     /// On the loop, what to remove of what the lane listed.
-    func swept(_ listing: StateListing, at now: Double) {
+    func swept(_ listing: StateListing, ended: Result<[(id: String, finished: Double)], any Error>, at now: Double) {
         housekeeping.stateBytes = listing.bytes
         let cutoff = now - options.keepResultsSeconds
         var expired: [(id: String, finished: Double)] = []
         do {
-            expired = try store.ended(before: cutoff, among: listing.results)
-                .filter { scheduler.jobs[$0.id] == nil && resumingJobs[$0.id] == nil }
+            expired = try ended.get().filter { scheduler.jobs[$0.id] == nil && resumingJobs[$0.id] == nil }
         } catch {
             logLimited("sweep", "could not read which results are past --keep-results: \(FileErrorText.describe(error))")
         }

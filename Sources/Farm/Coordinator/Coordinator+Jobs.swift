@@ -42,8 +42,8 @@ extension Coordinator {
 
     /// Builds a resumed job on the I/O lane: its plan decoded, its kept chunks checked.
     private func build(_ parts: ResumedJob) {
-        let paths = parts.shards.map { chunkPath(job: parts.record.id, shard: $0.index) }
-        ioLane.post(key: parts.record.id) {
+        let paths = chunkPaths(job: parts.record.id, count: (parts.shards.map(\.index).max() ?? -1) + 1)
+        ioLane.post(key: parts.record.id, label: "resume") {
             let built = Result { try parts.build(chunkPaths: paths) }
             return { coordinator in coordinator.resumed(parts, built) }
         }
@@ -76,7 +76,7 @@ extension Coordinator {
         }
         var job = resumed.job
         if let priority = priorityWhileResuming.removeValue(forKey: id) { job.priority = priority }
-        for shard in resumed.requeue { apply([.persist(.requeue(job: id, shard: shard))]) }
+        if !resumed.requeue.isEmpty { apply([.persist(.requeueAll(job: id, shards: resumed.requeue))]) }
         log("resumed job \(id): \(resumed.kept)/\(job.tasks.count) shards kept", LogIDs(job: id))
         beginAssembly(of: job)
         apply(scheduler.handle(.submitted(job, nil), now: Self.now))

@@ -22,9 +22,9 @@ extension Coordinator {
             if let job = scheduler.jobs[request.jobID] {
                 return try stills(still(job.spec.files.compactMapValues(\.origin)), from: identity)
             }
-            let reader = mediaReader
-            ioLane.post(key: "job " + request.jobID) {
-                let origins = Result { try reader.origins(ofJob: request.jobID) }
+            let laneStore = laneStore
+            ioLane.post(key: "job " + request.jobID, label: "job stills") {
+                let origins = Result { try laneStore.origins(ofJob: request.jobID) }
                 return { coordinator in
                     do {
                         try coordinator.stills(still(try origins.get()), from: identity)

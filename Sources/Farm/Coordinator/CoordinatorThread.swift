@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RenderEngine
 import Synchronization
 
@@ -19,7 +20,9 @@ public final class CoordinatorThread: Sendable {
     }
 
     /// Starts it and returns once it listens; a coordinator that cannot start throws.
-    public init(_ options: Coordinator.Options) throws {
+    /// `logger`: the coordinator's (none by default).
+    public init(_ options: Coordinator.Options,
+                logger: Logger = Logger(label: "reel.coordinator", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         stopSignal = options.stop
         let started = Mutex<Result<(String, Double), any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
@@ -28,7 +31,7 @@ public final class CoordinatorThread: Sendable {
         Thread {
             let coordinator: Coordinator
             do {
-                coordinator = try Coordinator(options: options)
+                coordinator = try Coordinator(options: options, logger: logger)
                 started.withLock { $0 = .success((coordinator.endpoint, Date().timeIntervalSince(began))) }
             } catch {
                 started.withLock { $0 = .failure(error) }

@@ -23,13 +23,15 @@ final class IOLane: Sendable {
     }
 
     /// Runs `work` on the thread of `key`, after the work posted before under keys of that thread.
-    func post(key: String, _ work: @escaping Work) {
+    /// `label`: what the work is, for the loop's profile of a slow turn; else the key's first word.
+    func post(key: String, label: String? = nil, _ work: @escaping Work) {
         outcomes.pending.add(1, ordering: .relaxed)
-        queues[Self.thread(of: key, among: queues.count)].post(work)
+        let label = label ?? String(key.prefix { $0 != " " })
+        queues[Self.thread(of: key, among: queues.count)].post { work().map { completion in (label, completion) } }
     }
 
-    /// What finished work asks of the loop, in the order it finished.
-    func take() -> [Completion] {
+    /// What finished work asks of the loop, each with its label, in the order it finished.
+    func take() -> [(label: String, completion: Completion)] {
         let taken = outcomes.done.take()
         outcomes.pending.subtract(taken.count, ordering: .relaxed)
         return taken
@@ -49,13 +51,13 @@ final class IOLane: Sendable {
 
     /// Where the threads put what they finished.
     private final class Outcomes: Sendable {
-        let done = Inbox<Completion>()
+        let done = Inbox<(label: String, completion: Completion)>()
         let pending = Atomic<Int>(0)
         let wakeup: Wakeup
 
         init(wakeup: Wakeup) { self.wakeup = wakeup }
 
-        func finished(_ completion: Completion?) {
+        func finished(_ completion: (label: String, completion: Completion)?) {
             if let completion { done.post(completion) } else { pending.subtract(1, ordering: .relaxed) }
             wakeup.signal()
         }
@@ -63,7 +65,7 @@ final class IOLane: Sendable {
 
     /// One thread and its queue.
     private final class Queue: Sendable {
-        private let work = Inbox<Work>()
+        private let work = Inbox<@Sendable () -> (label: String, completion: Completion)?>()
         private let wake = DispatchSemaphore(value: 0)
         private let stopped = StopSignal()
         private let name: String
@@ -83,7 +85,7 @@ final class IOLane: Sendable {
             thread.start()
         }
 
-        func post(_ item: @escaping Work) {
+        func post(_ item: @escaping @Sendable () -> (label: String, completion: Completion)?) {
             work.post(item)
             wake.signal()
         }

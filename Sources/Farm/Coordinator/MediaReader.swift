@@ -25,13 +25,6 @@ final class MediaReader: Sendable {
         })
     }
 
-    /// The pinned URL sources of a stored job, from its plan (for a finished job's
-    /// pictures: a running one's plan is in memory).
-    func origins(ofJob id: String) throws -> [String: OriginObject] {
-        guard let text = try store.withLock({ try $0.spec(of: id) }) else { return [:] }
-        return try JobSpec.decode(Data(text.utf8)).files.compactMapValues(\.origin)
-    }
-
     /// A block of a stored file for a worker: its bytes, `missing` when the store has no
     /// such file, or the read's error (never a short block that looks whole).
     func block(_ request: MediaRequest, candidate: String?) -> (MediaBlock, Data) {

@@ -45,7 +45,7 @@ struct ResumedJob: Sendable {
     /// Blocks: decodes, hashes the recipes, reads every kept chunk. A kept chunk whose
     /// file no longer hashes to its checksum is rendered again, and its file (like every
     /// other chunk file that is not kept) is removed, so a stale file is never read.
-    func build(chunkPaths: [URL]) throws -> Built {
+    func build(chunkPaths: [String]) throws -> Built {
         guard let spec = try self.spec ?? storedSpec.flatMap({ try? JobSpec.decode(Data($0.utf8)) }) else { throw OlderRelease() }
         let tasks = try shards.map { try JSONDecoder().decode(ShardTask.self, from: Data($0.task.utf8)) }
         guard spec.tasks == tasks else { throw FarmError(.internal, "job \(record.id): its stored shards are not its compiled plan") }
@@ -62,11 +62,12 @@ struct ResumedJob: Sendable {
         var requeue: [Int] = []
         for shard in shards {
             let path = chunkPaths[shard.index]
-            if shard.state == .done, let sha256 = shard.sha256, let bytes = try? Data(contentsOf: path), Digest.sha256(bytes) == sha256 {
+            if shard.state == .done, let sha256 = shard.sha256, let bytes = FileManager.default.contents(atPath: path),
+               Digest.sha256(bytes) == sha256 {
                 job.set(shard.index, .done, worker: shard.worker)
                 kept += 1
             } else {
-                unlink(path.path)
+                unlink(path)
                 if shard.state != .queued { requeue.append(shard.index) }
             }
         }

@@ -430,6 +430,16 @@ public final class JobStore {
         }
     }
 
+    /// `requeueShard` for many shards of one job at once.
+    public func requeueShards(job: String, _ shards: [Int]) throws {
+        guard !shards.isEmpty else { return }
+        let list = "[" + shards.map(String.init).joined(separator: ",") + "]"
+        try db.transaction {
+            try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx IN (SELECT value FROM json_each(?))",
+                         [.text(ShardState.queued.rawValue), .text(job), .text(list)])
+        }
+    }
+
     public func requeueShard(job: String, shard: Int) throws {
         try db.transaction {
             try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx=?",

@@ -15,6 +15,11 @@ struct Scheduler {
         var backupAfterSeconds = 2.0
         /// A worker not heard from for this long is gone.
         var workerTimeoutSeconds = 3.0
+        /// Shards given out in one tick at most: each is a message to encode and an attempt
+        /// to write (about 0.23 ms), so a hundred idle workers meeting a new job of
+        /// thousands of shards held the loop 39 ms; the rest go out on the next turns,
+        /// which the shell runs at once (`moreToDispatch`; docs/operations.md, "Loop lag").
+        var dispatchesPerTick = 24
     }
 
     enum Event {
@@ -85,6 +90,9 @@ struct Scheduler {
     private(set) var jobs: [String: ScheduledJob] = [:]
     /// Why dispatch is paused: each cause that holds, with its detail.
     private(set) var pauses: [PauseCause: String] = [:]
+    /// The last tick gave out its most (`Limits.dispatchesPerTick`) and more may go: the
+    /// next turn should come at once.
+    private(set) var moreToDispatch = false
     /// The pause as one line for statuses (`nil` while dispatching).
     var paused: String? {
         pauses.isEmpty ? nil : pauses.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; ")
@@ -389,6 +397,8 @@ extension Scheduler {
     /// Credit-based: a worker holds at most `slots` shards. Higher priority first; jobs of
     /// equal priority share workers (the one with fewer running shards goes next).
     mutating func dispatch() {
+        moreToDispatch = false
+        var given = 0
         // Recipe keys being rendered, gathered once and kept as shards go out.
         var inFlight = jobs.values.reduce(into: Set<String>()) { $0.formUnion($1.runningKeys.keys) }
         // Ranked once per dispatch, and each job moved as it is given a shard: ranking every
@@ -401,7 +411,12 @@ extension Scheduler {
             // worker that cannot take anything does not stop the others.
             let ready = workers.values.filter { $0.free > 0 }.sorted { ($0.free, $1.workerID) > ($1.free, $0.workerID) }
             for worker in ready.map(\.identity) {
+                guard given < limits.dispatchesPerTick else {
+                    moreToDispatch = true
+                    return
+                }
                 if let (job, shard) = nextShard(for: worker, inFlight: inFlight, order: order) {
+                    given += 1
                     if let key = jobs[job]?.recipeKey(shard) { inFlight.insert(key) }
                     assign(job: job, shard: shard, to: worker)
                     Rank.moveAfterAssignment(of: job, in: &order)

@@ -12,6 +12,9 @@ enum StoreChange {
     case endAttempt(AttemptID, AttemptOutcome, message: String?, at: Double)
     case finishShard(AttemptID, sha256: String, worker: String, at: Double)
     case requeue(job: String, shard: Int)
+    /// A resumed job's shards that were neither kept nor queued, in one statement (about
+    /// 2,000 after a restart were 2,000 changes in one turn of the loop).
+    case requeueAll(job: String, shards: [Int])
     case jobPriority(String, Int)
     case recordWorker(id: String, host: String, slots: Int, at: Double)
     /// After a restart no worker will report the attempts still open: they are `lost`.
@@ -32,6 +35,7 @@ extension JobStore {
         case .finishShard(let key, let sha256, let worker, let time):
             try finishShard(job: key.jobID, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
         case .requeue(let job, let shard): try requeueShard(job: job, shard: shard)
+        case .requeueAll(let job, let shards): try requeueShards(job: job, shards)
         case .jobPriority(let job, let priority): try setPriority(job, priority)
         case .recordWorker(let id, let host, let slots, let time): try recordWorker(id: id, host: host, slots: slots, at: time)
         case .closeOpenAttempts(let job, let reason, let time): try closeOpenAttempts(job: job, at: time, reason: reason)
