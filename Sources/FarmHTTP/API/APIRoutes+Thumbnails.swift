@@ -17,7 +17,9 @@ extension APIRoutes {
     func still(_ request: Request, _ context: BasicRequestContext, kind: StillRequest.Kind) async throws -> Response {
         let id = try context.parameters.require("id")
         let caller = try authorizeRead(request)
-        _ = try await job(id, for: caller)
+        // The share first, before any call to the coordinator: a client's pictures waiting
+        // for a worker hold its share of the gateway's calls (`Turns`), and a request past
+        // its picture share is refused at once, not queued behind them.
         let client = caller.isAdmin ? nil : caller.owner
         if let client {
             guard pictures.take(client) else {
@@ -28,6 +30,7 @@ extension APIRoutes {
             }
         }
         defer { if let client { pictures.release(client) } }
+        _ = try await job(id, for: caller)
         let segment = try Self.segment(context)
         let query = request.uri.queryParameters
         let asked: StillQuery
