@@ -241,11 +241,11 @@ extension Coordinator {
     private func makeJob(_ compiled: SubmissionCompiler.Compiled, batch: String?) throws -> (id: String, reused: Int) {
         let (request, spec) = (compiled.request, compiled.spec)
         let id = Self.newJobID()
-        let record = JobStore.JobRecord(id: id, state: .queued, priority: request.priority, created: Self.now,
+        var record = JobStore.JobRecord(id: id, state: .queued, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
                                         settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: compiled.owner,
-                                        spec: String(decoding: try spec.encoded(), as: UTF8.self), callback: request.callback,
-                                        batch: batch, variant: compiled.variant)
+                                        spec: compiled.encodedSpec, callback: request.callback, batch: batch, variant: compiled.variant)
+        record.shardTexts = compiled.encodedTasks
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: compiled.owner, spec: spec,
                                paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
                                recipeKeys: compiled.recipeKeys)

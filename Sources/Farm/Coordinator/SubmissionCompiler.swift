@@ -81,6 +81,10 @@ final class SubmissionCompiler: Sendable {
         /// The request's SHA-256, when it has an idempotency key (`Request.digest`).
         var digest: String? = nil
         var spec: JobSpec
+        /// The plan and its shards' tasks as the store writes them, encoded on this thread,
+        /// not on the loop.
+        var encodedSpec: String
+        var encodedTasks: [String]
         var recipeKeys: [String]
         /// Files in place hashed now: the loop remembers them.
         var verified: [(contentID: String, path: String, stat: FileStat)]
@@ -264,7 +268,8 @@ final class SubmissionCompiler: Sendable {
             }
             let keys = try Coordinator.reuseKeys(spec, owner: request.owner, shared: context.sharesChunks)
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, deadline: request.deadline,
-                                      digest: request.digest, spec: spec, recipeKeys: keys,
+                                      digest: request.digest, spec: spec, encodedSpec: String(decoding: try spec.encoded(), as: UTF8.self),
+                                      encodedTasks: try spec.tasks.map(JobStore.json), recipeKeys: keys,
                                       verified: verified, probed: probes.probed - probedBefore.count,
                                       probeSeconds: probes.seconds - probedBefore.seconds))
         } catch {
