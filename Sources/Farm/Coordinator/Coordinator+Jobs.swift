@@ -12,6 +12,12 @@ extension Coordinator {
     func resume() throws {
         let now = Self.now
         var changes: [StoreChange] = []
+        // A batch half made when the last run stopped is not created: all or none.
+        for (batch, cancelled) in try store.abandonUnfinishedBatches(at: now) {
+            log("batch \(batch) was being made when the coordinator stopped: its \(cancelled.count) job(s) made so far are cancelled",
+                level: .warning)
+            for id in cancelled { discardChunks(of: id) }
+        }
         // Results that were being written when the last run stopped are written again.
         let results = options.stateDirectory.appendingPathComponent("results")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: results.path)) ?? [] where TemporaryOutput.isTemporary(name) {
@@ -201,6 +207,8 @@ extension Coordinator {
         let until = Self.uptime + 0.010
         while !creatingBatches.isEmpty {
             var creation = creatingBatches.removeFirst()
+            // Recorded with its first job: a restart cancels a batch left half made.
+            if creation.variants.isEmpty { apply([.persist(.batchBegun(creation.batch, at: Self.now))]) }
             do {
                 repeat {
                     guard let job = creation.pending.popFirst() else { break }
@@ -212,6 +220,7 @@ extension Coordinator {
             } catch {
                 // All or none: the variants made so far are cancelled.
                 for made in creation.variants { apply(scheduler.handle(.cancel(made.jobID), now: Self.now)) }
+                apply([.persist(.batchMade(creation.batch))])
                 logLimited("submit", "batch \(creation.batch) could not be created: \(error)")
                 send(to: creation.identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
                 continue
@@ -225,6 +234,7 @@ extension Coordinator {
     }
 
     private func finishBatch(_ creation: BatchCreation) {
+        apply([.persist(.batchMade(creation.batch))])
         guard let first = creation.compiled.first else { return }
         log("batch \(creation.batch): \(creation.variants.count) variants, \(creation.shards) shards", LogIDs.none)
         let reply = Submitted(jobID: nil, missing: [], problems: [], reused: creation.reused, shards: creation.shards,

@@ -69,6 +69,7 @@ public final class JobStore {
         CREATE INDEX IF NOT EXISTS jobs_by_batch ON jobs(batch) WHERE batch IS NOT NULL;
         """)
         try db.execute(Self.idempotencySchema)
+        try db.execute(Self.batchCreationsSchema)
     }
 
     public struct JobRecord {

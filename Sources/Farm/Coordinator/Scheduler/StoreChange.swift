@@ -19,6 +19,10 @@ enum StoreChange {
     case recordWorker(id: String, host: String, slots: Int, at: Double)
     /// After a restart no worker will report the attempts still open: they are `lost`.
     case closeOpenAttempts(job: String, reason: String, at: Double)
+    /// A batch whose jobs are being made, written with its first job; `batchMade` when its
+    /// last is made or it failed (`JobStore+BatchCreations`).
+    case batchBegun(String, at: Double)
+    case batchMade(String)
 }
 
 extension JobStore {
@@ -39,6 +43,8 @@ extension JobStore {
         case .jobPriority(let job, let priority): try setPriority(job, priority)
         case .recordWorker(let id, let host, let slots, let time): try recordWorker(id: id, host: host, slots: slots, at: time)
         case .closeOpenAttempts(let job, let reason, let time): try closeOpenAttempts(job: job, at: time, reason: reason)
+        case .batchBegun(let batch, let time): try beginBatch(batch, at: time)
+        case .batchMade(let batch): try endBatchCreation(batch)
         }
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+import ReelTestSupport
+import RenderEngine
+import SessionKit
+import Testing
+@testable import Farm
+
+/// A batch is all or none (docs/api.md, "Batches") also across a stop: its jobs are made
+/// over several turns, and a coordinator that stopped in the middle left the variants made
+/// so far rendering. A batch is recorded as begun with its first job; a restart cancels
+/// the jobs of a batch still recorded and resumes every other job.
+@Suite struct BatchCreationTests {
+    @Test func aBatchHalfMadeWhenTheCoordinatorStoppedIsCancelledOnRestart() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let options = Coordinator.Options.scratch(in: dir)
+        try FileManager.default.createDirectory(at: options.stateDirectory, withIntermediateDirectories: true)
+        let spec = try SpecFixtures.clipJob()
+        let text = String(decoding: try spec.encoded(), as: UTF8.self)
+        do {
+            // What a coordinator stopped mid-batch leaves: two variants of "bhalf" made and
+            // the batch still begun; "bwhole" made to its end.
+            let store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+            func make(_ id: String, batch: String) throws {
+                try store.createJob(JobStore.JobRecord(id: id, state: .queued, priority: 0, created: 1, finished: nil, session: "{}",
+                                                       files: ["a.mp4": spec.files["a.mp4"]!.contentID], paths: [:],
+                                                       settings: EncoderSettings(), totalFrames: spec.output.frames, spec: text,
+                                                       batch: batch, variant: id),
+                                    shards: spec.tasks)
+            }
+            try store.batch {
+                try store.apply(.batchBegun("bhalf", at: 1))
+                try make("jhalf1", batch: "bhalf")
+                try make("jhalf2", batch: "bhalf")
+                try store.apply(.batchBegun("bwhole", at: 1))
+                try make("jwhole", batch: "bwhole")
+                try store.apply(.batchMade("bwhole"))
+            }
+        }
+        let coordinator = try CoordinatorThread(options)
+        defer { coordinator.stop() }
+        let client = try FarmClient(endpoint: coordinator.endpoint)
+        for id in ["jhalf1", "jhalf2"] {
+            let status = try #require(try client.status(id).first)
+            #expect(status.state == .cancelled, "\(status)")
+            #expect(status.error?.contains("stopped while making this job's batch") == true, "\(status.error ?? "")")
+        }
+        let whole = try #require(try client.status("jwhole").first)
+        #expect(!whole.state.isFinal, "\(whole)")
+        // Forgotten once handled: the next restart cancels nothing more.
+        let store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+        #expect(try store.abandonUnfinishedBatches(at: 2).isEmpty)
+    }
+}
