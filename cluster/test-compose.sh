@@ -111,7 +111,9 @@ check "a worker container killed mid-job ($state_at_kill)" test "$state_at_kill"
 check "the job ends done" quietly "$reel" watch "$job"
 check "fetched" quietly "$reel" fetch "$job" -o "$work/farm.mp4"
 check "byte-identical to the local render" cmp -s "$work/farm.mp4" "$work/reference.mp4"
-metrics_show() { curl -fsS http://127.0.0.1:9464/metrics | grep -q "^reelfarm_frames_rendered_total [1-9]"; }
+# Read whole, then searched: `curl | grep -q` under pipefail fails when grep stops reading
+# at its match before curl has written the rest ("curl: (23) Failed writing body").
+metrics_show() { local text; text=$(curl -fsS http://127.0.0.1:9464/metrics) && grep -q "^reelfarm_frames_rendered_total [1-9]" <<<"$text"; }
 check "metrics through the published port" metrics_show
 
 compose up -d --scale worker=3 >>"$work/up.log" 2>&1 || die "scaling failed"
