@@ -162,15 +162,21 @@ import Testing
         deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
     }
 
-    @Test func aHangingOriginHoldsOnlyItsHostsShare() throws {
-        let hanging = try Silent(), other = try Silent()
+    /// A client of two connections that gives a read 3 s and one try, allowed on loopback.
+    static func pairOfConnections(perHost: Int, perTenant: Int = 2) -> OriginClient {
         var limits = OriginClient.Limits()
         limits.connections = 2
-        limits.connectionsPerHost = 1
+        limits.connectionsPerHost = perHost
+        limits.connectionsPerTenant = perTenant
         limits.readTimeout = 3
         limits.stallTimeout = 3
         limits.attempts = 1
-        let client = OriginClient(policy: URLPolicy(allowedHosts: ["127.0.0.1", "localhost"]), limits: limits)
+        return OriginClient(policy: URLPolicy(allowedHosts: ["127.0.0.1", "localhost"]), limits: limits)
+    }
+
+    @Test func aHangingOriginHoldsOnlyItsHostsShare() throws {
+        let hanging = try Silent(), other = try Silent()
+        let client = Self.pairOfConnections(perHost: 1)
         let started = Date()
         for _ in 0..<2 {
             Thread { _ = try? client.open(try MediaURL.parse("http://127.0.0.1:\(hanging.port)/a.mp4").get()) }.start()
@@ -191,14 +197,7 @@ import Testing
 @Suite struct OriginTenantShareTests {
     @Test func aTenantsHangingReadsHoldOnlyItsShare() throws {
         let hanging = try OriginConnectionShareTests.Silent(), other = try OriginConnectionShareTests.Silent()
-        var limits = OriginClient.Limits()
-        limits.connections = 2
-        limits.connectionsPerHost = 2
-        limits.connectionsPerTenant = 1
-        limits.readTimeout = 3
-        limits.stallTimeout = 3
-        limits.attempts = 1
-        let client = OriginClient(policy: URLPolicy(allowedHosts: ["127.0.0.1", "localhost"]), limits: limits)
+        let client = OriginConnectionShareTests.pairOfConnections(perHost: 2, perTenant: 1)
         let started = Date()
         let slow = client.onBehalf(of: "tenant-a")
         let calling = DispatchSemaphore(value: 0)

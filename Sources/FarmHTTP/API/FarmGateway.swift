@@ -114,7 +114,8 @@ final class Turns: Sendable {
         let key = client ?? Self.shared
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { s -> Bool in
-                if s.free > 0, s.waiting.isEmpty || s.rotation.allSatisfy({ !self.mayTake($0, s) }), self.mayTake(key, s) {
+                // A free turn is taken at once unless a waiting client may have it first.
+                if s.free > 0, self.mayTake(key, s), !s.rotation.contains(where: { self.mayTake($0, s) }) {
                     s.free -= 1
                     s.held[key, default: 0] += 1
                     return true
