@@ -90,6 +90,16 @@ extension JobSpec {
                             video: chunks, audio: file.audioTasks.map(chunkPath), audioSamples: samples, to: path)
     }
 
+    /// The live preview of one of the job's files, in `directory`, to advance as its chunks
+    /// arrive (docs/rendering.md, "Live preview").
+    public func beginPreview(of file: OutputFile, in directory: String, chunkPath: (Int) -> String) throws -> LivePreview {
+        let chunks = file.videoTasks.map { index in
+            Assembler.VideoChunk(path: chunkPath(index), outputStartFrame: tasks[index].outputStartFrame - file.startFrame,
+                                 frameCount: tasks[index].frameCount)
+        }
+        return try LivePreview(frameDuration: output.frameDuration, video: chunks, audio: file.audioTasks.map(chunkPath), directory: directory)
+    }
+
     /// Writes the sidecar of a finished file; on failure removes the file too.
     public func writeSidecar(of file: OutputFile, beside path: String) throws {
         let sidecarPath = Sidecar.path(for: path)

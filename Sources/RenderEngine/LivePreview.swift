@@ -1,0 +1,234 @@
+import CFFmpeg
+import Foundation
+import SessionKit
+
+/// The finished prefix of an export as HLS with fragmented-MP4 segments, written while the
+/// chunks arrive (docs/rendering.md, "Live preview"): one media segment per video chunk,
+/// its packets copied (no re-encode), with the audio track's packets of the same range. A
+/// chunk after a gap waits for the gap. Everything goes into one growing file
+/// (`preview.mp4`: the init segment, then a `moof`+`mdat` per segment) whose byte ranges
+/// `index.json` lists; the index is replaced (rename) after each segment's bytes are
+/// flushed, so a reader never sees a range that is not all there. Used from one thread.
+public final class LivePreview {
+    /// One media segment: its bytes in `preview.mp4` and the frames it holds.
+    public struct Segment: Codable, Sendable, Equatable {
+        public var offset: Int64
+        public var length: Int64
+        public var firstFrame: Int64
+        public var frames: Int64
+        public var seconds: Double
+    }
+
+    /// What is published so far (`index.json`).
+    public struct Index: Codable, Sendable, Equatable {
+        /// The longest segment rounded up, fixed for the playlist's life (RFC 8216 4.3.3.1).
+        public var targetSeconds: Int
+        /// The init segment: `preview.mp4`'s first bytes (0 until the first segment).
+        public var initLength: Int64 = 0
+        public var segments: [Segment] = []
+        /// Every segment is there (`#EXT-X-ENDLIST`).
+        public var ended = false
+
+        public static let fileName = "index.json"
+        public static let mediaFileName = "preview.mp4"
+
+        /// The index in `directory`, nil if there is none yet.
+        public static func read(in directory: String) throws -> Index? {
+            let url = URL(fileURLWithPath: directory).appendingPathComponent(fileName)
+            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+            return try JSONDecoder().decode(Index.self, from: Data(contentsOf: url))
+        }
+    }
+
+    public private(set) var index: Index
+    private let directory: String
+    private let chunks: [Assembler.VideoChunk]
+    private let audioPieces: [String]
+    private let frameDuration: Rational
+    /// The next video chunk to publish.
+    private var next = 0
+    private var writer: Writer?
+
+    private final class Writer {
+        let output: OutputContainer
+        let video: UnsafeMutablePointer<AVStream>
+        let audio: UnsafeMutablePointer<AVStream>?
+        let videoSource: AVRational
+        let audioTrack: ConcatenatedAudio?
+        /// The audio packet read past the last segment's end, for the next one.
+        var heldAudio: Packet?
+        var audioEnded: Bool
+        /// Where the file's bytes end: the next segment starts here.
+        var written: Int64 = 0
+
+        init(output: OutputContainer, firstChunk: ChunkReader, audioTrack: ConcatenatedAudio?) throws {
+            self.output = output
+            video = try output.addStream(copying: firstChunk.stream)
+            videoSource = firstChunk.stream.pointee.time_base
+            self.audioTrack = audioTrack
+            audio = try audioTrack.map { try output.addStream(copying: $0.first.stream) }
+            audioEnded = audioTrack == nil
+        }
+    }
+
+    /// `directory` is made if need be; what it holds is the preview's alone.
+    public init(frameDuration: Rational, video chunks: [Assembler.VideoChunk], audio: [String], directory: String) throws {
+        guard !chunks.isEmpty else { throw EngineError("a preview needs video chunks") }
+        self.frameDuration = frameDuration
+        self.chunks = chunks
+        audioPieces = audio
+        self.directory = directory
+        let longest = Double(chunks.map(\.frameCount).max() ?? 0) * frameDuration.doubleValue
+        index = Index(targetSeconds: max(1, Int(longest.rounded(.up))))
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try publish()
+    }
+
+    /// Publishes every segment whose chunk, and whose audio, are there; returns whether any was.
+    @discardableResult
+    public func advance(isReady: (String) -> Bool) throws -> Bool {
+        LibavLog.quiet()
+        var published = false
+        while next < chunks.count, isReady(chunks[next].path) {
+            guard let writer = try openedWriter(isReady: isReady),
+                  let audio = try audioBefore(sample: audioEnd(ofChunk: next), writer: writer, isReady: isReady) else { break }
+            try writeSegment(chunk: next, audio: audio, writer: writer)
+            next += 1
+            published = true
+        }
+        if published { try publish() }
+        return published
+    }
+
+    /// Marks the preview complete once every segment is published (`#EXT-X-ENDLIST`).
+    public func finish() throws {
+        guard next == chunks.count else { throw EngineError("the preview in \(directory) has \(next) of \(chunks.count) segments") }
+        try writer?.output.close()
+        writer = nil
+        index.ended = true
+        try publish()
+    }
+
+    // MARK: Writing
+
+    private func openedWriter(isReady: (String) -> Bool) throws -> Writer? {
+        if let writer { return writer }
+        guard isReady(chunks[0].path), audioPieces.first.map(isReady) ?? true else { return nil }
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(Index.mediaFileName).path
+        let output = try OutputContainer(path: path, format: "mp4")
+        let first = try ChunkReader(path: chunks[0].path, type: AVMEDIA_TYPE_VIDEO)
+        let audio = try audioPieces.isEmpty ? nil : ConcatenatedAudio(pieces: audioPieces)
+        let opened = try Writer(output: output, firstChunk: first, audioTrack: audio)
+        // As libavformat's HLS muxer writes fMP4: each fragment cut by hand at a chunk's end,
+        // the index (with its edit lists) written with the first fragment.
+        try output.writeHeader(options: ["movflags": "+frag_custom+dash+delay_moov"])
+        writer = opened
+        return opened
+    }
+
+    /// The audio track's sample where chunk `index`'s range ends: its last segment takes the rest.
+    private func audioEnd(ofChunk index: Int) -> Int64? {
+        guard index + 1 < chunks.count else { return nil }
+        return AudioPieces.sample(ofFrame: chunks[index + 1].outputStartFrame, frameDuration: frameDuration)
+    }
+
+    /// The audio packets that start before `sample` (all that are left when nil), or nil
+    /// while a piece they need is not there yet; read packets are kept for the next call.
+    private var pendingAudio: [Packet] = []
+    private func audioBefore(sample end: Int64?, writer: Writer, isReady: (String) -> Bool) throws -> [Packet]? {
+        guard let track = writer.audioTrack else { return [] }
+        if let held = writer.heldAudio { pendingAudio.append(held); writer.heldAudio = nil }
+        while !writer.audioEnded {
+            if let end, let last = pendingAudio.last,
+               av_rescale_q(last.pointer.pointee.pts, track.timeBase, AVRational(num: 1, den: Int32(AudioPieces.sampleRate))) >= end {
+                writer.heldAudio = pendingAudio.removeLast()
+                break
+            }
+            switch try track.next(isReady: isReady) {
+            case .packet(let packet): pendingAudio.append(packet)
+            case .end: writer.audioEnded = true
+            case .waiting: return nil
+            }
+        }
+        defer { pendingAudio = [] }
+        return pendingAudio
+    }
+
+    private func writeSegment(chunk number: Int, audio: [Packet], writer: Writer) throws {
+        let chunk = chunks[number]
+        let reader = try ChunkReader(path: chunk.path, type: AVMEDIA_TYPE_VIDEO)
+        let frameBase = AVRational(num: Int32(frameDuration.numerator), den: Int32(frameDuration.denominator))
+        let offset = av_rescale_q(chunk.outputStartFrame, frameBase, writer.video.pointee.time_base)
+        var video: [Packet] = []
+        while let packet = try reader.next() {
+            av_packet_rescale_ts(packet.pointer, reader.stream.pointee.time_base, writer.video.pointee.time_base)
+            if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
+            if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
+            packet.pointer.pointee.stream_index = writer.video.pointee.index
+            video.append(packet)
+        }
+        guard video.count == chunk.frameCount else {
+            throw EngineError("chunk \(number) (\(chunk.path)) has \(video.count) frames, not \(chunk.frameCount)")
+        }
+        var sound: [Packet] = []
+        if let track = writer.audioTrack, let stream = writer.audio {
+            for packet in audio {
+                av_packet_rescale_ts(packet.pointer, track.timeBase, stream.pointee.time_base)
+                packet.pointer.pointee.stream_index = stream.pointee.index
+                sound.append(packet)
+            }
+        }
+        // Interleaved by decode time, then cut: the fragment holds exactly this chunk's range.
+        var (v, a) = (0, 0)
+        while v < video.count || a < sound.count {
+            let takeVideo: Bool
+            if v == video.count { takeVideo = false } else if a == sound.count { takeVideo = true } else {
+                takeVideo = av_compare_ts(video[v].pointer.pointee.dts, writer.video.pointee.time_base,
+                                          sound[a].pointer.pointee.dts, writer.audio?.pointee.time_base ?? writer.video.pointee.time_base) <= 0
+            }
+            let packet = takeVideo ? video[v] : sound[a]
+            if takeVideo { v += 1 } else { a += 1 }
+            try avCheck(av_write_frame(writer.output.context, packet.pointer), "av_write_frame(preview)")
+        }
+        let pb = writer.output.context.pointee.pb
+        if number == 0 {
+            // With `delay_moov` the first flush writes the init segment (`ftyp`, `moov`) alone.
+            try avCheck(av_write_frame(writer.output.context, nil), "av_write_frame(preview, init)")
+            avio_flush(pb)
+            index.initLength = avio_tell(pb)
+            writer.written = index.initLength
+        }
+        try avCheck(av_write_frame(writer.output.context, nil), "av_write_frame(preview, flush)")
+        avio_flush(pb)
+        let end = avio_tell(pb)
+        let start = writer.written
+        guard end > start else { throw EngineError("the preview's segment \(number) is empty") }
+        writer.written = end
+        index.segments.append(Segment(offset: start, length: end - start, firstFrame: chunk.outputStartFrame, frames: chunk.frameCount,
+                                      seconds: Double(chunk.frameCount) * frameDuration.doubleValue))
+    }
+
+    /// Replaces `index.json`: written beside and renamed, so a reader sees the old or the new.
+    private func publish() throws {
+        let url = URL(fileURLWithPath: directory).appendingPathComponent(Index.fileName)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try encoder.encode(index).write(to: url, options: .atomic)
+    }
+}
+
+/// An HLS media playlist (RFC 8216) of a preview: an EVENT playlist that grows, ended when
+/// the preview is. `uri` names the init segment (nil) and each media segment (its number).
+public enum PreviewPlaylist {
+    public static func text(of index: LivePreview.Index, uri: (Int?) -> String) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(index.targetSeconds)", "#EXT-X-PLAYLIST-TYPE:EVENT",
+                     "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        if !index.segments.isEmpty { lines.append("#EXT-X-MAP:URI=\"\(uri(nil))\"") }
+        for (number, segment) in index.segments.enumerated() {
+            lines.append(String(format: "#EXTINF:%.6f,", segment.seconds))
+            lines.append(uri(number))
+        }
+        if index.ended { lines.append("#EXT-X-ENDLIST") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
