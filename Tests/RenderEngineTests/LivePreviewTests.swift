@@ -50,15 +50,30 @@ import Testing
         return hashColumn(run.stdout)
     }
 
-    @Test func segmentsArePublishedInOrderAndPlayAsTheOutput() throws {
-        let dir = try TestEnvironment.scratchDirectory("live-preview")
+    /// A rendered job's chunks, its output assembled at once, and its preview begun.
+    struct Prepared {
+        var spec: JobSpec
+        var file: JobSpec.OutputFile
+        var chunkPath: (Int) -> String
+        var output: String
+        var previewDirectory: URL
+        var preview: LivePreview
+    }
+
+    static func prepared(_ name: String) throws -> Prepared {
+        let dir = try TestEnvironment.scratchDirectory(name)
         let (spec, chunkPath) = try AssemblyTests.renderedJob(shardKeyframeIntervals: 2, in: dir)
         let file = try #require(spec.outputFiles.first)
         let output = dir.appendingPathComponent("output.mp4").path
         try spec.assemble(to: output, chunkPath: chunkPath)
-
         let previewDirectory = dir.appendingPathComponent("preview")
         let preview = try spec.beginPreview(of: file, in: previewDirectory.path, chunkPath: chunkPath)
+        return Prepared(spec: spec, file: file, chunkPath: chunkPath, output: output, previewDirectory: previewDirectory, preview: preview)
+    }
+
+    @Test func segmentsArePublishedInOrderAndPlayAsTheOutput() throws {
+        let job = try Self.prepared("live-preview")
+        let (spec, file, chunkPath, output, previewDirectory, preview) = (job.spec, job.file, job.chunkPath, job.output, job.previewDirectory, job.preview)
         #expect(preview.index.segments.isEmpty && !preview.index.ended)
         // Chunks arrive out of order: the audio pieces, then the video with every third
         // chunk late; a segment is never listed past a gap.
@@ -95,13 +110,8 @@ import Testing
     }
 
     @Test func aPlaylistOfHalfTheChunksPlaysTheOutputsFirstFrames() throws {
-        let dir = try TestEnvironment.scratchDirectory("live-preview-half")
-        let (spec, chunkPath) = try AssemblyTests.renderedJob(shardKeyframeIntervals: 2, in: dir)
-        let file = try #require(spec.outputFiles.first)
-        let output = dir.appendingPathComponent("output.mp4").path
-        try spec.assemble(to: output, chunkPath: chunkPath)
-        let previewDirectory = dir.appendingPathComponent("preview")
-        let preview = try spec.beginPreview(of: file, in: previewDirectory.path, chunkPath: chunkPath)
+        let job = try Self.prepared("live-preview-half")
+        let (spec, file, chunkPath, output, previewDirectory, preview) = (job.spec, job.file, job.chunkPath, job.output, job.previewDirectory, job.preview)
         let half = Array(file.videoTasks.prefix(file.videoTasks.count / 2))
         let present = Set((file.audioTasks + half).map(chunkPath))
         try preview.advance { present.contains($0) }

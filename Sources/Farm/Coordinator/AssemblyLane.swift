@@ -9,13 +9,14 @@ import RenderEngine
 /// them).
 final class AssemblyLane: Sendable {
     enum Request: Sendable {
-        /// A job of one file: its spec, where the result goes and its chunks' paths by task.
-        case begin(job: String, spec: JobSpec, output: String, chunks: [String])
+        /// A job of one file: its spec, where the result and its live preview go, and its
+        /// chunks' paths by task.
+        case begin(job: String, spec: JobSpec, output: String, preview: String, chunks: [String])
         /// Chunks of the job were stored.
         case advance(job: String)
         /// Every chunk is stored: write the index and the sidecar.
         case finish(job: String)
-        /// The job ended otherwise: remove what was written.
+        /// The job ended otherwise: remove what was written, its preview too.
         case drop(job: String)
     }
 
@@ -65,28 +66,50 @@ final class AssemblyLane: Sendable {
         let file: JobSpec.OutputFile
         let output: String
         let assembly: Assembly
+        /// The live preview (docs/rendering.md, "Live preview"): nil once it failed, which
+        /// never fails the job.
+        var preview: LivePreview?
+        let previewDirectory: String
         var error: String?
         var complete = false
         /// Seconds spent writing.
         var busy = 0.0
 
-        init(spec: JobSpec, file: JobSpec.OutputFile, output: String, assembly: Assembly) {
+        init(spec: JobSpec, file: JobSpec.OutputFile, output: String, assembly: Assembly, preview: LivePreview?, previewDirectory: String) {
             self.spec = spec
             self.file = file
             self.output = output
             self.assembly = assembly
+            self.preview = preview
+            self.previewDirectory = previewDirectory
         }
 
         func advance() {
             guard error == nil, !complete else { return }
             let started = Date()
+            let isReady = { (path: String) in FileManager.default.fileExists(atPath: path) }
             do {
-                complete = try assembly.advance { FileManager.default.fileExists(atPath: $0) }
+                complete = try assembly.advance(isReady: isReady)
             } catch {
                 self.error = "\(error)"
                 assembly.abandon()
             }
             busy += Date().timeIntervalSince(started)
+            do {
+                try preview?.advance(isReady: isReady)
+            } catch {
+                dropPreview()
+            }
+        }
+
+        /// Marks the preview ended (every segment published).
+        func endPreview() {
+            do { try preview?.finish() } catch { dropPreview() }
+        }
+
+        func dropPreview() {
+            preview = nil
+            try? FileManager.default.removeItem(atPath: previewDirectory)   // a preview is a convenience; the job goes on
         }
 
         /// Writes the index and the sidecar: the result in place.
@@ -109,11 +132,14 @@ final class AssemblyLane: Sendable {
 
         mutating func handle(_ request: Request) -> Finished? {
             switch request {
-            case .begin(let job, let spec, let output, let chunks):
+            case .begin(let job, let spec, let output, let previewDirectory, let chunks):
                 guard running[job] == nil, let file = spec.outputFiles.first else { return nil }
                 do {
+                    // A preview that cannot begin (a full disk) leaves the job without one.
+                    let preview = try? spec.beginPreview(of: file, in: previewDirectory) { chunks[$0] }
                     let progress = InProgress(spec: spec, file: file, output: output,
-                                              assembly: try spec.beginAssembly(of: file, to: output) { chunks[$0] })
+                                              assembly: try spec.beginAssembly(of: file, to: output) { chunks[$0] },
+                                              preview: preview, previewDirectory: previewDirectory)
                     running[job] = progress
                     progress.advance()
                 } catch {
@@ -130,13 +156,18 @@ final class AssemblyLane: Sendable {
                 }
                 do {
                     try progress.finish(job: job)
+                    progress.endPreview()
                     return Finished(job: job, error: nil, writing: progress.busy)
                 } catch {
                     progress.assembly.abandon()
+                    progress.dropPreview()
                     return Finished(job: job, error: "assembly failed: \(error)", writing: progress.busy)
                 }
             case .drop(let job):
-                running.removeValue(forKey: job)?.assembly.abandon()
+                if let progress = running.removeValue(forKey: job) {
+                    progress.assembly.abandon()
+                    progress.dropPreview()
+                }
                 unbegun[job] = nil
                 return nil
             }

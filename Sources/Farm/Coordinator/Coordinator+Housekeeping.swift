@@ -102,10 +102,10 @@ extension Coordinator {
         }
     }
 
-    /// A finished job's result and sidecar (or its directory of segments).
+    /// A finished job's result and sidecar (or its directory of segments), and its live preview.
     func resultPaths(of id: String) -> [String] {
         let output = resultPath(job: id)
-        return [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path]
+        return [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path, previewDirectory(job: id).path]
     }
 
     static func removeIfPresent(_ path: String) throws {

@@ -355,13 +355,21 @@ extension Coordinator {
         guard let record = try store.job(request.jobID) else {
             throw FarmError(.noSuchJob, "no job \(request.jobID)")
         }
+        let path: String
+        let gone: FarmError
+        if let file = Self.previewFiles[request.part] {
+            // A preview is read while the job runs, and after it is done (docs/api.md, "Live preview").
+            path = previewDirectory(job: request.jobID).appendingPathComponent(file).path
+            gone = FarmError(.resultGone, "job \(request.jobID) has no preview: it is not one file, it was not begun yet, or it was removed")
+            readBlock(of: path, request, from: identity, gone: gone)
+            return
+        }
         guard record.state == .done else {
             let phase = scheduler.jobs[request.jobID]?.phase ?? record.state
             throw FarmError(phase.isFinal ? .alreadyEnded : .notEnded, "job \(request.jobID) is \(phase.rawValue), not done")
         }
         let directory = resultPath(job: request.jobID, layout: .segments)
         let output = resultPath(job: request.jobID).path
-        let path: String
         switch request.part {
         case "output": path = output
         case "sidecar": path = Sidecar.path(for: output)
@@ -374,10 +382,19 @@ extension Coordinator {
         case let part where part.hasPrefix("file:") && Self.isResultFileName(String(part.dropFirst(5))):
             path = directory.appendingPathComponent(String(part.dropFirst(5))).path
         default:
-            throw FarmError(.invalidInput, "no part '\(request.part.prefix(64))' of a result: output, sidecar, files or file:segment-NNN.mp4")
+            throw FarmError(.invalidInput, "no part '\(request.part.prefix(64))' of a result: output, sidecar, files, file:segment-NNN.mp4, "
+                + "preview or preview.mp4")
         }
-        // Read on the I/O lane: a result block is up to 4 MiB from the disk.
-        let gone = FarmError(.resultGone, missingResultReason(record))
+        gone = FarmError(.resultGone, missingResultReason(record))
+        readBlock(of: path, request, from: identity, gone: gone)
+    }
+
+    /// The parts of a live preview a client reads: its index and its file of segments.
+    static let previewFiles = ["preview": LivePreview.Index.fileName, "preview.mp4": LivePreview.Index.mediaFileName]
+
+    /// Sends a block of `path` (`gone` if there is no such file), read on the I/O lane: a
+    /// block is up to 4 MiB from the disk.
+    private func readBlock(of path: String, _ request: FetchRequest, from identity: Data, gone: FarmError) {
         ioLane.post(key: "result " + request.jobID) {
             let read = Result { () throws -> (Int, Data) in
                 guard let handle = FileHandle(forReadingAtPath: path) else { throw gone }

@@ -556,6 +556,11 @@ public final class Coordinator {
         options.stateDirectory.appendingPathComponent(layout == .whole ? "results/\(job).mp4" : "results/\(job)")
     }
 
+    /// A job's live preview: its growing fMP4 file and index (docs/rendering.md, "Live preview").
+    func previewDirectory(job: String) -> URL {
+        options.stateDirectory.appendingPathComponent("previews/\(job)")
+    }
+
     func cancel(_ jobID: String, from identity: Data) throws {
         if resumingJobs[jobID] != nil {
             // Cancelled as soon as its kept chunks are checked.
@@ -590,7 +595,7 @@ public final class Coordinator {
     func beginAssembly(of job: ScheduledJob) {
         guard job.spec.layout == .whole else { return }
         assemblyLane.post(.begin(job: job.id, spec: job.spec, output: resultPath(job: job.id, layout: .whole).path,
-                                 chunks: chunkPaths(job: job.id, count: job.spec.tasks.count)))
+                                 preview: previewDirectory(job: job.id).path, chunks: chunkPaths(job: job.id, count: job.spec.tasks.count)))
     }
 
     /// Every chunk is stored: the lane writes the index of a job of one file; a job of one

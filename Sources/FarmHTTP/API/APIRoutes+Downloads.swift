@@ -48,11 +48,12 @@ extension APIRoutes {
 
     // MARK: Signed URLs
 
-    /// `POST /v1/jobs/{id}/output-url` (`{"seconds": N, "part": "output"|"sidecar"}`) and
+    /// `POST /v1/jobs/{id}/output-url` (`{"seconds": N, "part": "output"|"sidecar"}`),
+    /// `POST /v1/jobs/{id}/preview-url` (`{"seconds": N}`: the live preview's playlist) and
     /// `POST /v1/jobs/{id}/segments/{segment}/thumbnail-url` (`{"seconds", "size", "time",
     /// "format"}`): a URL of the resource a browser can load without a token until it expires.
     func signedURL(_ request: Request, _ context: BasicRequestContext, segment: String?,
-                   still: StillRequest.Kind = .thumbnail) async throws -> Response {
+                   still: StillRequest.Kind = .thumbnail, preview: Bool = false) async throws -> Response {
         let id = try context.parameters.require("id")
         _ = try await job(id, for: try authorize(request))
         var request = request
@@ -66,7 +67,7 @@ extension APIRoutes {
             }
             fields = object
         }
-        let known: Set = segment == nil ? ["seconds", "part"] : ["seconds", "size", "time", "format", "tolerance"]
+        let known: Set = preview ? ["seconds"] : segment == nil ? ["seconds", "part"] : ["seconds", "size", "time", "format", "tolerance"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             return try problem(unknown, "is not a field (\(known.sorted().joined(separator: ", ")))")
         }
@@ -82,7 +83,9 @@ extension APIRoutes {
         }
         let path: String
         var query: [(String, String)] = []
-        if let segment {
+        if preview {
+            path = "/v1/jobs/\(id)/preview.m3u8"
+        } else if let segment {
             path = "/v1/jobs/\(id)/segments/\(segment)/\(still.rawValue)"
             var texts: [String: String] = [:]
             for key in ["size", "time", "format", "tolerance"] {

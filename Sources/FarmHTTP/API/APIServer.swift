@@ -115,6 +115,9 @@ struct APIRoutes: Sendable {
             return try json(try await gateway.call(for: caller.share) { try $0.workers() })
         }
         group.post("jobs/:id/output-url") { request, context in try await signedURL(request, context, segment: nil) }
+        group.get("jobs/:id/preview.m3u8") { request, context in try await previewPlaylist(request, context) }
+        group.get("jobs/:id/preview/:name") { request, context in try await previewSegment(request, context) }
+        group.post("jobs/:id/preview-url") { request, context in try await signedURL(request, context, segment: nil, preview: true) }
         group.post("jobs/:id/segments/:segment/thumbnail-url") { request, context in
             try await signedURL(request, context, segment: String(try Self.segment(context)), still: .thumbnail)
         }
