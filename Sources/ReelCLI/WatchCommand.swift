@@ -14,8 +14,13 @@ struct Watch: ParsableCommand {
 
     @Flag(help: "Print each status as one JSON object a line (NDJSON), the last one final, instead of the bar.")
     var json = false
+    @OptionGroup var preview: PreviewURLOptions
 
     func run() throws {
+        if preview.previewURL {
+            print(try farmCall { try preview.signedURL(job: job) })
+            return
+        }
         let client = try farm.client()
         if job.hasPrefix("b") { return try watchBatch(client) }
         let final: JobStatus

@@ -45,6 +45,13 @@ import Testing
         let playlist = try HTTPExchange.send("GET", base + signed)
         #expect(playlist.status == 200 && playlist.headers["content-type"] == "application/vnd.apple.mpegurl", "\(playlist.status) \(playlist.text)")
         #expect(!playlist.text.contains("#EXT-X-ENDLIST") && playlist.text.contains("#EXT-X-PLAYLIST-TYPE:EVENT"), "\(playlist.text)")
+        // The command line asks the API for the same kind of URL.
+        let printed = try farm.reel(["watch", job, "--preview-url", "--api", api, "--api-token", alice])
+        let printedURL = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(printed.status == 0 && printedURL.hasPrefix("\(base)/v1/jobs/\(job)/preview.m3u8?"), "\(printed.stdout) \(printed.stderr)")
+        #expect(try HTTPExchange.send("GET", printedURL).status == 200)
+        let refused = try farm.reel(["watch", job, "--preview-url", "--api", api, "--api-token", bob])
+        #expect(refused.status != 0 && refused.stderr.contains("403"), "\(refused.stderr)")
         let listed = playlist.text.split(separator: "\n").filter { $0.hasPrefix("preview/") && $0.contains(".m4s?") }
         #expect(listed.count >= 2, "\(playlist.text)")
 
