@@ -12,7 +12,12 @@
    hover text naming the shard, presses "Priority +1" and waits for priority 1, then
    "Cancel job" and waits for "cancelled";
 3. opens the workers page and waits for a worker row;
-4. saves a screenshot of RUNNING_JOB's page to SCREENSHOT;
+4. on RUNNING_JOB's page while it renders: the live preview's <video> plays (its
+   currentTime advances) and the job is still rendering; the shard map has one cell per
+   video shard, each in the state the API reports; a screenshot goes to SCREENSHOT;
+   the workers page draws sparklines of busy slots, CPU and memory (SCREENSHOT-workers);
+   once RUNNING_JOB is done its page plays the output and draws an 8-frame filmstrip
+   (SCREENSHOT-done);
 5. at 390 px and 1280 px wide, checks that the jobs page and a job's page do not
    overflow sideways (a 390-px screenshot goes beside SCREENSHOT);
 6. checks the browser logged no Content-Security-Policy violation.
@@ -91,6 +96,30 @@ try:
     shown, measured = wait("the page's fps to match the API's", same_fps, 60)
     print(f"fps on the job's page {shown}, the API's {measured:.1f}")
 
+    def api(path):
+        request = urllib.request.Request(base + "/v1" + path, headers={"Authorization": "Bearer " + token})
+        return json.load(urllib.request.urlopen(request, timeout=10))
+
+    played = wait("the live preview to play", lambda: driver.execute_script(
+        "const v = document.getElementById('preview'); return v && v.currentTime > 0.2 ? v.currentTime : 0"), 60)
+    state = api("/jobs/" + running)["state"]
+    if state in ("done", "failed", "cancelled"):
+        sys.exit(f"dashboard: the job was {state} before its preview played: make it longer")
+    print(f"live preview played to {played:.2f} s while the job was {state}")
+
+    def same_map():
+        cells = driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell")
+        shards = [s for s in api("/jobs/" + running + "/shards") if s["kind"] not in ("audio", "segmentAudio")]
+        shown = [cell.get_attribute("class").split()[1] for cell in cells]
+        expected = ["reused" if s.get("worker") == "reused" else "failing" if s["state"] == "queued" and s.get("lastError")
+                    else s["state"] for s in shards]
+        return (len(cells), shown) if shown == expected else None
+
+    cells, states = wait("the shard map to show the API's states", same_map, 30)
+    print(f"shard map of the running job: {cells} cells, as the API says: {' '.join(states)}")
+    driver.save_screenshot(screenshot)
+    print("screenshot saved")
+
     driver.get(base + "/#/jobs/" + queued)
     cells = wait("the shard map", lambda: driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell"))
     tips = [cell.get_attribute("title") for cell in cells]
@@ -110,11 +139,21 @@ try:
     driver.get(base + "/#/workers")
     wait("a worker row with its memory", lambda: "MiB" in driver.find_element(By.ID, "main").text)
     print("workers page lists a worker")
+    lines = wait("sparklines of three figures with a few points", lambda: [
+        svg for svg in driver.find_elements(By.CSS_SELECTOR, "tr[data-worker] svg.spark")
+        if int(svg.get_attribute("data-points")) >= 3] if "%" in driver.find_element(By.ID, "main").text else None, 30)
+    if len(lines) < 3:
+        sys.exit(f"dashboard: {len(lines)} sparklines, not busy, CPU and memory")
+    print(f"workers page draws {len(lines)} sparklines")
+    driver.save_screenshot(screenshot.replace(".png", "-workers.png"))
 
+    wait("the running job to end", lambda: api("/jobs/" + running)["state"] == "done", 180)
     driver.get(base + "/#/jobs/" + running)
-    wait("the running job's shard map", lambda: driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell"))
-    driver.save_screenshot(screenshot)
-    print("screenshot saved")
+    strip = wait("the filmstrip of the output", lambda: len(driver.find_elements(By.CSS_SELECTOR, "#filmstrip canvas")) == 8, 60)
+    output = wait("the output to play", lambda: driver.execute_script(
+        "const v = document.getElementById('preview'); if (v.paused) v.play().catch(() => {}); return v.currentTime > 0.2 ? v.currentTime : 0"), 60)
+    print(f"done job: the output played to {output:.2f} s, a filmstrip of 8 frames")
+    driver.save_screenshot(screenshot.replace(".png", "-done.png"))
 
     def overflow():
         return driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")

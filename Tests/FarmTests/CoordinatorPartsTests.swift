@@ -40,12 +40,18 @@ struct CoordinatorPartsTests {
         var activity = FarmActivity()
         let first = activity.sample(now: 0, framesDone: ["j": 0], connected: ["w"])
         activity.rendered(30, by: "w")
-        activity.reported(residentKB: 1234, by: "w")
+        activity.reported(residentKB: 1234, cpuSeconds: nil, by: "w", at: 0)
         let early = activity.sample(now: 0.5, framesDone: ["j": 30], connected: ["w"])   // once a second
         let second = activity.sample(now: 1, framesDone: ["j": 30], connected: ["w"])
         #expect(first && !early && second)
         #expect(activity.framesRendered == 30 && activity.worker("w")?.residentKB == 1234)
         #expect((activity.framesPerSecond(ofJob: "j") ?? 0) > 0 && activity.framesPerSecond > 0)
+        // CPU time becomes cores busy between heartbeats a second or more apart.
+        activity.reported(residentKB: nil, cpuSeconds: 10, by: "w", at: 10)
+        #expect(activity.worker("w")?.cpuCores == nil)
+        activity.reported(residentKB: nil, cpuSeconds: 10.5, by: "w", at: 10.4)   // too close to measure
+        activity.reported(residentKB: nil, cpuSeconds: 13, by: "w", at: 12)
+        #expect(activity.worker("w")?.cpuCores == 1.5 && activity.worker("w")?.residentKB == 1234)
         let third = activity.sample(now: 2, framesDone: [:], connected: [])
         #expect(third && activity.framesPerSecond(ofJob: "j") == nil && activity.worker("w") == nil)
     }

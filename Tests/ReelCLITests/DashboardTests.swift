@@ -68,7 +68,19 @@ import Testing
         #expect(output.contains("fps on the job's page"), "\(output)")
         #expect(output.contains("no sideways overflow at 390 px and 1280 px"), "\(output)")
         #expect(output.contains("no Content-Security-Policy violation"), "\(output)")
+        #expect(output.contains("live preview played to"), "\(output)")
+        #expect(output.contains("shard map of the running job"), "\(output)")
+        #expect(output.contains("workers page draws"), "\(output)")
+        #expect(output.contains("done job: the output played"), "\(output)")
         #expect(FileManager.default.fileExists(atPath: farm.path("dashboard-390.png")))
+        // REEL_SCREENSHOTS=docs/images keeps the pictures docs/api.md shows.
+        if let keep = ProcessInfo.processInfo.environment["REEL_SCREENSHOTS"] {
+            for name in ["dashboard.png", "dashboard-done.png", "dashboard-workers.png", "dashboard-390.png"] {
+                let target = URL(fileURLWithPath: keep).appendingPathComponent(name)
+                try? FileManager.default.removeItem(at: target)   // replaced by this run's
+                try FileManager.default.copyItem(at: URL(fileURLWithPath: farm.path(name)), to: target)
+            }
+        }
         // The policy allows the page's own script and style by hash, nothing inline besides.
         let page = try HTTPExchange.send("GET", String(api.dropLast("/v1".count)) + "/")
         let policy = page.headers.first { $0.key.lowercased() == "content-security-policy" }?.value ?? ""

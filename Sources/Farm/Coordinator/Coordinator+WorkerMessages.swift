@@ -17,7 +17,9 @@ extension Coordinator {
                                           encoders: hello.encoders), now: Self.now))
         case .heartbeat:
             let heartbeat = try? message.decode(Heartbeat.self)
-            if let kB = heartbeat?.residentKB, let worker = workers[identity] { activity.reported(residentKB: kB, by: worker.workerID) }
+            if let heartbeat, let worker = workers[identity] {
+                activity.reported(residentKB: heartbeat.residentKB, cpuSeconds: heartbeat.cpuSeconds, by: worker.workerID, at: Self.now)
+            }
             apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true), now: Self.now))
         case .chunk:
             let ready = try message.decode(ChunkReady.self)

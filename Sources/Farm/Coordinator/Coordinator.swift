@@ -420,7 +420,8 @@ public final class Coordinator {
             WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
                          shardsDone: try store.shardsDone(byWorker: $0.workerID), lastHeartbeat: $0.lastSeen, alive: true,
                          mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0,
-                         residentKB: activity.worker($0.workerID)?.residentKB, framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0)
+                         residentKB: activity.worker($0.workerID)?.residentKB, framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0,
+                         cpuCores: activity.worker($0.workerID)?.cpuCores)
         }
     }
 

@@ -17,7 +17,13 @@ struct FarmActivity {
         workers[worker, default: WorkerActivity()].frames += frames
     }
 
-    mutating func reported(residentKB: Int, by worker: String) { workers[worker, default: WorkerActivity()].residentKB = residentKB }
+    /// A heartbeat's figures: its memory, and its CPU time, made a rate between heartbeats.
+    mutating func reported(residentKB: Int?, cpuSeconds: Double?, by worker: String, at now: Double) {
+        var activity = workers[worker, default: WorkerActivity()]
+        if let residentKB { activity.residentKB = residentKB }
+        if let cpuSeconds { activity.reported(cpuSeconds: cpuSeconds, at: now) }
+        workers[worker] = activity
+    }
 
     func worker(_ id: String) -> WorkerActivity? { workers[id] }
 
@@ -50,5 +56,16 @@ struct WorkerActivity {
     private var rate = FrameRate()
     private(set) var framesPerSecond = 0.0
 
+    /// Cores the worker's process kept busy between its last two heartbeats at least 1 s apart.
+    private(set) var cpuCores: Double?
+    private var lastCPU: (seconds: Double, at: Double)?
+
     mutating func sample(at now: Double) { framesPerSecond = rate.add(total: frames, at: now) }
+
+    mutating func reported(cpuSeconds: Double, at now: Double) {
+        guard let last = lastCPU else { lastCPU = (cpuSeconds, now); return }
+        guard now - last.at >= 1 else { return }
+        cpuCores = max(0, cpuSeconds - last.seconds) / (now - last.at)
+        lastCPU = (cpuSeconds, now)
+    }
 }

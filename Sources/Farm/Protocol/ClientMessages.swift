@@ -211,6 +211,8 @@ public struct WorkerStatus: Codable, Sendable {
     public var residentKB: Int? = nil
     /// Frames of the shards it finished, per second over the last 10 s.
     public var framesPerSecond: Double? = nil
+    /// Cores its process kept busy between its last heartbeats (1.5 = 150 % of one core).
+    public var cpuCores: Double? = nil
 }
 
 /// A new priority for an unfinished job (higher first; −1000…1000).

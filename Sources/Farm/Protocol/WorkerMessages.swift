@@ -34,10 +34,14 @@ public struct Heartbeat: Codable, Sendable {
     public var draining: Bool?
     /// The worker's resident memory (kB), for `reel workers` and the dashboard.
     public var residentKB: Int?
-    public init(busy: Int, draining: Bool? = nil, residentKB: Int? = nil) {
+    /// The CPU time the worker's process has used since it started (user + system, s): the
+    /// coordinator makes a rate of it (absent from workers before 0.9).
+    public var cpuSeconds: Double?
+    public init(busy: Int, draining: Bool? = nil, residentKB: Int? = nil, cpuSeconds: Double? = nil) {
         self.busy = busy
         self.draining = draining
         self.residentKB = residentKB
+        self.cpuSeconds = cpuSeconds
     }
 }
 

@@ -164,7 +164,7 @@ public final class Worker {
             }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
                 send(.heartbeat, Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil,
-                                           residentKB: ProcessMemory.residentKB))
+                                           residentKB: ProcessMemory.residentKB, cpuSeconds: ProcessMemory.cpuSeconds))
             }
             if Date().timeIntervalSince(lastHeard) * 1000 > Double(options.heartbeatMillis * options.liveness) {
                 try reconnect()

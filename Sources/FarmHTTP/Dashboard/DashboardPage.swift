@@ -5,9 +5,13 @@ import Farm
 /// the token the user enters (kept in the browser's localStorage):
 ///
 /// * `#/` — jobs with live progress bars (from each job's event stream), fps and ETA as the API reports them;
-/// * `#/jobs/ID` — the job, its shard map (one cell per shard along the output timeline,
-///   coloured by state, worker and time on hover), and a cancel button;
-/// * `#/workers` — slots, busy, shards done, last heartbeat.
+/// * `#/jobs/ID` — the job: while it renders, its live preview playing through Media Source
+///   Extensions from the preview's fMP4 segments; once done, the output from its signed URL
+///   and a filmstrip drawn from it; its shard map (one cell per shard along the output
+///   timeline, coloured by state, worker and time on hover), a picture per segment, and a
+///   cancel button;
+/// * `#/workers` — slots, busy, shards done, last heartbeat, and sparklines of each worker's
+///   busy slots, CPU and memory over the last two minutes.
 enum DashboardPage {
     /// The final states as a JS array, from `JobPhase.isFinal`: finality is defined once.
     static let finalStates = "[" + JobPhase.allCases.filter(\.isFinal).map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]"
@@ -61,6 +65,13 @@ enum DashboardPage {
   .thumbs figure { margin: 0; font-size: .8rem; color: var(--muted); }
   .thumbs img { display: block; height: 90px; background: var(--line); border-radius: 3px; }
   .facts div b { display: block; font-size: 1.2rem; }
+  .player { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin: .5rem 0 1rem; }
+  .player video { width: 100%; max-width: 40rem; background: #000; border-radius: 4px; aspect-ratio: 16 / 9; }
+  .strip { display: flex; gap: 2px; overflow-x: auto; max-width: 100%; margin: .3rem 0 1rem; }
+  .strip canvas { height: 54px; width: auto; border-radius: 2px; background: var(--line); }
+  svg.spark { width: 7rem; height: 1.6rem; vertical-align: middle; }
+  svg.spark polyline { fill: none; stroke: var(--running); stroke-width: 1.5; }
+  svg.spark rect { fill: var(--bg); }
   a { color: var(--accent); }
 </style>
 </head>
@@ -208,6 +219,10 @@ async function jobPage(id) {
   } }, "Cancel job");
   const workers = el("tbody");
   const thumbs = el("div", { class: "thumbs", id: "thumbnails" });
+  const video = el("video", { id: "preview", controls: "", playsinline: "", preload: "auto" });
+  video.muted = true;
+  const playerNote = el("div", { class: "muted", id: "player-note" });
+  const strip = el("div", { class: "strip", id: "filmstrip" });
   const reprioritize = step => async () => {
     try { draw(await call("/jobs/" + id, { method: "PATCH", headers: { "Content-Type": "application/json" },
                                             body: JSON.stringify({ priority: (last ? last.priority : 0) + step }) })); }
@@ -215,7 +230,7 @@ async function jobPage(id) {
   };
   const up = el("button", { id: "priority-up", title: "higher priority: runs before lower ones", onclick: reprioritize(1) }, "Priority +1");
   const down = el("button", { id: "priority-down", title: "lower priority", onclick: reprioritize(-1) }, "Priority −1");
-  main.replaceChildren(title, facts, bar, map, legend, thumbs, el("p", {}, cancel, " ", up, " ", down), message,
+  main.replaceChildren(title, el("div", { class: "player" }, video, playerNote), strip, facts, bar, map, legend, thumbs, el("p", {}, cancel, " ", up, " ", down), message,
     el("h3", {}, "shards by worker"), el("table", {}, workers));
   let last = null;
   function draw(status) {
@@ -256,9 +271,13 @@ async function jobPage(id) {
     thumbs.append(el("figure", {}, image, el("figcaption", {}, "segment " + segment)));
     fetch(api + "/jobs/" + id + "/segments/" + segment + "/thumbnail?size=160x90", { headers: headers() })
       .then(r => r.ok ? r.blob() : Promise.reject(new Error(r.statusText)))
-      .then(blob => { image.src = URL.createObjectURL(blob); })
+      .then(blob => { image.src = URL.createObjectURL(blob); if (segment === segments[0] && !video.poster) video.poster = image.src; })
       .catch(() => { image.alt = "segment " + segment + ": no picture"; });
   }
+  // The picture: the live preview while it renders, the output once done.
+  if (last.state === "done") playOutput(video, id, strip, playerNote).catch(e => { playerNote.textContent = e.message; });
+  else if (!finalStates.has(last.state)) playPreview(video, id, playerNote).catch(e => { playerNote.textContent = "preview: " + e.message; });
+  else video.hidden = true;
   const timer = setInterval(() => {
     if (!location.hash.startsWith("#/jobs/" + id)) { clearInterval(timer); return; }
     drawShards().catch(() => {});
@@ -267,20 +286,139 @@ async function jobPage(id) {
   if (!finalStates.has(last.state)) follow(id, draw);
 }
 
+// ---- pictures ----
+// The live preview (docs/api.md, "Live preview"): the playlist read again every second,
+// each new segment fetched with the token and appended in order to a Media Source
+// Extensions buffer, until the playlist ends.
+async function playPreview(video, id, note) {
+  if (!window.MediaSource) { note.textContent = "this browser has no Media Source Extensions: no preview"; return; }
+  const source = new MediaSource();
+  video.src = URL.createObjectURL(source);
+  await new Promise(resolve => source.addEventListener("sourceopen", resolve, { once: true }));
+  const bytes = async path => {
+    const response = await fetch(api + "/jobs/" + id + "/" + path, { headers: headers() });
+    if (!response.ok) throw new Error(response.status + " for " + path);
+    return response.arrayBuffer();
+  };
+  let buffer = null, appended = 0;
+  const append = data => new Promise((resolve, reject) => {
+    buffer.addEventListener("updateend", resolve, { once: true });
+    buffer.addEventListener("error", () => reject(new Error("the browser refused a segment")), { once: true });
+    buffer.appendBuffer(data);
+  });
+  note.textContent = "waiting for the first segment";
+  while (location.hash === "#/jobs/" + id && source.readyState === "open") {
+    const response = await fetch(api + "/jobs/" + id + "/preview.m3u8", { headers: headers() });
+    if (!response.ok) { note.textContent = "no preview (" + response.status + ")"; return; }
+    const lines = (await response.text()).split("\n");
+    const segments = lines.filter(line => line.startsWith("preview/") && line.includes(".m4s"));
+    const ended = lines.includes("#EXT-X-ENDLIST");
+    if (segments.length && !buffer) {
+      const init = await bytes("preview/init.mp4");
+      const type = 'video/mp4; codecs="' + codecs(new Uint8Array(init)) + '"';
+      if (!MediaSource.isTypeSupported(type)) { note.textContent = "this browser cannot play " + type; return; }
+      buffer = source.addSourceBuffer(type);
+      await append(init);
+    }
+    while (buffer && appended < segments.length) {
+      await append(await bytes(segments[appended]));
+      appended += 1;
+      if (appended === 1) video.play().catch(() => {});
+    }
+    note.textContent = "live preview: " + appended + " segment" + (appended === 1 ? "" : "s") + (ended ? ", all of them" : " rendered so far");
+    if (ended) { if (buffer && !buffer.updating) source.endOfStream(); return; }
+    await new Promise(resolve => setTimeout(resolve, 1000));
+  }
+}
+// The MSE type's codecs from the init segment: avc1.PPCCLL from the avcC box's profile,
+// constraints and level; mp4a.40.2 (AAC-LC) when there is sound.
+function codecs(init) {
+  const find = name => {
+    for (let i = 4; i + 4 <= init.length; i++) {
+      if (init[i] === name.charCodeAt(0) && init[i + 1] === name.charCodeAt(1) && init[i + 2] === name.charCodeAt(2) && init[i + 3] === name.charCodeAt(3)) return i + 4;
+    }
+    return -1;
+  };
+  const hex = b => b.toString(16).padStart(2, "0");
+  const list = [];
+  const avc = find("avcC");
+  if (avc >= 0) list.push("avc1." + hex(init[avc + 1]) + hex(init[avc + 2]) + hex(init[avc + 3]));
+  else if (find("hvcC") >= 0) list.push("hvc1.1.6.L120.90");
+  if (find("mp4a") >= 0) list.push("mp4a.40.2");
+  return list.join(", ");
+}
+// A finished job: its output from a signed URL (a <video> sends no token), and a filmstrip
+// of eight frames drawn from it by a second, hidden player.
+async function playOutput(video, id, strip, note) {
+  const signed = await call("/jobs/" + id + "/output-url", { method: "POST", headers: { "Content-Type": "application/json" },
+                                                             body: JSON.stringify({ seconds: 3600 }) });
+  video.src = signed.url;
+  note.textContent = "the output";
+  const reader = el("video", { preload: "auto" });
+  reader.muted = true;
+  reader.src = signed.url;
+  const once = (target, name) => new Promise((resolve, reject) => {
+    target.addEventListener(name, resolve, { once: true });
+    target.addEventListener("error", () => reject(new Error("the output cannot be read")), { once: true });
+  });
+  await once(reader, "loadeddata");
+  const count = 8;
+  for (let i = 0; i < count && location.hash === "#/jobs/" + id; i++) {
+    reader.currentTime = (i + 0.5) * reader.duration / count;
+    await once(reader, "seeked");
+    const canvas = el("canvas", { width: "160", height: String(Math.max(1, Math.round(160 * reader.videoHeight / reader.videoWidth))),
+                                  title: clock(reader.currentTime) });
+    canvas.getContext("2d").drawImage(reader, 0, 0, canvas.width, canvas.height);
+    strip.append(canvas);
+  }
+}
+// A sparkline of the last values (an SVG polyline), `top` at the top; the newest value and
+// `label` on hover.
+function spark(values, top, label, text) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "spark");
+  svg.setAttribute("viewBox", "0 0 100 20");
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.setAttribute("data-points", String(values.length));
+  const back = document.createElementNS(ns, "rect");
+  back.setAttribute("width", "100"); back.setAttribute("height", "20");
+  const line = document.createElementNS(ns, "polyline");
+  const step = 100 / Math.max(1, values.length - 1);   // the points kept so far span the width
+  line.setAttribute("points", values.map((v, i) => (i * step).toFixed(1) + "," + (19 - 18 * Math.min(1, v / (top || 1))).toFixed(1)).join(" "));
+  const title = document.createElementNS(ns, "title");
+  title.textContent = label + ": " + text;
+  svg.append(back, line, title);
+  return el("span", { class: label.replace(/ /g, "-") }, svg, " " + text);
+}
+const sparkLength = 60;
+const workerHistory = new Map();
+
 async function workersPage() {
   const body = el("tbody");
   main.replaceChildren(el("table", {}, el("thead", {}, el("tr", {},
-    el("th", {}, "worker"), el("th", {}, "host"), el("th", {}, "slots"), el("th", {}, "busy"), el("th", {}, "fps"),
-    el("th", {}, "memory"), el("th", {}, "shards done"), el("th", {}, "last heartbeat"))), body));
+    el("th", {}, "worker"), el("th", {}, "busy slots"), el("th", {}, "CPU"), el("th", {}, "memory"), el("th", {}, "fps"),
+    el("th", {}, "shards done"), el("th", {}, "host"), el("th", {}, "last heartbeat"))), body));
+  // Each worker's figures every 2 s, the last 2 minutes kept (while the page is open).
   const draw = async () => {
     const workers = await call("/workers");
     const now = Date.now() / 1000;
-    body.replaceChildren(...(workers.length ? workers.map(w => el("tr", {},
-      el("td", {}, w.workerID), el("td", {}, w.host), el("td", {}, String(w.slots)), el("td", {}, String(w.busy)),
-      el("td", {}, (w.framesPerSecond || 0).toFixed(1)),
-      el("td", {}, w.residentKB != null ? (w.residentKB / 1024).toFixed(0) + " MiB" : "—"),
-      el("td", {}, String(w.shardsDone)), el("td", {}, Math.max(0, now - w.lastHeartbeat).toFixed(1) + " s ago")))
-      : [el("tr", {}, el("td", { colspan: "8", class: "muted" }, "no workers connected"))]));
+    for (const w of workers) {
+      const points = workerHistory.get(w.workerID) || [];
+      points.push({ busy: w.busy, cpu: w.cpuCores || 0, memory: (w.residentKB || 0) / 1024 });
+      workerHistory.set(w.workerID, points.slice(-sparkLength));
+    }
+    body.replaceChildren(...(workers.length ? workers.map(w => {
+      const points = workerHistory.get(w.workerID);
+      const topMemory = Math.max(256, ...points.map(p => p.memory));
+      return el("tr", { "data-worker": w.workerID },
+        el("td", {}, w.workerID),
+        el("td", {}, spark(points.map(p => p.busy), w.slots, "busy slots", w.busy + " / " + w.slots)),
+        el("td", {}, spark(points.map(p => p.cpu), Math.max(1, w.slots), "CPU", w.cpuCores != null ? Math.round(w.cpuCores * 100) + " %" : "—")),
+        el("td", {}, spark(points.map(p => p.memory), topMemory, "memory", w.residentKB != null ? (w.residentKB / 1024).toFixed(0) + " MiB" : "—")),
+        el("td", {}, (w.framesPerSecond || 0).toFixed(1)),
+        el("td", {}, String(w.shardsDone)), el("td", {}, w.host), el("td", {}, Math.max(0, now - w.lastHeartbeat).toFixed(1) + " s ago"));
+    }) : [el("tr", {}, el("td", { colspan: "8", class: "muted" }, "no workers connected"))]));
   };
   await draw();
   const timer = setInterval(() => { if (location.hash !== "#/workers") clearInterval(timer); else draw().catch(() => {}); }, 2000);

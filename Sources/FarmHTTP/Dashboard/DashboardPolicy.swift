@@ -4,11 +4,12 @@ import Foundation
 extension DashboardPage {
     /// The page's Content-Security-Policy: its one script and one style sheet allowed by
     /// their SHA-256 (computed here from the page itself), nothing inline besides, nothing
-    /// from elsewhere but the API it calls and the pictures it shows.
+    /// from elsewhere but the API it calls and the pictures and videos it shows (a preview is a
+/// `blob:` of Media Source Extensions).
     static let contentSecurityPolicy: String = {
         let script = hash(between: "<script>", and: "</script>")
         let style = hash(between: "<style>", and: "</style>")
-        return "default-src 'none'; script-src '\(script)'; style-src '\(style)'; connect-src 'self'; img-src 'self' blob:; "
+        return "default-src 'none'; script-src '\(script)'; style-src '\(style)'; connect-src 'self'; img-src 'self' blob:; media-src 'self' blob:; "
             + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }()
 
