@@ -41,6 +41,7 @@ final class AssemblyLane: Sendable {
                 _ = wake.wait(timeout: .now() + .milliseconds(500))
                 for request in requests.take() where !stop.isRaised {
                     if let answer = lane.handle(request) { finished.post(answer) }
+                    lane.endPreviews()   // after the answer: a preview never delays a job's end
                 }
             }
             for job in lane.running.values { job.assembly.abandon() }
@@ -95,15 +96,21 @@ final class AssemblyLane: Sendable {
                 assembly.abandon()
             }
             busy += Date().timeIntervalSince(started)
+            // The last segment waits for the job's end (`endPreview`).
+            if !complete { advancePreview() }
+        }
+
+        private func advancePreview() {
             do {
-                try preview?.advance(isReady: isReady)
+                try preview?.advance { FileManager.default.fileExists(atPath: $0) }
             } catch {
                 dropPreview()
             }
         }
 
-        /// Marks the preview ended (every segment published).
+        /// Publishes the last segments and ends the preview (`#EXT-X-ENDLIST`).
         func endPreview() {
+            advancePreview()
             do { try preview?.finish() } catch { dropPreview() }
         }
 
@@ -129,6 +136,13 @@ final class AssemblyLane: Sendable {
     private struct State {
         var running: [String: InProgress] = [:]
         var unbegun: [String: String] = [:]
+        /// Jobs whose file is finished and whose preview is not ended yet.
+        var previewsToEnd: [InProgress] = []
+
+        mutating func endPreviews() {
+            for progress in previewsToEnd { progress.endPreview() }
+            previewsToEnd = []
+        }
 
         mutating func handle(_ request: Request) -> Finished? {
             switch request {
@@ -156,7 +170,7 @@ final class AssemblyLane: Sendable {
                 }
                 do {
                     try progress.finish(job: job)
-                    progress.endPreview()
+                    previewsToEnd.append(progress)
                     return Finished(job: job, error: nil, writing: progress.busy)
                 } catch {
                     progress.assembly.abandon()
