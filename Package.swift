@@ -25,6 +25,9 @@ let package = Package(
         .library(name: "SessionKit", targets: ["SessionKit"]),
         .library(name: "RenderEngine", targets: ["RenderEngine"]),
         .library(name: "Farm", targets: ["Farm"]),
+        // For apps that send exports (docs/api.md, "Clients"): Foundation and the session
+        // model only, no engine, no system library.
+        .library(name: "ReelFarmClient", targets: ["ReelFarmClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,6 +65,10 @@ let package = Package(
         // version; built for the baseline processor its loops give the same bits, about 4 %
         // slower on the heaviest effects (docs/architecture.md, "Decisions").
         .target(name: "SessionKit"),
+        // The farm's error codes, shared by the farm and its HTTP client library.
+        .target(name: "FarmCodes"),
+        // The HTTP API's client (docs/api.md, "Clients"): async/await over URLSession.
+        .target(name: "ReelFarmClient", dependencies: ["SessionKit", "FarmCodes"]),
         .target(
             name: "RenderEngine",
             dependencies: ["SessionKit", "CFFmpeg", "CHeif", "CCurl", "CMalloc", .product(name: "Crypto", package: "swift-crypto")],
@@ -70,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "Farm",
-            dependencies: ["SessionKit", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
+            dependencies: ["SessionKit", "FarmCodes", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Metrics", package: "swift-metrics"),
@@ -115,7 +122,7 @@ let package = Package(
                                                           .product(name: "Hummingbird", package: "hummingbird"),
                                                           .product(name: "HummingbirdTesting", package: "hummingbird")]),
         // Farm and RenderEngine: tests that speak the wire protocol as a hostile client would.
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit", "Farm", "RenderEngine",
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit", "Farm", "RenderEngine", "ReelFarmClient",
                                                        .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

@@ -110,7 +110,10 @@ extension APIRoutes {
 
     /// Server-Sent Events: `progress` with the job's status on each change, then one
     /// event named after its final state, then the stream ends.
-    func events(_ id: String, client: String) throws -> Response {
+    /// `after`: the `Last-Event-ID` of a client that was following and lost the stream: only
+    /// statuses newer than that one are sent (`EventOrder`).
+    func events(_ id: String, client: String, after: String? = nil) throws -> Response {
+        let seen = after.flatMap(EventOrder.init(id:))
         let stream: AsyncThrowingStream<JobStatus, any Error>
         do {
             stream = try events.stream(id, client: client)
@@ -126,12 +129,42 @@ extension APIRoutes {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             for try await status in stream {
+                let order = EventOrder(status)
+                if let seen, order <= seen { continue }   // the client had this one, or a newer one
                 let name = status.isFinal ? status.state.rawValue : "progress"
                 let data = String(decoding: try encoder.encode(status), as: UTF8.self)
-                try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(data)\n\n"))
+                try await writer.write(ByteBuffer(string: "event: \(name)\nid: \(order.id)\ndata: \(data)\n\n"))
                 if status.isFinal { break }
             }
             try await writer.finish(nil)
         })
     }
+}
+
+/// Where a status stands in its job's progress (docs/api.md, "Events"): its state's rank,
+/// then frames done, then shards done. A job only moves forward, so a later status has a
+/// larger order; it is each event's `id`, and a stream opened with `Last-Event-ID` skips
+/// what is not past it.
+struct EventOrder: Comparable, Sendable {
+    var rank: Int
+    var frames: Int64
+    var shards: Int
+
+    init(_ status: JobStatus) {
+        rank = status.state.isFinal ? 3 : status.state == .assembling ? 2 : status.state == .rendering ? 1 : 0
+        frames = status.framesDone
+        shards = status.shards.done
+    }
+
+    /// `RANK.FRAMES.SHARDS`, as it was sent; nil for anything else.
+    init?(id: String) {
+        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let rank = Int(parts[0]), let frames = Int64(parts[1]), let shards = Int(parts[2]),
+              (0...3).contains(rank), frames >= 0, shards >= 0 else { return nil }
+        (self.rank, self.frames, self.shards) = (rank, frames, shards)
+    }
+
+    var id: String { "\(rank).\(frames).\(shards)" }
+
+    static func < (a: EventOrder, b: EventOrder) -> Bool { (a.rank, a.frames, a.shards) < (b.rank, b.frames, b.shards) }
 }
