@@ -37,6 +37,9 @@ test-deps: deps
 	@command -v openapi-python-client >/dev/null || python3 -m pip install -q openapi-python-client==0.29.1
 	@# The dashboard test drives Chromium through chromedriver.
 	@python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium==4.27.1
+	@# The Python client (clients/python) is checked with mypy --strict and against docs/api.yaml (PyYAML).
+	@python3 -m mypy --version >/dev/null 2>&1 || python3 -m pip install -q mypy==1.13.0
+	@python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml
 
 build: deps
 	swift build

@@ -82,16 +82,18 @@ public struct Variant: Codable, Sendable, Equatable {
     }
 }
 
-/// A batch as the API reports it: its variants' jobs in order.
+/// A batch as the API reports it: its variants' jobs in order (each names its `variant`).
 public struct BatchStatus: Codable, Sendable, Equatable {
-    public struct VariantJob: Codable, Sendable, Equatable {
-        public var variant: String?
-        public var jobID: String
-        public var state: JobState
+    public enum State: String, Codable, Sendable {
+        /// `partial`: every variant ended, some not done.
+        case rendering, done, partial, failed
     }
 
     public var batchID: String
-    public var variants: [VariantJob]
+    public var state: State
+    public var framesDone: Int
+    public var totalFrames: Int
+    public var variants: [JobStatus]
 }
 
 /// A picture of a segment (`thumbnail`: fit into a small box; `frame`: as the video shows it).

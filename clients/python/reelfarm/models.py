@@ -1,0 +1,143 @@
+"""The HTTP API's models (docs/api.yaml, components/schemas), as the client reads them.
+
+`SCHEMA_FIELDS` names the schema each class reads and the JSON properties it maps;
+tests/check_spec.py holds them against docs/api.yaml, so the spec and the client cannot
+drift apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Mapping, Optional
+
+
+class JobState(str, Enum):
+    QUEUED = "queued"
+    RENDERING = "rendering"
+    ASSEMBLING = "assembling"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_final(self) -> bool:
+        return self in (JobState.DONE, JobState.FAILED, JobState.CANCELLED)
+
+
+class FarmErrorCode(str, Enum):
+    """docs/api.yaml, ErrorCode: what went wrong, as a program acts on it."""
+
+    INVALID_INPUT = "invalidInput"
+    MALFORMED = "malformed"
+    VERSION_MISMATCH = "versionMismatch"
+    ENGINE_MISMATCH = "engineMismatch"
+    UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
+    NOT_OWNER = "notOwner"
+    NO_SUCH_JOB = "noSuchJob"
+    ALREADY_ENDED = "alreadyEnded"
+    NOT_ENDED = "notEnded"
+    RESULT_GONE = "resultGone"
+    UNKNOWN_WORKER = "unknownWorker"
+    MISSING_MEDIA = "missingMedia"
+    STORAGE_FULL = "storageFull"
+    MEDIA_CHANGED = "mediaChanged"
+    ORIGIN_REFUSED = "originRefused"
+    IO_FAILED = "ioFailed"
+    CANCELLED = "cancelled"
+    HANDED_BACK = "handedBack"
+    RENDER_FAILED = "renderFailed"
+    NO_ANSWER = "noAnswer"
+    HANDSHAKE_FAILED = "handshakeFailed"
+    INTERNAL = "internal"
+
+    @classmethod
+    def parse(cls, text: Any) -> "FarmErrorCode":
+        """A code this client does not know (a newer farm's) reads as INTERNAL."""
+        try:
+            return cls(text)
+        except ValueError:
+            return cls.INTERNAL
+
+
+@dataclass(frozen=True)
+class ShardCounts:
+    queued: int
+    running: int
+    done: int
+    abandoned: int
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    job_id: str
+    state: JobState
+    priority: int
+    frames_done: int
+    total_frames: int
+    shards: ShardCounts
+    created: float
+    finished: Optional[float] = None
+    frames_per_second: Optional[float] = None
+    eta_seconds: Optional[float] = None
+    error: Optional[str] = None
+    error_code: Optional[FarmErrorCode] = None
+    owner: Optional[str] = None
+    batch: Optional[str] = None
+    variant: Optional[str] = None
+
+    @property
+    def fraction_done(self) -> float:
+        return self.frames_done / self.total_frames if self.total_frames else 0.0
+
+    @classmethod
+    def from_json(cls, o: Mapping[str, Any]) -> "JobStatus":
+        s = o["shards"]
+        code = o.get("errorCode")
+        return cls(job_id=str(o["jobID"]), state=JobState(o["state"]), priority=int(o["priority"]),
+                   frames_done=int(o["framesDone"]), total_frames=int(o["totalFrames"]),
+                   shards=ShardCounts(int(s["queued"]), int(s["running"]), int(s["done"]), int(s["abandoned"])),
+                   created=float(o["created"]), finished=_number(o.get("finished")),
+                   frames_per_second=_number(o.get("framesPerSecond")), eta_seconds=_number(o.get("etaSeconds")),
+                   error=o.get("error"), error_code=FarmErrorCode.parse(code) if code is not None else None,
+                   owner=o.get("owner"), batch=o.get("batch"), variant=o.get("variant"))
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    batch_id: str
+    state: str
+    frames_done: int
+    total_frames: int
+    variants: tuple[JobStatus, ...]
+
+    @classmethod
+    def from_json(cls, o: Mapping[str, Any]) -> "BatchStatus":
+        return cls(batch_id=str(o["batchID"]), state=str(o["state"]), frames_done=int(o["framesDone"]),
+                   total_frames=int(o["totalFrames"]), variants=tuple(JobStatus.from_json(v) for v in o["variants"]))
+
+
+def _number(value: Any) -> Optional[float]:
+    return float(value) if value is not None else None
+
+
+# Each class: the schema it reads in docs/api.yaml, and its fields' JSON names.
+SCHEMA_FIELDS: dict[str, tuple[str, dict[str, str]]] = {
+    "JobStatus": ("JobStatus", {
+        "job_id": "jobID", "state": "state", "priority": "priority", "frames_done": "framesDone",
+        "total_frames": "totalFrames", "shards": "shards", "created": "created", "finished": "finished",
+        "frames_per_second": "framesPerSecond", "eta_seconds": "etaSeconds", "error": "error", "error_code": "errorCode",
+        "owner": "owner", "batch": "batch", "variant": "variant"}),
+    "BatchStatus": ("BatchStatus", {"batch_id": "batchID", "state": "state", "frames_done": "framesDone",
+                                    "total_frames": "totalFrames", "variants": "variants"}),
+    "ShardCounts": ("ShardCounts", {"queued": "queued", "running": "running", "done": "done", "abandoned": "abandoned"}),
+}
