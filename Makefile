@@ -59,6 +59,8 @@ demo: build
 	@echo "rendered $(DEMO)/multi-segment.mp4, $(DEMO)/sdk-session.mp4 and $(DEMO)/phone-mix.mp4 (+ .reel.json sidecars), $(DEMO)/image.jpg, $(DEMO)/filters.jpg and $(DEMO)/filmstrip/"
 
 test: build test-deps
+	@# The app client library links nothing of the engine (docs/api.md, "Clients").
+	swift package describe --type json | python3 Tests/api/client-graph-check.py
 	swift test
 
 clean:
