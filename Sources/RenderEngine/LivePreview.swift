@@ -55,8 +55,8 @@ public final class LivePreview {
         let audio: UnsafeMutablePointer<AVStream>?
         let videoSource: AVRational
         let audioTrack: ConcatenatedAudio?
-        /// The audio packet read past the last segment's end, for the next one.
-        var heldAudio: Packet?
+        /// Audio packets read and not written yet: the next segments'.
+        var queuedAudio: [Packet] = []
         var audioEnded: Bool
         /// Where the file's bytes end: the next segment starts here.
         var written: Int64 = 0
@@ -132,26 +132,26 @@ public final class LivePreview {
         return AudioPieces.sample(ofFrame: chunks[index + 1].outputStartFrame, frameDuration: frameDuration)
     }
 
-    /// The audio packets that start before `sample` (all that are left when nil), or nil
-    /// while a piece they need is not there yet; read packets are kept for the next call.
-    private var pendingAudio: [Packet] = []
+    /// The audio packets that start before sample `end` (all that are left when nil), or
+    /// nil while a piece they need is not there yet (what was read stays queued).
     private func audioBefore(sample end: Int64?, writer: Writer, isReady: (String) -> Bool) throws -> [Packet]? {
         guard let track = writer.audioTrack else { return [] }
-        if let held = writer.heldAudio { pendingAudio.append(held); writer.heldAudio = nil }
-        while !writer.audioEnded {
-            if let end, let last = pendingAudio.last,
-               av_rescale_q(last.pointer.pointee.pts, track.timeBase, AVRational(num: 1, den: Int32(AudioPieces.sampleRate))) >= end {
-                writer.heldAudio = pendingAudio.removeLast()
-                break
-            }
+        let samples = AVRational(num: 1, den: Int32(AudioPieces.sampleRate))
+        func isBefore(_ packet: Packet) -> Bool {
+            guard let end else { return true }
+            return av_rescale_q(packet.pointer.pointee.pts, track.timeBase, samples) < end
+        }
+        // Read until a packet at or past `end` is queued, or the track ends.
+        while !writer.audioEnded, writer.queuedAudio.last.map(isBefore) ?? true {
             switch try track.next(isReady: isReady) {
-            case .packet(let packet): pendingAudio.append(packet)
+            case .packet(let packet): writer.queuedAudio.append(packet)
             case .end: writer.audioEnded = true
             case .waiting: return nil
             }
         }
-        defer { pendingAudio = [] }
-        return pendingAudio
+        let count = writer.queuedAudio.prefix(while: isBefore).count
+        defer { writer.queuedAudio.removeFirst(count) }
+        return Array(writer.queuedAudio.prefix(count))
     }
 
     private func writeSegment(chunk number: Int, audio: [Packet], writer: Writer) throws {
