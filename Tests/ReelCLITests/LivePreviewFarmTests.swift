@@ -61,6 +61,10 @@ import Testing
                                                      "-show_entries", "stream=codec_name", "-of", "csv=p=0", base + signed], timeout: 60)
         #expect(probed.status == 0 && probed.stdout.contains("h264") && probed.stdout.contains("aac"), "\(probed.stdout) \(probed.stderr)")
         let half = try Self.pictures(base + signed)
+        // Exactly the frames of the segments listed: their durations at the output's rate.
+        let seconds = playlist.text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }
+            .compactMap { Double($0.dropFirst("#EXTINF:".count).prefix { $0 != "," }) }.reduce(0, +)
+        #expect(seconds > 0 && abs(Double(half.count) - seconds * 30) < 0.5, "\(half.count) frames for \(seconds) s at 30 fps")
 
         // Tokens, tenants and expiry as for the output.
         #expect(try HTTPExchange.send("GET", "\(api)/jobs/\(job)/preview.m3u8").status == 401)

@@ -127,6 +127,14 @@ import Testing
         } catch let error as ReelFarmError {
             #expect(error.code == .noSuchJob, "\(error)")
         }
+        // Pictures of a segment, and a batch of one variant.
+        let thumbnail = try await alice.picture(.thumbnail, job: job.jobID, segment: 0, size: "80x48", format: .png)
+        #expect(thumbnail.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let frame = try await alice.picture(.frame, job: job.jobID, segment: 1, time: 0.5)
+        #expect(frame.starts(with: [0xFF, 0xD8]))
+        let batch = try await alice.submitBatch(valid, files: files, variants: [Variant(name: "same", replace: [:])])
+        #expect(batch.variants.count == 1 && batch.variants[0].variant == "same")
+        #expect(try await alice.batch(batch.batchID).batchID == batch.batchID)
         let cancelled = try await alice.cancel(job.jobID)
         #expect(cancelled.state == .cancelled)
     }

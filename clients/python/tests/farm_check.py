@@ -53,6 +53,13 @@ try:
 except reelfarm.ReelFarmError as error:
     assert error.code in (reelfarm.FarmErrorCode.FORBIDDEN, reelfarm.FarmErrorCode.NOT_OWNER) and error.status == 403, error
     print("bob reading alice's job:", error.code.value)
+png = direct.picture("thumbnail", done.job_id, 0, size="80x48", format="png")
+assert png.startswith(b"\x89PNG"), png[:8]
+jpeg = direct.picture("frame", done.job_id, 1, time=0.5)
+assert jpeg.startswith(b"\xff\xd8"), jpeg[:8]
+batch = direct.submit_batch(session, files, [{"name": "same", "replace": {}}], settings={"keyframeIntervalSeconds": 0.5})
+assert len(batch.variants) == 1 and batch.variants[0].variant == "same" and direct.batch(batch.batch_id).batch_id == batch.batch_id, batch
+print("pictures and a batch of one variant")
 url = direct.output_url(done.job_id, seconds=60)
 assert url.startswith(api.rsplit("/v1", 1)[0] + "/v1/jobs/" + done.job_id + "/output?"), url
 print("signed output URL:", url.split("?")[0])
