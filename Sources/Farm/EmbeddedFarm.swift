@@ -5,7 +5,11 @@ import SessionKit
 import Synchronization
 
 /// `reel render`'s default (docs/rendering.md): a coordinator in this process on a private
-/// endpoint plus `workers` local `reel worker` processes — the farm's real path, on one machine.
+/// endpoint plus `workers` local workers — the farm's real path, on one machine. The first
+/// worker runs on a thread of this process, so the first shard starts as soon as the job
+/// exists; the others are `reel worker` processes, which take 0.3–1 s to start and join
+/// (docs/benchmarks.md, "Starting a render"). The plan never depends on how many joined,
+/// so the bytes are the same whichever worker renders what.
 public struct EmbeddedFarm: Sendable {
     public let executable: String
     public let workers: Int
@@ -24,23 +28,49 @@ public struct EmbeddedFarm: Sendable {
         public var invalid: Bool
     }
 
-    /// Renders through a private farm; returns the job's final status and the seconds taken.
+    /// When each step of a render was reached, in seconds since the process started
+    /// (docs/benchmarks.md, "Starting a render"): the farm up (its coordinator and own
+    /// worker), the job created (probed and planned), a shard first seen rendering and the
+    /// first chunk stored (as the progress the client follows shows them, at most 0.2 s
+    /// late), the job done, and the output fetched.
+    public struct Startup: Codable, Sendable {
+        public var farmUp = 0.0
+        public var jobCreated = 0.0
+        public var firstShardRendering: Double?
+        public var firstChunkStored: Double?
+        public var done = 0.0
+        public var fetched = 0.0
+    }
+
+    /// Renders through a private farm; returns the job's final status, the seconds taken,
+    /// and when each step was reached.
     @discardableResult
     public func render(_ loaded: LoadedSession, settings: EncoderSettings, layout: Plan.Layout = .whole, to output: String,
-                       progress: @escaping (JobStatus, Double) -> Void) throws -> (status: JobStatus, seconds: Double) {
+                       progress: @escaping (JobStatus, Double) -> Void) throws -> (status: JobStatus, seconds: Double, startup: Startup) {
         let begin = Date()
+        let started = begin.addingTimeInterval(-ProcessAge.seconds)
+        func now() -> Double { Date().timeIntervalSince(started) }
+        var startup = Startup()
         return try run(media: Array(loaded.files.values), origins: loaded.originClient) { client in
+            startup.farmUp = now()
             let jobID: String
             switch try client.submit(loaded, settings: settings, priority: 0, layout: layout) {
             case .submitted(let id, _, _): jobID = id
             case .invalid(let problems): throw Failure(description: problems.map(\.description).joined(separator: "\n"), invalid: true)
             }
-            let status = try client.watch(jobID) { progress($0, Date().timeIntervalSince(begin)) }
+            startup.jobCreated = now()
+            let status = try client.watch(jobID) { status in
+                if startup.firstShardRendering == nil, status.shards.running + status.shards.done > 0 { startup.firstShardRendering = now() }
+                if startup.firstChunkStored == nil, status.shards.done > 0 { startup.firstChunkStored = now() }
+                progress(status, Date().timeIntervalSince(begin))
+            }
+            startup.done = now()
             guard status.state == .done else {
                 throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
             }
             try client.fetch(jobID, to: output)
-            return (status, Date().timeIntervalSince(begin))
+            startup.fetched = now()
+            return (status, Date().timeIntervalSince(begin), startup)
         }
     }
 
@@ -88,13 +118,35 @@ public struct EmbeddedFarm: Sendable {
             finished.wait()
         }
         if let error = startError.withLock({ $0 }) { throw Failure(description: "coordinator: \(error)", invalid: false) }
+        // The first worker, in this process: it says hello before any process has started.
+        var workerOptions = Worker.Options(endpoint: endpoint, slots: 1, cacheDirectory: state.appendingPathComponent("cache-0"))
+        workerOptions.mediaRoots = roots
+        workerOptions.origins = origins
+        let ownWorker = workerOptions
+        let workerFinished = DispatchSemaphore(value: 0)
+        let workerThread = Thread {
+            defer { workerFinished.signal() }
+            do {
+                try Worker(options: ownWorker, logger: logger).run()
+            } catch {
+                logger.error("the render's own worker stopped: \(error)")   // the process workers go on
+            }
+        }
+        workerThread.name = "worker"
+        workerThread.stackSize = 8 << 20
+        workerThread.start()
+        defer {
+            ownWorker.stop.raise()
+            workerFinished.wait()
+        }
         var processes: [Process] = []
         defer {
             // Workers are stateless; SIGKILL also works where a parent blocked SIGTERM for its children.
             for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
             for process in processes { process.waitUntilExit() }
         }
-        for index in 0..<workers {
+        let startDelay = ProcessInfo.processInfo.environment["REEL_TEST_WORKER_START_DELAY_MS"].flatMap(Int.init)
+        for index in 1..<workers {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["worker", "--connect", endpoint, "--slots", "1", "--quiet",
@@ -103,6 +155,8 @@ public struct EmbeddedFarm: Sendable {
                 + roots.flatMap { ["--media-root", $0.path] }
                 + origins.policy.allowedHosts.flatMap { ["--allow-url-host", $0] }
                 + ["--url-timeout", String(origins.limits.stallTimeout)]
+            // Tests: the processes join late (EmbeddedFarmStartTests).
+            if let startDelay { process.arguments?.append(contentsOf: ["--test-start-delay", String(startDelay)]) }
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.environment = Self.workerEnvironment
@@ -136,4 +190,19 @@ public struct EmbeddedFarm: Sendable {
 
     /// This program, for spawning workers.
     public static var currentExecutable: String { RunningExecutable.path }
+}
+
+/// How long this process has run: now less its start time in `/proc/self/stat` (field 22,
+/// clock ticks since boot) against `/proc/uptime`; 0 where there is no `/proc`.
+enum ProcessAge {
+    static var seconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let uptime = (try? String(contentsOfFile: "/proc/uptime", encoding: .utf8))?.split(separator: " ").first.flatMap({ Double($0) }),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // Fields after the command name (which may hold spaces): state is field 3, starttime 22.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return 0 }
+        let perSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return max(0, uptime - ticks / max(1, perSecond))
+    }
 }

@@ -74,7 +74,7 @@ struct Render: ParsableCommand {
         let printer = ProgressPrinter()
         if !inProcess {
             do {
-                let (status, seconds) = try local.farm.render(loaded, settings: settings, layout: layout, to: destination) {
+                let (status, seconds, startup) = try local.farm.render(loaded, settings: settings, layout: layout, to: destination) {
                     printer.update($0, elapsed: $1)
                 }
                 printer.finish()
@@ -82,7 +82,8 @@ struct Render: ParsableCommand {
                     try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,
                                           shards: status.shards.total, seconds: seconds, workers: workers,
                                           shardsPerWorker: status.workers, sourceFramesProcessed: nil, phaseSeconds: nil,
-                                          assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB))
+                                          assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB,
+                                          startup: startup))
                 }
             } catch let failure as EmbeddedFarm.Failure {
                 printer.finish()
@@ -132,6 +133,8 @@ struct Render: ParsableCommand {
         var assemblySeconds: Double?
         /// Highest resident memory of a worker process (farm path), kB.
         var workerPeakRSSKB: Int?
+        /// When each step was reached, in seconds since the process started (farm path).
+        var startup: EmbeddedFarm.Startup? = nil
 
         struct Phases: Encodable {
             var decode: Double, picture: Double, encode: Double

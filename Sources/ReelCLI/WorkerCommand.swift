@@ -47,8 +47,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: .hidden) var testFailAlways = false
     @Option(help: .hidden) var testRenderLog: String?
     @Option(help: .hidden) var testShardDelay: Int = 0
+    @Option(help: .hidden) var testStartDelay: Int = 0
 
     func run() async throws {
+        if testStartDelay > 0 { try await Task.sleep(for: .milliseconds(testStartDelay)) }   // a slow start, for tests
         var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
         options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
