@@ -1,0 +1,36 @@
+import Foundation
+import ReelTestSupport
+import Testing
+
+/// docs/benchmarks.md, "Starting a render": `reel render`'s first worker is a thread of the
+/// process, so the job starts rendering as soon as it exists, whether or not the worker
+/// processes have joined; the output is the same bytes for 1, 2 and 3 workers, with the
+/// processes delayed or not.
+@Suite struct EmbeddedFarmStartTests {
+    @Test func theFirstShardDoesNotWaitForWorkerProcessesAndTheBytesDoNotDependOnThem() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 2)
+        func render(_ workers: Int, delayedBy milliseconds: Int? = nil) throws -> (Data, [String: Any]) {
+            var environment = ProcessInfo.processInfo.environment
+            if let milliseconds { environment["REEL_TEST_WORKER_START_DELAY_MS"] = String(milliseconds) }
+            let name = "out-\(workers)-\(milliseconds ?? 0).mp4"
+            let run = try ProcessRunner.run(TestEnvironment.reel, ["render", "s.json", "-o", name, "--workers", String(workers), "--json",
+                                                                   "--keyframe-interval", "0.5"],
+                                            directory: farm.dir, environment: environment, timeout: 120)
+            #expect(run.status == 0, "\(run.stderr)")
+            let summary = (try? JSONSerialization.jsonObject(with: run.stdoutData) as? [String: Any]) ?? [:]
+            return (try Data(contentsOf: URL(fileURLWithPath: farm.path(name))), summary["startup"] as? [String: Any] ?? [:])
+        }
+        let (one, _) = try render(1)
+        // The worker processes start a minute late: the render is done long before they join.
+        let (delayed, startup) = try render(3, delayedBy: 60_000)
+        let fetched = try #require(startup["fetched"] as? Double)
+        let created = try #require(startup["jobCreated"] as? Double)
+        let rendering = try #require(startup["firstShardRendering"] as? Double)
+        #expect(fetched < 60, "the render waited for its worker processes: \(startup)")
+        #expect(created <= rendering && rendering <= fetched, "\(startup)")
+        let (two, _) = try render(2, delayedBy: 2_000)
+        let (three, _) = try render(3)
+        #expect(delayed == one && two == one && three == one, "the bytes depend on which workers joined")
+    }
+}
