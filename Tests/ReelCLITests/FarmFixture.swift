@@ -4,7 +4,9 @@ import ReelTestSupport
 import Testing
 
 /// A farm of real processes on loopback: a coordinator, workers, and `reel` clients.
-final class FarmFixture {
+/// One test uses it at a time; an async test hands it to a thread (`offThePool`) and
+/// awaits that thread before touching it again, so it is never used from two at once.
+final class FarmFixture: @unchecked Sendable {
     let dir: URL
     let endpoint: String
     var coordinator: Process?

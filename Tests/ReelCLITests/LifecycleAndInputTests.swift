@@ -49,7 +49,8 @@ import Testing
         try fx.session(#"{"video": {"videoSegments": [{"source": "long.mp4"}], "filters": [{"type": "sharpness", "normalizedIntensity": 0.5}]}}"#)
         let render = Process()
         render.executableURL = URL(fileURLWithPath: TestEnvironment.reel)
-        render.arguments = ["render", "s.json", "-o", "out.mp4", "--workers", "2"]
+        // Three workers: the first is a thread of the render, the other two processes.
+        render.arguments = ["render", "s.json", "-o", "out.mp4", "--workers", "3"]
         render.currentDirectoryURL = fx.dir
         render.standardOutput = FileHandle.nullDevice
         render.standardError = FileHandle.nullDevice

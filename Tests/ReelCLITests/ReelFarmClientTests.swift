@@ -52,9 +52,9 @@ import Testing
 
     @Test func anAppExportsTwoClipsThroughDroppedConnectionsAndGetsReelRendersBytes() async throws {
         // The 2nd PUT (of 32-KiB parts) is cut after 20,000 bytes; the event stream after 2 events.
-        let (farm, _, proxied, state, proxy) = try Self.farmBehindProxy(cuts: ["--cut-put", "2:20000", "--cut-events", "2"])
+        let (farm, _, proxied, state, proxy) = try await offThePool { try Self.farmBehindProxy(cuts: ["--cut-put", "2:20000", "--cut-events", "2"]) }
         defer { Self.stop(proxy) }
-        let reference = try farm.reference()
+        let reference = try await offThePool { try farm.reference() }
         var client = ReelFarm(api: try #require(URL(string: proxied)), token: Self.alice)
         client.uploadPartBytes = 32 << 10
         let session = try SessionDocument.decode(Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
@@ -84,14 +84,15 @@ import Testing
     }
 
     @Test func refusalsAreTypedErrors() async throws {
-        let (farm, api, _, _, proxy) = try Self.farmBehindProxy(cuts: [])
+        let (farm, api, _, _, proxy) = try await offThePool { try Self.farmBehindProxy(cuts: []) }
         defer { Self.stop(proxy) }
         let alice = ReelFarm(api: try #require(URL(string: api)), token: Self.alice)
         let bob = ReelFarm(api: try #require(URL(string: api)), token: Self.bob)
         var files: [String: String] = [:]
         for name in ["a.mp4", "b.mp4"] { files[name] = try await alice.upload(URL(fileURLWithPath: farm.path(name))) }
         // The content id is the file's SHA-256, as sha256sum says.
-        let sum = try ProcessRunner.run("/usr/bin/sha256sum", [farm.path("a.mp4")]).stdout.split(separator: " ").first.map(String.init)
+        let sum = try await offThePool { try ProcessRunner.run("/usr/bin/sha256sum", [farm.path("a.mp4")]) }.stdout
+            .split(separator: " ").first.map(String.init)
         #expect(files["a.mp4"] == "sha256:" + (sum ?? ""))
         var session = try SessionDocument.decode(Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
         let valid = session
