@@ -35,7 +35,10 @@ struct TurnsTests {
 /// One API client's calls stuck on something slow (a hanging origin) hold only its share
 /// of the gateway's turns (docs/operations.md, "Limits"); a freed turn goes to the next
 /// client that may take one, not to the client already at its share.
-@Suite(.timeLimit(.minutes(1))) struct FairTurnsTests {
+// The limit only turns a deadlock into a failure. It is long: in the full run an awaiting
+// async test waits behind the blocking tests that hold the cooperative pool's two threads
+// (5 minutes were seen on 2 cores), whatever Turns does.
+@Suite(.timeLimit(.minutes(20))) struct FairTurnsTests {
     /// A latch a task awaits until the test opens it.
     final class Latch: Sendable {
         private let waiters = Mutex<(open: Bool, continuations: [CheckedContinuation<Void, Never>])>((false, []))

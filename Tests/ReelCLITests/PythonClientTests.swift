@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func aBackEndExportsThroughDroppedConnectionsAndGetsReelRendersBytes() throws {
-        let (farm, api, proxied, state, proxy) = try ReelFarmClientTests.farmBehindProxy(cuts: ["--cut-put", "2:20000", "--cut-events", "2"])
+        let (farm, api, proxied, state, proxy) = try ReelFarmClientTests.farmBehindProxy(cuts: ["--cut-put", "2:20000", "--cut-events", "1"])
         defer { ReelFarmClientTests.stop(proxy) }
         let reference = try farm.reference()
         let run = try Self.python([Self.package.appendingPathComponent("tests/farm_check.py").path, proxied, api,
