@@ -37,10 +37,16 @@ final class VideoSource {
     /// `knownOrigin`: the source clock's zero from the probe (`MediaInfo.videoOrigin`); an
     /// indexed file then starts without decoding its first frame (nor reading its first
     /// keyframe, which a shard far into a long clip does not need).
-    init(_ media: MediaInput, rewind: Bool = true, knownOrigin: Rational? = nil) throws {
-        let path = media.name
+    convenience init(_ media: MediaInput, rewind: Bool = true, knownOrigin: Rational? = nil) throws {
+        try self.init(opened: try InputContainer(media), rewind: rewind, knownOrigin: knownOrigin)
+    }
+
+    /// Decodes from a container already open: the probe reads the header and the first frame
+    /// through one demuxer instead of two (docs/architecture.md, "Probes by content id").
+    init(opened input: InputContainer, rewind: Bool = true, knownOrigin: Rational? = nil) throws {
+        let path = input.path
         self.path = path
-        input = try InputContainer(media)
+        self.input = input
         guard let s = input.bestStream(AVMEDIA_TYPE_VIDEO) else { throw EngineError("\(path): no video stream") }
         stream = s
         timeBase = s.pointee.time_base
