@@ -51,10 +51,12 @@ public struct EmbeddedFarm: Sendable {
         let started = begin.addingTimeInterval(-ProcessAge.seconds)
         func now() -> Double { Date().timeIntervalSince(started) }
         var startup = Startup()
-        return try run(media: Array(loaded.files.values), origins: loaded.originClient) { client in
+        // Hashed and probed once: the farm's compile finds both (docs/benchmarks.md, "Starting a render").
+        let known = try KnownMedium.of(loaded)
+        return try run(media: Array(loaded.files.values), origins: loaded.originClient, known: Array(known.values)) { client in
             startup.farmUp = now()
             let jobID: String
-            switch try client.submit(loaded, settings: settings, priority: 0, layout: layout) {
+            switch try client.submit(loaded, settings: settings, priority: 0, layout: layout, contentIDs: known.mapValues(\.contentID)) {
             case .submitted(let id, _, _): jobID = id
             case .invalid(let problems): throw Failure(description: problems.map(\.description).joined(separator: "\n"), invalid: true)
             }
@@ -76,7 +78,8 @@ public struct EmbeddedFarm: Sendable {
 
     /// Starts a private farm whose workers read `media`'s directories and `origins`' hosts,
     /// runs `body` with a client of it, and stops it.
-    public func run<T>(media: [URL], origins: OriginClient?, _ body: (FarmClient) throws -> T) throws -> T {
+    /// `known`: files already hashed and probed here (`Coordinator.Options.knownMedia`).
+    public func run<T>(media: [URL], origins: OriginClient?, known: [KnownMedium] = [], _ body: (FarmClient) throws -> T) throws -> T {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
@@ -92,6 +95,7 @@ public struct EmbeddedFarm: Sendable {
         var options = Coordinator.Options(endpoint: endpoint, stateDirectory: state.appendingPathComponent("state"))
         options.mediaRoots = roots
         options.tracePath = tracePath
+        options.knownMedia = known
         let origins = origins ?? OriginClient(policy: URLPolicy())
         options.origins = origins
         let stop = options.stop

@@ -33,4 +33,19 @@ import Testing
         let (three, _) = try render(3)
         #expect(delayed == one && two == one && three == one, "the bytes depend on which workers joined")
     }
+
+    /// The command hashes and probes its media once; the farm's compile is handed both
+    /// (`Coordinator.Options.knownMedia`). A file changed after the command read it would
+    /// no longer match its stat and be hashed again.
+    @Test func theFarmsCompileProbesNothingTheCommandProbed() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let run = try ProcessRunner.run(TestEnvironment.reel, ["render", "s.json", "-o", "out.mp4", "--workers", "1", "--trace", "trace.jsonl"],
+                                        directory: farm.dir, timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try String(contentsOfFile: farm.path("trace.jsonl"), encoding: .utf8).split(separator: "\n")
+        let job = try #require(lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "job" })
+        #expect(job["probes"] as? Int == 0, "\(job)")
+    }
 }

@@ -71,9 +71,11 @@ public final class FarmClient {
     /// Sends the session; uploads media the coordinator lacks (by content id) and resubmits.
     /// `layout`: `.segments` writes one file per segment.
     /// `outputURL`, `sidecarURL`: presigned PUT URLs the coordinator sends the result to.
+    /// `contentIDs`: the files' content ids (reference → id) when the caller has hashed them.
     public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int,
-                       layout: Plan.Layout = .whole, outputURL: String? = nil, sidecarURL: String? = nil) throws -> SubmitResult {
-        let (session, files, paths) = try describe(loaded) { try ContentID.of(file: $0.path) }
+                       layout: Plan.Layout = .whole, outputURL: String? = nil, sidecarURL: String? = nil,
+                       contentIDs: [String: String] = [:]) throws -> SubmitResult {
+        let (session, files, paths) = try describe(loaded) { reference, url in try contentIDs[reference] ?? ContentID.of(file: url.path) }
         var submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
                             layout: layout == .whole ? nil : layout)
         submit.outputURL = outputURL
@@ -98,7 +100,7 @@ public final class FarmClient {
     /// media go into the files). Uploads what the coordinator lacks and submits again.
     public func submitBatch(template: LoadedSession, variants: [(variant: BatchVariant, loaded: LoadedSession)],
                             settings: EncoderSettings, priority: Int, layout: Plan.Layout = .whole) throws -> BatchSubmitResult {
-        let described = try describe(template) { try ContentID.of(file: $0.path) }
+        let described = try describe(template) { try ContentID.of(file: $1.path) }
         var (files, paths) = (described.files, described.paths)
         var local = template.files
         for (_, loaded) in variants {
@@ -202,12 +204,13 @@ public final class FarmClient {
     }
 
     /// The session as canonical JSON, each reference's content id and local path.
-    private func describe(_ loaded: LoadedSession, contentID: (URL) throws -> String)
+    /// `contentID`: the content id of a reference's file.
+    private func describe(_ loaded: LoadedSession, contentID: (String, URL) throws -> String)
         throws -> (session: String, files: [String: String], paths: [String: String]) {
         var files: [String: String] = [:]
         var paths: [String: String] = [:]
         for (reference, url) in loaded.files {
-            files[reference] = try contentID(url)
+            files[reference] = try contentID(reference, url)
             paths[reference] = url.path
         }
         return (String(decoding: try SessionDocument.encode(loaded.session), as: UTF8.self), files, paths)
@@ -236,7 +239,7 @@ public final class FarmClient {
     /// `contentID` may memoise hashing (a local `StillCache` does).
     public func stills(_ loaded: LoadedSession, _ stills: [StillRequest],
                        contentID: (URL) throws -> String = { try ContentID.of(file: $0.path) }) throws -> StillsOutcome {
-        let (session, files, paths) = try describe(loaded, contentID: contentID)
+        let (session, files, paths) = try describe(loaded) { try contentID($1) }
         let request = StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths, stills: stills,
                                     origins: loaded.origins.isEmpty ? nil : loaded.origins)
         for _ in 0..<2 {

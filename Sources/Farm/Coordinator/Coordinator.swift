@@ -60,6 +60,10 @@ public final class Coordinator {
         public var plannedSlots = 0
         /// `--trace FILE`: one JSON line per job and per attempt (`AttemptTrace`).
         public var tracePath: String?
+        /// Files in place whose content ids and probes this process already has (`reel
+        /// render`'s embedded farm: the command loaded and hashed them): kept at start, so
+        /// the job's compile neither hashes nor probes them again. Never from a peer.
+        public var knownMedia: [KnownMedium] = []
 
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint
@@ -150,6 +154,7 @@ public final class Coordinator {
             logger.error("\(line)")
         }
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path, syncedBy: storeSyncer)
+        for medium in options.knownMedia { try store.remember(medium) }
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         mediaReader = try MediaReader(catalog: media.catalog, storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
