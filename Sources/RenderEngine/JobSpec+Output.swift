@@ -81,23 +81,25 @@ extension JobSpec {
     /// The assembly of one of the job's files, to advance as its chunks arrive
     /// (docs/rendering.md, "Assembly"); its sidecar is written by `writeSidecar` once it is finished.
     public func beginAssembly(of file: OutputFile, to path: String, chunkPath: (Int) -> String) throws -> Assembly {
-        let chunks = file.videoTasks.map { index in
+        let samples = AudioPieces.sample(ofFrame: file.frames, frameDuration: output.frameDuration)
+        return try Assembly(Assembler(frameDuration: output.frameDuration, creationDate: creationDate, location: location),
+                            video: videoChunks(of: file, chunkPath: chunkPath), audio: file.audioTasks.map(chunkPath),
+                            audioSamples: samples, to: path)
+    }
+
+    /// A file's video chunks in output order, each placed on the file's own timeline.
+    private func videoChunks(of file: OutputFile, chunkPath: (Int) -> String) -> [Assembler.VideoChunk] {
+        file.videoTasks.map { index in
             Assembler.VideoChunk(path: chunkPath(index), outputStartFrame: tasks[index].outputStartFrame - file.startFrame,
                                  frameCount: tasks[index].frameCount)
         }
-        let samples = AudioPieces.sample(ofFrame: file.frames, frameDuration: output.frameDuration)
-        return try Assembly(Assembler(frameDuration: output.frameDuration, creationDate: creationDate, location: location),
-                            video: chunks, audio: file.audioTasks.map(chunkPath), audioSamples: samples, to: path)
     }
 
     /// The live preview of one of the job's files, in `directory`, to advance as its chunks
     /// arrive (docs/rendering.md, "Live preview").
     public func beginPreview(of file: OutputFile, in directory: String, chunkPath: (Int) -> String) throws -> LivePreview {
-        let chunks = file.videoTasks.map { index in
-            Assembler.VideoChunk(path: chunkPath(index), outputStartFrame: tasks[index].outputStartFrame - file.startFrame,
-                                 frameCount: tasks[index].frameCount)
-        }
-        return try LivePreview(frameDuration: output.frameDuration, video: chunks, audio: file.audioTasks.map(chunkPath), directory: directory)
+        try LivePreview(frameDuration: output.frameDuration, video: videoChunks(of: file, chunkPath: chunkPath),
+                        audio: file.audioTasks.map(chunkPath), directory: directory)
     }
 
     /// Writes the sidecar of a finished file; on failure removes the file too.

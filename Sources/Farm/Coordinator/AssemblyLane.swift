@@ -33,10 +33,11 @@ final class AssemblyLane: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let stop = StopSignal()
 
-    init() {
+    /// `log`: why a job's live preview was given up (the job goes on without one).
+    init(log: @escaping @Sendable (String) -> Void) {
         let (requests, finished, wake, stop) = (requests, finished, wake, stop)
         let thread = Thread {
-            var lane = State()
+            var lane = State(log: log)
             while !stop.isRaised {
                 _ = wake.wait(timeout: .now() + .milliseconds(500))
                 for request in requests.take() where !stop.isRaised {
@@ -63,6 +64,7 @@ final class AssemblyLane: Sendable {
 
     /// One job's assembly on the lane, and the first error it met (reported at `finish`).
     private final class InProgress {
+        let job: String
         let spec: JobSpec
         let file: JobSpec.OutputFile
         let output: String
@@ -71,18 +73,22 @@ final class AssemblyLane: Sendable {
         /// never fails the job.
         var preview: LivePreview?
         let previewDirectory: String
+        let log: @Sendable (String) -> Void
         var error: String?
         var complete = false
         /// Seconds spent writing.
         var busy = 0.0
 
-        init(spec: JobSpec, file: JobSpec.OutputFile, output: String, assembly: Assembly, preview: LivePreview?, previewDirectory: String) {
+        init(job: String, spec: JobSpec, file: JobSpec.OutputFile, output: String, assembly: Assembly, preview: LivePreview?,
+             previewDirectory: String, log: @escaping @Sendable (String) -> Void) {
+            self.job = job
             self.spec = spec
             self.file = file
             self.output = output
             self.assembly = assembly
             self.preview = preview
             self.previewDirectory = previewDirectory
+            self.log = log
         }
 
         func advance() {
@@ -104,14 +110,19 @@ final class AssemblyLane: Sendable {
             do {
                 try preview?.advance { FileManager.default.fileExists(atPath: $0) }
             } catch {
-                dropPreview()
+                givePreviewUp(error)
             }
         }
 
         /// Publishes the last segments and ends the preview (`#EXT-X-ENDLIST`).
         func endPreview() {
             advancePreview()
-            do { try preview?.finish() } catch { dropPreview() }
+            do { try preview?.finish() } catch { givePreviewUp(error) }
+        }
+
+        private func givePreviewUp(_ error: any Error) {
+            log("job \(job): the live preview is given up: \(error)")
+            dropPreview()
         }
 
         func dropPreview() {
@@ -134,6 +145,7 @@ final class AssemblyLane: Sendable {
     /// What the lane's thread owns: the assemblies in progress, and the jobs whose assembly
     /// could not begin (said at their `finish`).
     private struct State {
+        let log: @Sendable (String) -> Void
         var running: [String: InProgress] = [:]
         var unbegun: [String: String] = [:]
         /// Jobs whose file is finished and whose preview is not ended yet.
@@ -149,11 +161,16 @@ final class AssemblyLane: Sendable {
             case .begin(let job, let spec, let output, let previewDirectory, let chunks):
                 guard running[job] == nil, let file = spec.outputFiles.first else { return nil }
                 do {
+                    let assembly = try spec.beginAssembly(of: file, to: output) { chunks[$0] }
                     // A preview that cannot begin (a full disk) leaves the job without one.
-                    let preview = try? spec.beginPreview(of: file, in: previewDirectory) { chunks[$0] }
-                    let progress = InProgress(spec: spec, file: file, output: output,
-                                              assembly: try spec.beginAssembly(of: file, to: output) { chunks[$0] },
-                                              preview: preview, previewDirectory: previewDirectory)
+                    var preview: LivePreview?
+                    do {
+                        preview = try spec.beginPreview(of: file, in: previewDirectory) { chunks[$0] }
+                    } catch {
+                        log("job \(job): no live preview: \(error)")
+                    }
+                    let progress = InProgress(job: job, spec: spec, file: file, output: output, assembly: assembly,
+                                              preview: preview, previewDirectory: previewDirectory, log: log)
                     running[job] = progress
                     progress.advance()
                 } catch {

@@ -81,7 +81,7 @@ public final class Coordinator {
     /// Uploads are probed on its thread when they complete.
     let prober: MediaProber
     /// Jobs of one file are assembled on its thread as their chunks arrive.
-    let assemblyLane = AssemblyLane()
+    let assemblyLane: AssemblyLane
     /// The loop's blocking work: chunks, uploads, media blocks, sweeps.
     let ioLane: IOLane
     /// Reads media blocks for workers on the I/O lane.
@@ -154,6 +154,7 @@ public final class Coordinator {
             logger.error("\(line)")
         }
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path, syncedBy: storeSyncer)
+        assemblyLane = AssemblyLane { [logger] line in logger.warning("\(line)") }
         for medium in options.knownMedia { try store.remember(medium) }
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))

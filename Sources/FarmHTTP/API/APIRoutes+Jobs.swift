@@ -58,6 +58,8 @@ extension APIRoutes {
 
     /// A retry under the same key gets the first answer (docs/api.md, "Retrying a submission").
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    /// A client that lost an event stream resumes after this event (docs/api.md, "Events").
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
 
     struct SubmittedJob: Encodable {
         var job: JobStatus

@@ -102,7 +102,7 @@ struct APIRoutes: Sendable {
             let id = try context.parameters.require("id")
             let caller = try authorize(request)
             _ = try await job(id, for: caller)
-            return try events(id, client: caller.owner ?? "(no token)", after: request.headers[HTTPField.Name("Last-Event-ID")!])
+            return try events(id, client: caller.owner ?? "(no token)", after: request.headers[APIRoutes.lastEventID])
         }
         group.get("jobs/:id/output") { request, context in
             try await download(request, context, part: "output", type: "video/mp4")
