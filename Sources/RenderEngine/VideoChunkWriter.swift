@@ -81,6 +81,13 @@ final class VideoChunkWriter {
             staging = frame
         }
         try avCheck(av_frame_copy(frame.pointer, picture.pointer), "av_frame_copy")
+        try append(zeroed: frame)
+    }
+
+    /// Encodes a picture that already lives in a zeroed buffer (`PictureQueue`), without
+    /// copying it. libavcodec lets go of it once x264 has copied it; a picture it still
+    /// holds is not reused (`PictureQueue.blank`).
+    func append(zeroed frame: Frame) throws {
         frame.pointer.pointee.pts = framesSent
         frame.pointer.pointee.pict_type = framesSent == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         framesSent += 1

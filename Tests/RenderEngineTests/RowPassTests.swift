@@ -1,4 +1,5 @@
 import CFFmpeg
+import ReelTestSupport
 import Testing
 @testable import RenderEngine
 @testable import SessionKit
@@ -84,5 +85,44 @@ import Testing
         let rows = try Self.rowPath(source, chain: chain)
         #expect(rows.count == expected.count)
         #expect(zip(rows, expected).filter { $0 != $1 }.count == 0, "\(filters)")
+    }
+
+    /// Every built-in filter whose chain runs by rows (adjust filters, a `.cube` LUT, the
+    /// per-pixel effects), at 70 % of its slider, in one chain: the row path, planar from the
+    /// Y′CbCr to the Y′CbCr without a packed RGB picture, gives the packed passes' bytes
+    /// exactly (the engine keeps one arithmetic for both; docs/rendering.md, "Colour
+    /// conversion"). Filters that read a lookup image are left out: they need a looks
+    /// directory; their stage is the same kind of per-pixel operation as the LUT's.
+    @Test func aChainOfEveryPerPixelFilterGivesTheSeparatePassesBytes() throws {
+        var mutator = SeededMutator(seed: 11)
+        let size = 5
+        let table = (0..<(size * size * size * 3)).map { _ in Float(mutator.next() % 1_000_001) / 1_000_000 }
+        let assets: [String: FilterAssetFile] = ["look.cube": .cube(try CubeLUT(size: size, table: table, domainMin: [0, 0, 0],
+                                                                                  domainMax: [1, 1, 1]))]
+        var filters: [SessionFilter] = []
+        for definition in FilterRegistry.builtIn.definitions.values.sorted(by: { $0.type < $1.type }) {
+            let range = definition.normalizedRange
+            var filter = SessionFilter(type: definition.type, normalizedIntensity: range.lowerBound + 0.7 * (range.upperBound - range.lowerBound))
+            switch definition.input {
+            case .none: break
+            case .fileField(_, .cube): filter.file = "look.cube"
+            case .fileField, .look: continue
+            }
+            guard let alone = try? FilterChain(filters: [filter], registry: .builtIn, assets: assets),
+                  alone.runsByRow, !alone.isIdentity else { continue }
+            filters.append(filter)
+        }
+        // What runs by rows today; a picture pass (sharpness, blurs, distortions, block
+        // effects) does not.
+        let perPixel: Set = ["brightness", "contrast", "exposure", "falseColor", "gamma", "highlights", "hue", "luminanceThreshold",
+                             "lut", "saturation", "sepiaTone", "shadows", "vibrance", "vignette", "warmth"]
+        #expect(perPixel.isSubset(of: Set(filters.map(\.type))), "\(filters.map(\.type))")
+        let chain = try FilterChain(filters: filters, registry: .builtIn, assets: assets)
+        #expect(chain.runsByRow)
+        let source = try Self.source()
+        let expected = try Self.separatePasses(source, chain: chain)
+        let rows = try Self.rowPath(source, chain: chain)
+        #expect(rows.count == expected.count)
+        #expect(zip(rows, expected).filter { $0 != $1 }.count == 0, "\(filters.map(\.type))")
     }
 }
