@@ -77,14 +77,17 @@ import Testing
         [("exposure", 0.3), ("vignette", 50.0)],                             // floats, by position
     ])
     func rowPathGivesTheSeparatePassesBytes(filters: [(String, Double)]) throws {
-        let chain = try FilterChain(filters: filters.map { SessionFilter(type: $0.0, normalizedIntensity: $0.1) },
-                                    registry: .builtIn, assets: [:])
+        try Self.expectRowPathMatchesSeparatePasses(filters.map { SessionFilter(type: $0.0, normalizedIntensity: $0.1) })
+    }
+
+    static func expectRowPathMatchesSeparatePasses(_ filters: [SessionFilter], assets: [String: FilterAssetFile] = [:]) throws {
+        let chain = try FilterChain(filters: filters, registry: .builtIn, assets: assets)
         #expect(chain.runsByRow)
-        let source = try Self.source()
-        let expected = try Self.separatePasses(source, chain: chain)
-        let rows = try Self.rowPath(source, chain: chain)
+        let source = try source()
+        let expected = try separatePasses(source, chain: chain)
+        let rows = try rowPath(source, chain: chain)
         #expect(rows.count == expected.count)
-        #expect(zip(rows, expected).filter { $0 != $1 }.count == 0, "\(filters)")
+        #expect(zip(rows, expected).filter { $0 != $1 }.count == 0, "\(filters.map(\.type))")
     }
 
     /// Every built-in filter whose chain runs by rows (adjust filters, a `.cube` LUT, the
@@ -117,12 +120,6 @@ import Testing
         let perPixel: Set = ["brightness", "contrast", "exposure", "falseColor", "gamma", "highlights", "hue", "luminanceThreshold",
                              "lut", "saturation", "sepiaTone", "shadows", "vibrance", "vignette", "warmth"]
         #expect(perPixel.isSubset(of: Set(filters.map(\.type))), "\(filters.map(\.type))")
-        let chain = try FilterChain(filters: filters, registry: .builtIn, assets: assets)
-        #expect(chain.runsByRow)
-        let source = try Self.source()
-        let expected = try Self.separatePasses(source, chain: chain)
-        let rows = try Self.rowPath(source, chain: chain)
-        #expect(rows.count == expected.count)
-        #expect(zip(rows, expected).filter { $0 != $1 }.count == 0, "\(filters.map(\.type))")
+        try Self.expectRowPathMatchesSeparatePasses(filters, assets: assets)
     }
 }
