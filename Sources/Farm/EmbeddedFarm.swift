@@ -8,8 +8,9 @@ import Synchronization
 /// endpoint plus `workers` local workers — the farm's real path, on one machine. The first
 /// worker runs on a thread of this process, so the first shard starts as soon as the job
 /// exists; the others are `reel worker` processes, which take 0.3–1 s to start and join
-/// (docs/benchmarks.md, "Starting a render"). The plan never depends on how many joined,
-/// so the bytes are the same whichever worker renders what.
+/// (docs/benchmarks.md, "Starting a render"), started only for a job of more than one
+/// video shard. The plan never depends on how many joined, so the bytes are the same
+/// whichever worker renders what.
 public struct EmbeddedFarm: Sendable {
     public let executable: String
     public let workers: Int
@@ -40,6 +41,8 @@ public struct EmbeddedFarm: Sendable {
         public var firstChunkStored: Double?
         public var done = 0.0
         public var fetched = 0.0
+        /// `reel worker` processes started: none for a job of one video shard.
+        public var workerProcesses = 0
     }
 
     /// Renders through a private farm; returns the job's final status, the seconds taken,
@@ -53,14 +56,18 @@ public struct EmbeddedFarm: Sendable {
         var startup = Startup()
         // Hashed and probed once: the farm's compile finds both (docs/benchmarks.md, "Starting a render").
         let known = try KnownMedium.of(loaded)
-        return try run(media: Array(loaded.files.values), origins: loaded.originClient, known: Array(known.values)) { client in
+        return try run(media: Array(loaded.files.values), origins: loaded.originClient, known: Array(known.values)) { client, processes in
             startup.farmUp = now()
-            let jobID: String
+            let (jobID, shards): (String, Int)
             switch try client.submit(loaded, settings: settings, priority: 0, layout: layout, contentIDs: known.mapValues(\.contentID)) {
-            case .submitted(let id, _, _): jobID = id
+            case .submitted(let id, _, let count): (jobID, shards) = (id, count)
             case .invalid(let problems): throw Failure(description: problems.map(\.description).joined(separator: "\n"), invalid: true)
             }
             startup.jobCreated = now()
+            // One video shard and its sound take no second worker: a process would only take
+            // CPU from this one while it starts (docs/benchmarks.md, "Starting a render").
+            if shards > 2 { try processes.start() }
+            startup.workerProcesses = processes.count
             let status = try client.watch(jobID) { status in
                 if startup.firstShardRendering == nil, status.shards.running + status.shards.done > 0 { startup.firstShardRendering = now() }
                 if startup.firstChunkStored == nil, status.shards.done > 0 { startup.firstChunkStored = now() }
@@ -78,15 +85,24 @@ public struct EmbeddedFarm: Sendable {
 
     /// Starts a private farm whose workers read `media`'s directories and `origins`' hosts,
     /// runs `body` with a client of it, and stops it.
+    public func run<T>(media: [URL], origins: OriginClient?, _ body: (FarmClient) throws -> T) throws -> T {
+        try run(media: media, origins: origins) { client, processes in
+            try processes.start()
+            return try body(client)
+        }
+    }
+
+    /// As `run`, but the worker processes start when `body` asks (`WorkerProcesses.start`).
     /// `known`: files already hashed and probed here (`Coordinator.Options.knownMedia`).
-    public func run<T>(media: [URL], origins: OriginClient?, known: [KnownMedium] = [], _ body: (FarmClient) throws -> T) throws -> T {
+    func run<T>(media: [URL], origins: OriginClient?, known: [KnownMedium] = [],
+                _ body: (FarmClient, WorkerProcesses) throws -> T) throws -> T {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
+        let processes = WorkerProcesses()
         // Interrupted or terminated: stop the workers, remove the scratch directory, leave.
-        let spawned = Mutex<[Int32]>([])
         let interruption = Self.onSignal {
-            for pid in spawned.withLock({ $0 }) { kill(pid, SIGKILL); waitpid(pid, nil, 0) }
+            processes.killNow()
             try? FileManager.default.removeItem(at: state)
         }
         defer { for source in interruption { source.cancel() } }
@@ -143,32 +159,19 @@ public struct EmbeddedFarm: Sendable {
             ownWorker.stop.raise()
             workerFinished.wait()
         }
-        var processes: [Process] = []
-        defer {
-            // Workers are stateless; SIGKILL also works where a parent blocked SIGTERM for its children.
-            for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            for process in processes { process.waitUntilExit() }
+        defer { processes.stop() }
+        var arguments = ["worker", "--connect", endpoint, "--slots", "1", "--quiet", "--parent-pid", String(getpid())]
+            + roots.flatMap { ["--media-root", $0.path] }
+            + origins.policy.allowedHosts.flatMap { ["--allow-url-host", $0] }
+            + ["--url-timeout", String(origins.limits.stallTimeout)]
+        // Tests: the processes join late (EmbeddedFarmStartTests).
+        if let delay = ProcessInfo.processInfo.environment["REEL_TEST_WORKER_START_DELAY_MS"].flatMap(Int.init) {
+            arguments += ["--test-start-delay", String(delay)]
         }
-        let startDelay = ProcessInfo.processInfo.environment["REEL_TEST_WORKER_START_DELAY_MS"].flatMap(Int.init)
-        for index in 1..<workers {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["worker", "--connect", endpoint, "--slots", "1", "--quiet",
-                                 "--cache-dir", state.appendingPathComponent("cache-\(index)").path,
-                                 "--parent-pid", String(getpid())]
-                + roots.flatMap { ["--media-root", $0.path] }
-                + origins.policy.allowedHosts.flatMap { ["--allow-url-host", $0] }
-                + ["--url-timeout", String(origins.limits.stallTimeout)]
-            // Tests: the processes join late (EmbeddedFarmStartTests).
-            if let startDelay { process.arguments?.append(contentsOf: ["--test-start-delay", String(startDelay)]) }
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.environment = Self.workerEnvironment
-            try process.run()
-            processes.append(process)
-            spawned.withLock { $0.append(process.processIdentifier) }
+        processes.plan(executable: executable, count: workers - 1) { index in
+            arguments + ["--cache-dir", state.appendingPathComponent("cache-\(index)").path]
         }
-        return try body(try FarmClient(endpoint: endpoint))
+        return try body(try FarmClient(endpoint: endpoint), processes)
     }
 
     /// Handles SIGINT and SIGTERM by running `cleanUp` and exiting with 128 + the signal.

@@ -29,6 +29,7 @@ import Testing
         let rendering = try #require(startup["firstShardRendering"] as? Double)
         #expect(fetched < 60, "the render waited for its worker processes: \(startup)")
         #expect(created <= rendering && rendering <= fetched, "\(startup)")
+        #expect(startup["workerProcesses"] as? Int == 2, "\(startup)")
         let (two, _) = try render(2, delayedBy: 2_000)
         let (three, _) = try render(3)
         #expect(delayed == one && two == one && three == one, "the bytes depend on which workers joined")
@@ -47,5 +48,21 @@ import Testing
         let job = try #require(lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .first { $0["event"] as? String == "job" })
         #expect(job["probes"] as? Int == 0, "\(job)")
+    }
+
+    /// A job of one video shard (and its sound) starts no worker process: it would only
+    /// take CPU from the command's own worker while it starts.
+    @Test func aRenderOfOneVideoShardStartsNoWorkerProcess() throws {
+        let farm = try FarmFixture()
+        let made = try TestEnvironment.reel(["sample", farm.path("one.mp4"), "--duration", "1", "--size", "160x96"])
+        #expect(made.status == 0, "\(made.stderr)")
+        _ = try TestEnvironment.write(#"{"video": {"renderSize": [160, 96], "videoSegments": [{"source": "one.mp4", "trimDuration": 1}]}}"#,
+                                      to: "one.json", in: farm.dir)
+        let run = try ProcessRunner.run(TestEnvironment.reel, ["render", "one.json", "-o", "one-out.mp4", "--workers", "3", "--json"],
+                                        directory: farm.dir, timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: run.stdoutData) as? [String: Any])
+        let startup = try #require(summary["startup"] as? [String: Any])
+        #expect(startup["workerProcesses"] as? Int == 0, "\(startup)")
     }
 }

@@ -92,6 +92,7 @@ public final class Worker {
         scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         wakeup = try Wakeup()
+        options.stop.wakes { [wakeup] in wakeup.signal() }
         ranges = RangeFetcher(directory: options.cacheDirectory, wakeup: wakeup)
         stills = try StillThread(directory: options.cacheDirectory.appendingPathComponent("stills"), limit: options.stillCacheLimit,
                                  workerID: options.workerID, renderLog: options.renderLog, origins: options.origins,
