@@ -68,6 +68,8 @@ public struct LocalRender: Sendable {
 
         let board = JobBoard(count: spec.tasks.count)
         let threads = min(workers, spec.tasks.count)
+        // Fewer shard threads than cores: each makes its pictures on a core of its own.
+        let overlapped = threads < ProcessInfo.processInfo.activeProcessorCount
         let group = DispatchGroup()
         for _ in 0..<threads {
             group.enter()
@@ -76,8 +78,8 @@ public struct LocalRender: Sendable {
                 while let index = board.take() {
                     do {
                         let task = spec.shard(index)
-                        let processed = try ShardRenderer.render(task, media: media(task), assets: assets,
-                                                                 to: chunkPath(index)) { board.add(frames: $0) }
+                        let processed = try ShardRenderer.render(task, media: media(task), assets: assets, to: chunkPath(index),
+                                                                 overlapped: overlapped) { board.add(frames: $0) }
                         board.finish(processed)
                     } catch {
                         board.fail(error)

@@ -7,8 +7,11 @@ public enum ShardRenderer {
     /// `media`: each media reference the task reads → its input; `assets`: the loaded filter files. `progress` is called with 1 after each
     /// video frame, with 0 between blocks of audio, and may throw to stop. Returns what the
     /// render did (nothing counted for audio).
+    /// `overlapped`: a video shard makes its pictures on a thread of its own while it
+    /// encodes (`VideoShardRenderer`), when a core would otherwise be idle.
     public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
-                              to path: String, progress: (Int) throws -> Void = { _ in }) throws -> VideoShardRenderer.Statistics {
+                              to path: String, overlapped: Bool = false,
+                              progress: (Int) throws -> Void = { _ in }) throws -> VideoShardRenderer.Statistics {
         try spec.check()
         LibavLog.quiet()
         switch spec.task.kind {
@@ -28,7 +31,8 @@ public enum ShardRenderer {
                 throw EngineError("'\(MediaURL.redact(segment.source))' is not a local file; render it on a coordinator")
             }
             return try VideoShardRenderer(output: spec.output, settings: spec.settings)
-                .render(spec.task, of: segment, source: source, chain: try spec.chain(assets: assets), to: path, progress: progress)
+                .render(spec.task, of: segment, source: source, chain: try spec.chain(assets: assets), to: path,
+                        overlapped: overlapped, progress: progress)
         }
     }
 }

@@ -40,11 +40,12 @@ public struct VideoShardRenderer: Sendable {
     }
 
     /// `progress` is called after each encoded frame; it may throw to stop the render (a
-    /// cancelled shard stops within a frame). The pictures are made on a thread of their
-    /// own while this one encodes (docs/rendering.md, "A shard on two cores"); the
-    /// pictures and their order are those made one after another, so the chunk's bytes are.
+    /// cancelled shard stops within a frame). `overlapped`: the pictures are made on a
+    /// thread of their own while this one encodes (docs/rendering.md, "A shard on two
+    /// cores"), for a shard with an idle core beside it; the pictures and their order are
+    /// the same either way, so the chunk's bytes are.
     public func render(_ shard: ShardTask, of segment: SegmentTimeline, source: MediaInput, chain: FilterChain,
-                       to chunkPath: String, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
+                       to chunkPath: String, overlapped: Bool = false, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let media = source
         let source = try VideoSource(media, knownOrigin: segment.sourceOrigin)
         if shard.endFrame > shard.startFrame {
@@ -56,6 +57,21 @@ public struct VideoShardRenderer: Sendable {
             segment: segment, frames: shard.startFrame..<shard.endFrame, width: output.width, height: output.height)
         let writer = try VideoChunkWriter(path: chunkPath, width: output.width, height: output.height,
                                           frameDuration: output.frameDuration, settings: settings)
+        var stats = overlapped ? try encodeOverlapped(maker, into: writer, progress: progress)
+                               : try encodeInTurn(maker, into: writer, progress: progress)
+        stats.add(maker.statistics)
+        return stats
+    }
+
+    /// Each picture made, then encoded, on this thread.
+    private func encodeInTurn(_ maker: PictureMaker, into writer: VideoChunkWriter, progress: (Int) throws -> Void) throws -> Statistics {
+        var frames = maker.frames.makeIterator()
+        return try encode(into: writer, progress: progress, next: { try frames.next().map(maker.picture) },
+                          append: { try writer.append($0) })
+    }
+
+    /// The pictures made on a thread of their own, at most `PictureQueue`'s depth ahead.
+    private func encodeOverlapped(_ maker: PictureMaker, into writer: VideoChunkWriter, progress: (Int) throws -> Void) throws -> Statistics {
         let queue = PictureQueue(width: output.width, height: output.height)
         let made = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -65,42 +81,49 @@ public struct VideoShardRenderer: Sendable {
         thread.name = "pictures"
         thread.stackSize = 8 << 20
         thread.start()
+        defer {
+            queue.stop()   // at the end or on an error: the maker stops at its next picture
+            made.wait()    // its decoder and processor are not used past this call
+        }
+        return try encode(into: writer, progress: progress, next: queue.next) { picture in
+            try writer.append(zeroed: picture)
+            queue.recycle(picture)
+        }
+    }
+
+    /// Encodes the pictures `next` gives until it gives nil, then closes the chunk. The
+    /// time `next` takes is the picture maker's, not the encoder's.
+    private func encode(into writer: VideoChunkWriter, progress: (Int) throws -> Void, next: () throws -> Frame?,
+                        append: (Frame) throws -> Void) throws -> Statistics {
         var stats = Statistics()
         var lap = Stopwatch()
-        do {
-            while let picture = try queue.next() {
-                _ = lap.lap()   // waiting for the picture is the maker's time
-                try writer.append(zeroed: picture)
-                queue.recycle(picture)
-                stats.framesEncoded += 1
-                stats.encodeSeconds += lap.lap()
-                try progress(1)
-            }
+        while let picture = try next() {
             _ = lap.lap()
-            try writer.close()
+            try append(picture)
+            stats.framesEncoded += 1
             stats.encodeSeconds += lap.lap()
-        } catch {
-            queue.stop()
-            made.wait()   // the maker's decoder and processor are not used past this call
-            throw error
+            try progress(1)
+            _ = lap.lap()
         }
-        made.wait()
-        stats.add(maker.statistics)
+        try writer.close()
+        stats.encodeSeconds += lap.lap()
         return stats
     }
 }
 
-/// Decodes and processes a shard's frames into a `PictureQueue`, on the thread `render`
-/// starts. `@unchecked Sendable`: its decoder, processor and picture are handed to that
-/// thread and used only there until it ends; `statistics` is read after.
+/// Decodes and processes a shard's frames, in turn on the shard's thread or into a
+/// `PictureQueue` on a thread of its own. `@unchecked Sendable`: its decoder, processor and
+/// picture are used by one thread at a time — handed to the picture thread and used only
+/// there until it ends; `statistics` is read after.
 private final class PictureMaker: @unchecked Sendable {
     private let selector: FrameSelector
     private let processor: FrameProcessor
     private let segment: SegmentTimeline
-    private let frames: Range<Int64>
+    let frames: Range<Int64>
     /// The last processed picture: a repeated source frame (slow motion) is already in it.
     private let picture: Frame
     private(set) var statistics = VideoShardRenderer.Statistics()
+    private var lap = Stopwatch()
 
     init(selector: FrameSelector, processor: FrameProcessor, segment: SegmentTimeline, frames: Range<Int64>, width: Int, height: Int) throws {
         self.selector = selector
@@ -110,20 +133,26 @@ private final class PictureMaker: @unchecked Sendable {
         picture = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: width, height: height)
     }
 
+    /// Output frame `k`'s picture (valid until the next call).
+    func picture(_ k: Int64) throws -> Frame {
+        _ = lap.lap()
+        let (frame, isNew) = try selector.frame(at: segment.sourceTime(ofFrame: k))
+        statistics.decodeSeconds += lap.lap()
+        if isNew || k == frames.lowerBound {
+            try processor.process(frame, into: picture)
+            statistics.sourceFramesProcessed += 1
+        }
+        statistics.processSeconds += lap.lap()
+        return picture
+    }
+
     func run(into queue: PictureQueue) {
         do {
-            var lap = Stopwatch()
             for k in frames {
-                let (frame, isNew) = try selector.frame(at: segment.sourceTime(ofFrame: k))
-                statistics.decodeSeconds += lap.lap()
-                if isNew || k == frames.lowerBound {
-                    try processor.process(frame, into: picture)
-                    statistics.sourceFramesProcessed += 1
-                }
-                statistics.processSeconds += lap.lap()
+                let made = try picture(k)
                 guard let blank = try queue.blank() else { return queue.end() }   // the encoder side stopped
                 _ = lap.lap()
-                try avCheck(av_frame_copy(blank.pointer, picture.pointer), "av_frame_copy")
+                try avCheck(av_frame_copy(blank.pointer, made.pointer), "av_frame_copy")
                 statistics.processSeconds += lap.lap()
                 queue.put(blank)
             }

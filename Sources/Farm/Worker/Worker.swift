@@ -436,7 +436,10 @@ public final class Worker {
             for (reference, reader) in try sources.open() { media[reference] = .ranges(reader, name: reference) }
             media.merge(a.spec.originInputs(client: options.origins)) { $1 }
             for (reference, url) in files where a.spec.media.contains(reference) { media[reference] = .file(url.path) }
-            let stats = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk) { _ in
+            // Fewer slots than cores: a shard makes its pictures on a core of its own.
+            let overlapped = options.slots < ProcessInfo.processInfo.activeProcessorCount
+            let stats = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk,
+                                                 overlapped: overlapped) { _ in
                 if stop.isRaised { throw RenderCancelled() }
             }
             WorkerMetrics.record(stats)
