@@ -20,15 +20,28 @@ public enum TestEnvironment {
         return packageRoot.appendingPathComponent(".build/debug/reel").path
     }
 
-    /// A new empty directory under the system's temporary directory.
+    /// A new empty directory under this test process's scratch root.
     public static func scratchDirectory(_ name: String = #function) throws -> URL {
         let safe = name.filter { $0.isLetter || $0.isNumber }
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("reelfarm-tests")
-            .appendingPathComponent("\(safe)-\(UUID().uuidString.prefix(8))")
+        let url = scratchRoot.appendingPathComponent("\(safe)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// `reelfarm-tests/run-PID` under the temporary directory. The first use removes the
+    /// roots of test processes that have ended, so a failed run's files stay for a look
+    /// until the next run instead of piling up run after run (a full run leaves gigabytes).
+    static let scratchRoot: URL = {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("reelfarm-tests")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+        for name in names {
+            // Roots of earlier layouts (no `run-` prefix) and of ended processes go.
+            let pid = name.hasPrefix("run-") ? Int32(name.dropFirst(4)) : nil
+            if let pid, kill(pid, 0) == 0 || errno == EPERM { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
+        return parent.appendingPathComponent("run-\(getpid())")
+    }()
 
     /// Runs `reel` with `arguments` in `directory`.
     @discardableResult

@@ -165,15 +165,53 @@ final class ConcatenatedVideo {
         self.frameTimeBase = frameTimeBase
     }
 
+    /// The clock of the chunk being read.
+    private var clock: (file: Int, clock: ChunkClock)?
+
     /// The next packet on `outputTimeBase`.
     func next(on outputTimeBase: AVRational, isReady: (String) -> Bool) throws -> ChunkStep {
         let (step, file) = try files.next(isReady: isReady)
         guard case .packet(let packet) = step else { return step }
-        let offset = av_rescale_q(chunks[file].outputStartFrame, frameTimeBase, outputTimeBase)
-        av_packet_rescale_ts(packet.pointer, first.stream.pointee.time_base, outputTimeBase)
-        if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
-        if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
+        if clock?.file != file {
+            clock = (file, ChunkClock(firstFrame: chunks[file].outputStartFrame, frameTimeBase: frameTimeBase,
+                                      reorderDelay: first.stream.pointee.codecpar.pointee.video_delay, on: outputTimeBase))
+        }
+        clock?.clock.place(packet, from: first.stream.pointee.time_base)
         return step
+    }
+}
+
+/// Puts one chunk's video packets on the output's clock (docs/rendering.md, "Assembly"):
+/// later by the chunk's first output frame, and a chunk too short for x264 to reach its
+/// reorder delay (under 3 frames with B-pyramids: its decode times equal its presentation
+/// times) decoding earlier by the delay it lacks. Every chunk then decodes the stream's
+/// `video_delay` frames (from the SPS all chunks share) ahead of its pictures, so decode
+/// times rise across every join; without this a 2-frame chunk before a longer one gave two
+/// packets the same decode time, which the muxer refuses.
+struct ChunkClock {
+    private let offset: Int64
+    private let delay: Int64
+    private let timeBase: AVRational
+    /// Added to every decode time of the chunk, fixed by its first packet.
+    private var decodeShift: Int64?
+
+    init(firstFrame: Int64, frameTimeBase: AVRational, reorderDelay: Int32, on timeBase: AVRational) {
+        offset = av_rescale_q(firstFrame, frameTimeBase, timeBase)
+        delay = av_rescale_q(Int64(max(0, reorderDelay)), frameTimeBase, timeBase)
+        self.timeBase = timeBase
+    }
+
+    /// Moves `packet` from the chunk's time base onto the output's.
+    mutating func place(_ packet: Packet, from chunkTimeBase: AVRational) {
+        let p = packet.pointer
+        av_packet_rescale_ts(p, chunkTimeBase, timeBase)
+        let none = CFFmpeg_AV_NOPTS_VALUE()
+        if decodeShift == nil {
+            // The first packet in decode order is the chunk's keyframe, its first picture.
+            decodeShift = p.pointee.pts != none && p.pointee.dts != none ? min(0, p.pointee.pts - delay - p.pointee.dts) : 0
+        }
+        if p.pointee.pts != none { p.pointee.pts += offset }
+        if p.pointee.dts != none { p.pointee.dts += offset + (decodeShift ?? 0) }
     }
 }
 

@@ -158,12 +158,11 @@ public final class LivePreview {
         let chunk = chunks[number]
         let reader = try ChunkReader(path: chunk.path, type: AVMEDIA_TYPE_VIDEO)
         let frameBase = AVRational(num: Int32(frameDuration.numerator), den: Int32(frameDuration.denominator))
-        let offset = av_rescale_q(chunk.outputStartFrame, frameBase, writer.video.pointee.time_base)
+        var clock = ChunkClock(firstFrame: chunk.outputStartFrame, frameTimeBase: frameBase,
+                               reorderDelay: writer.video.pointee.codecpar.pointee.video_delay, on: writer.video.pointee.time_base)
         var video: [Packet] = []
         while let packet = try reader.next() {
-            av_packet_rescale_ts(packet.pointer, reader.stream.pointee.time_base, writer.video.pointee.time_base)
-            if packet.pointer.pointee.pts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.pts += offset }
-            if packet.pointer.pointee.dts != CFFmpeg_AV_NOPTS_VALUE() { packet.pointer.pointee.dts += offset }
+            clock.place(packet, from: reader.stream.pointee.time_base)
             packet.pointer.pointee.stream_index = writer.video.pointee.index
             video.append(packet)
         }

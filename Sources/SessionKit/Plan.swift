@@ -60,7 +60,8 @@ public struct Plan: Hashable, Sendable {
     /// hold the first picture back only on a farm of a few slots (docs/rendering.md,
     /// "Audio in pieces").
     public var tasks: [ShardTask]
-    /// Frames between keyframes (the GOP); every shard but a segment's last is a multiple.
+    /// Frames between keyframes (the GOP); every shard but a segment's last, and a long
+    /// job's first two (the lead shard's cut), is a multiple.
     public var keyframeInterval: Int64
     public var totalFrames: Int64
 
@@ -74,18 +75,19 @@ public struct Plan: Hashable, Sendable {
         case .whole: AudioPieces.plan(timeline.segments, frameDuration: timeline.frameDuration)
         case .segments: timeline.segments.filter(\.hasAudio).map { .audio(ofSegment: $0.index) }
         }
+        var video: [ShardTask] = []
         for segment in timeline.segments {
             var start: Int64 = 0
             while start < segment.frameCount {
                 var end = min(segment.frameCount, start + maxFrames)
                 // A short tail joins the shard before it rather than starting a tiny chunk.
                 if segment.frameCount - end < gop / 2 { end = segment.frameCount }
-                tasks.append(ShardTask(kind: .video, segment: segment.index, startFrame: start, endFrame: end,
+                video.append(ShardTask(kind: .video, segment: segment.index, startFrame: start, endFrame: end,
                                        outputStartFrame: segment.outputStartFrame + start))
                 start = end
             }
         }
-        self.tasks = tasks
+        self.tasks = tasks + Self.withLeadShard(video, keyframeInterval: gop)
         keyframeInterval = gop
         totalFrames = timeline.totalFrames
     }
@@ -99,6 +101,24 @@ public struct Plan: Hashable, Sendable {
         guard slots > 0 else { return 2 }
         let twoGOPs = Plan(timeline: timeline, keyframeIntervalSeconds: keyframeIntervalSeconds, shardKeyframeIntervals: 2)
         return twoGOPs.videoShards.count < slots ? 1 : 2
+    }
+
+    /// A job of at least this many video shards starts with a lead shard.
+    public static let leadShardMinimumShards = 8
+
+    /// The first video shard of a long job cut at half a keyframe interval (docs/rendering.md,
+    /// "The lead shard"): its chunk, the first the live preview and a watching user wait for,
+    /// comes in about half the time of a whole interval's. The cut costs one keyframe more
+    /// at that frame; the shards after it keep the keyframe grid.
+    static func withLeadShard(_ shards: [ShardTask], keyframeInterval gop: Int64) -> [ShardTask] {
+        guard shards.count >= leadShardMinimumShards, let first = shards.first,
+              gop >= 2, first.frameCount >= gop else { return shards }
+        let cut = first.startFrame + gop / 2
+        var lead = first, rest = first
+        lead.endFrame = cut
+        rest.startFrame = cut
+        rest.outputStartFrame = first.outputStartFrame + (cut - first.startFrame)
+        return [lead, rest] + shards.dropFirst()
     }
 
     /// The video shards, in output order.

@@ -29,18 +29,24 @@ import Testing
     @Test func computeBoundWorkSplitsEvenlyAcrossSlots() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let costs = try writeCosts(frame: 0.1, in: dir)
-        // 8 clips of 4 s at 30 fps, shards of two 2-s keyframe intervals: 8 shards of 120
-        // frames, 12 s each on a core; the audio costs nothing here. 2 workers × 2 slots on 2
-        // cores each run four at a time: two rounds, 24 s.
-        let p = try predict(["--costs", costs, "--export", "8,4", "--workers", "2", "--slots", "2", "--cores", "2",
+        // 7 clips of 4 s at 30 fps, shards of two 2-s keyframe intervals: 7 shards of 120
+        // frames (under 8: no lead shard), 12 s each on a core; the audio costs nothing here.
+        // 2 workers × 2 slots on 2 cores each run four at a time: two rounds, 24 s.
+        let p = try predict(["--costs", costs, "--export", "7,4", "--workers", "2", "--slots", "2", "--cores", "2",
                              "--latency-ms", "0", "--no-backup-copies"], in: dir)
         let wall = try #require(p["wall_seconds"] as? Double)
         #expect(abs(wall - 24) < 0.05, "\(p)")
         #expect(p["limit"] as? String == "workers' CPU", "\(p)")
-        // Slots beyond the cores share them: 1 worker, 4 slots, 2 cores: 96 s of work / 2 = 48 s.
-        let shared = try predict(["--costs", costs, "--export", "8,4", "--workers", "1", "--slots", "4", "--cores", "2",
+        // Slots beyond the cores share them: 1 worker, 4 slots, 2 cores: 84 s of work / 2 = 42 s.
+        let shared = try predict(["--costs", costs, "--export", "7,4", "--workers", "1", "--slots", "4", "--cores", "2",
                                   "--latency-ms", "0", "--no-backup-copies"], in: dir)
-        #expect(abs((shared["wall_seconds"] as? Double ?? 0) - 48) < 0.05, "\(shared)")
+        #expect(abs((shared["wall_seconds"] as? Double ?? 0) - 42) < 0.05, "\(shared)")
+        // 8 clips: the first shard is cut at half an interval (docs/rendering.md, "The lead
+        // shard"): 30 frames, so one slot stores the first chunk at 3 s, not 12 s.
+        let lead = try predict(["--costs", costs, "--export", "8,4", "--workers", "1", "--slots", "1", "--cores", "1",
+                                "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        #expect(abs((lead["first_chunk_seconds"] as? Double ?? 0) - 3) < 0.05, "\(lead)")
+        #expect(abs((lead["wall_seconds"] as? Double ?? 0) - 96) < 0.05, "\(lead)")
         // Cores that slow each other when all are busy (core_efficiency 0.8): two 12-s shards
         // on one 2-core worker take 12 / 0.8 = 15 s.
         let slower = try writeCosts(frame: 0.1, in: dir, ["core_efficiency": 0.8])

@@ -72,4 +72,44 @@ import Testing
         let hashes = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last.map(String.init) ?? "" } }
         #expect(hashes(joined) == parts.flatMap(hashes))
     }
+
+    /// A chunk of 1 or 2 frames is too short for x264's B-pyramid delay: its decode times
+    /// equal its presentation times, 2 frames later than a longer chunk's. Joined, its decode
+    /// times move back by that delay (docs/rendering.md, "Assembly"), else the packet after
+    /// the join repeats a decode time and the muxer refuses the file.
+    @Test func chunksTooShortForTheReorderDelayJoinWithLongerOnes() throws {
+        let (dir, timeline, source) = try shardSetup()
+        let chain = try FilterChain(stages: [])
+        let ffprobe = try #require(ProcessRunner.which("ffprobe"))
+        var chunks: [Assembler.VideoChunk] = []
+        var start: Int64 = 0
+        for length: Int64 in [2, 13, 1, 14, 2, 28] {
+            let shard = ShardTask(kind: .video, segment: 0, startFrame: start, endFrame: start + length, outputStartFrame: start)
+            let path = dir.appendingPathComponent("chunk-\(start).mp4").path
+            _ = try VideoShardRenderer(timeline: timeline, settings: EncoderSettings(keyframeIntervalSeconds: 0.5))
+                .render(shard, of: timeline.segments[0], source: .file(source), chain: chain, to: path)
+            if length <= 2 {
+                // The case at hand: the short chunk decodes with no delay of its own.
+                let first = try ProcessRunner.run(ffprobe, ["-v", "error", "-show_entries", "packet=pts,dts", "-of", "csv=p=0", path])
+                    .stdout.split(separator: "\n").first.map(String.init)
+                #expect(first == "0,0", "chunk of \(length) frames: first packet pts,dts \(first ?? "none")")
+            }
+            chunks.append(.init(path: path, outputStartFrame: start, frameCount: length))
+            start += length
+        }
+        #expect(start == timeline.totalFrames)
+        let output = dir.appendingPathComponent("out.mp4").path
+        try Assembler(frameDuration: timeline.frameDuration, creationDate: nil, location: nil).assemble(video: chunks, audio: [], to: output)
+        // Decode times rise strictly and never pass their pictures' times.
+        let packets = try ProcessRunner.run(ffprobe, ["-v", "error", "-show_entries", "packet=pts,dts", "-of", "csv=p=0", output])
+            .stdout.split(separator: "\n").map { $0.split(separator: ",").compactMap { Int64($0) } }
+        #expect(packets.count == Int(start))
+        #expect(zip(packets, packets.dropFirst()).allSatisfy { $0[1] < $1[1] }, "decode times do not rise")
+        #expect(packets.allSatisfy { $0[1] <= $0[0] })
+        // Every picture is shown once, in order, one frame apart.
+        let shown = try ProcessRunner.run(ffprobe, ["-v", "error", "-show_entries", "frame=pts", "-of", "default=nw=1:nk=1", output])
+            .stdout.split(separator: "\n").compactMap { Int64($0) }
+        let step = shown.count > 1 ? shown[1] - shown[0] : 0
+        #expect(shown.count == Int(start) && step > 0 && shown == shown.indices.map { shown[0] + Int64($0) * step })
+    }
 }

@@ -24,6 +24,10 @@ JOIN_GUARD = 240 * AAC_FRAME
 POST_ROLL_FRAMES = 3
 MINIMUM_PIECE_SAMPLES = 10 * SAMPLE_RATE
 
+# A job of at least this many video shards starts with a shard of half a keyframe interval
+# (the planner's `Plan.leadShardMinimumShards`).
+LEAD_SHARD_MINIMUM_SHARDS = 8
+
 
 def join_packet(boundary: int) -> int:
     return (boundary + JOIN_GUARD + AAC_FRAME - 1) // AAC_FRAME + 1
@@ -217,14 +221,22 @@ class Export:
         tasks: list[Task] = []
         for piece in (self.audio_pieces() if self.audio else []):
             tasks.append(self.audio_task(len(tasks), piece, costs))
+        cuts: list[tuple[Segment, int, int]] = []
         for s in self.segments:
             start = 0
             while start < s.frames:
                 end = min(s.frames, start + longest)
                 if s.frames - end < gop // 2:
                     end = s.frames
-                tasks.append(self._video_task(len(tasks), s, start, end - start, costs))
+                cuts.append((s, start, end - start))
                 start = end
+        # The lead shard (docs/rendering.md, "The lead shard"): a job of 8 shards or more cuts
+        # its first shard at half a keyframe interval.
+        if len(cuts) >= LEAD_SHARD_MINIMUM_SHARDS and gop >= 2 and cuts[0][2] >= gop:
+            s, start, frames = cuts[0]
+            cuts[0:1] = [(s, start, gop // 2), (s, start + gop // 2, frames - gop // 2)]
+        for s, start, frames in cuts:
+            tasks.append(self._video_task(len(tasks), s, start, frames, costs))
         return tasks
 
     def auto_shard_gops(self, slots: int) -> int:
