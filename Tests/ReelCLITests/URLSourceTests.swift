@@ -101,17 +101,25 @@ import Testing
     }
 
     /// A farm of real processes reading from nginx: the coordinator sends no media at all
-    /// (it reads each URL's index once, to plan), the workers read ranges from the origin.
+    /// (it pins each URL's object; a worker probes it, docs/architecture.md, "Probes by
+    /// content id"), the workers read ranges from the origin.
     @Test(.enabled(if: NginxOrigin.available)) func theCoordinatorSendsNoMediaForURLSources() throws {
         let farm = try FarmFixture()
         try Self.media(in: farm.dir)
         let origin = try NginxOrigin(root: farm.dir.appendingPathComponent("www"), scratch: farm.dir)
         try Self.session("www/clip.mp4", named: "files.json", in: farm.dir)
         try Self.session(origin.url("clip.mp4"), named: "s.json", in: farm.dir)
-        try farm.startCoordinator(Self.allow + ["--http", "127.0.0.1:0"])
+        try farm.startCoordinator(Self.allow + ["--http", "127.0.0.1:0", "--trace", farm.path("trace.jsonl")])
         for name in ["a", "b"] { try farm.startWorker(name, Self.allow) }
+        let base = try farm.apiBase()
+        #expect(try farm.waitUntil(30) { (try HTTPExchange.send("GET", "\(base)/workers").json as? [Any])?.count == 2 })
         let job = try farm.submit(Self.allow)
         let output = try farm.fetched(job)
+        // The object, new to the farm, was probed once, by a worker; the coordinator probed nothing.
+        let lines = try String(contentsOfFile: farm.path("trace.jsonl"), encoding: .utf8).split(separator: "\n")
+        let created = try #require(lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "job" })
+        #expect(created["probesOnWorkers"] as? Int == 1 && created["probes"] as? Int == 0, "\(created)")
         let reference = try TestEnvironment.reel(["render", "files.json", "-o", "reference.mp4", "--in-process", "--workers", "1"]
                                                  + FarmFixture.shortGOP, in: farm.dir)
         #expect(reference.status == 0)

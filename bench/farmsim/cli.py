@@ -105,8 +105,9 @@ def add_farm(p: argparse.ArgumentParser):
     p.add_argument("--failure-rate", type=float, default=0.0)
     p.add_argument("--audio", choices=["pieces", "one-task"], default="pieces",
                    help="the audio track in pieces as the farm plans it, or as one task (before this round)")
-    p.add_argument("--media", choices=["known", "new"], default="known",
-                   help="media the farm has seen (probed on arrival), or new: probed at submission")
+    p.add_argument("--media", choices=["known", "new", "new-on-coordinator"], default="known",
+                   help="media the farm has seen (probed on arrival); new: probed at submission by the workers, "
+                        "one each at a time; new-on-coordinator: by the coordinator's cores (before this round)")
     p.add_argument("--assembly", choices=["overlapped", "after"], default="overlapped",
                    help="the file written as the chunks arrive, or after the last one (before this round)")
     p.add_argument("--seed", type=int, default=1)
@@ -162,7 +163,8 @@ def predict(args, overrides: dict):
         for attempt in read_trace(args.measured)["attempts"]:
             if attempt["outcome"] == "done" and "renderSeconds" in attempt and attempt["shard"] < len(tasks):
                 tasks[attempt["shard"]].cpu_seconds = attempt["renderSeconds"]
-    return simulate(tasks, farm, costs, export.source_count, probe_sources=export.media == "new",
+    probes = {"known": None, "new": "workers", "new-on-coordinator": "coordinator"}[export.media]
+    return simulate(tasks, farm, costs, export.source_count, probes=probes,
                     assembly_after=export.assembly == "after"), farm
 
 

@@ -19,6 +19,11 @@ from .model import Costs, Farm, Task
 EPSILON = 1e-9
 
 
+# The coordinator sends the probes workers make at its loop's next tick (docs/architecture.md,
+# "Probes by content id").
+PROBE_DISPATCH_SECONDS = 0.1
+
+
 @dataclass
 class Attempt:
     task: Task
@@ -70,10 +75,11 @@ class Result:
 
 class Simulation:
     def __init__(self, tasks: list[Task], farm: Farm, costs: Costs, sources: int = 1,
-                 probe_sources: bool = False, assembly_after: bool = False):
+                 probes: str | None = None, assembly_after: bool = False):
         self.tasks = tasks
-        # Sources probed at submission (media new to the farm); else known by content id.
-        self.probe_sources = probe_sources
+        # Sources probed at submission (media new to the farm) by "workers" or by the
+        # "coordinator"; None: known by content id.
+        self.probes = probes
         # The whole file written after the last chunk (before this round); else the lane
         # writes each chunk as the chunks before it are there.
         self.assembly_after = assembly_after
@@ -120,10 +126,18 @@ class Simulation:
         self.at(self.coordinator_free, kind, payload)
 
     def run(self) -> Result:
-        # The submission's probes run before the job exists, one per coordinator core; media
-        # the farm has seen were probed when their bytes arrived.
-        rounds = math.ceil(self.sources / max(1, self.farm.coordinator_cores)) if self.probe_sources else 0
-        self.probing = self.costs.probe_seconds_per_source * rounds
+        # The submission's probes run before the job exists: on the workers, one at a time
+        # on each (its still thread), sent at the loop's next tick (0.1 s); before this
+        # round, one per coordinator core. Media the farm has seen were probed when their
+        # bytes arrived.
+        if self.probes == "workers":
+            rounds = math.ceil(self.sources / max(1, self.farm.workers))
+            self.probing = PROBE_DISPATCH_SECONDS + self.costs.probe_seconds_per_source * rounds
+        elif self.probes == "coordinator":
+            rounds = math.ceil(self.sources / max(1, self.farm.coordinator_cores))
+            self.probing = self.costs.probe_seconds_per_source * rounds
+        else:
+            self.probing = 0.0
         start = self.probing + self.costs.job_start_seconds
         for w in self.workers:
             self.at(max(start, self.farm.worker_start_seconds), "join", w.index)
@@ -402,5 +416,5 @@ def limit_of(r: Result, wall: float, tail: str) -> tuple[dict, str]:
 
 
 def simulate(tasks: list[Task], farm: Farm, costs: Costs, sources: int = 1,
-             probe_sources: bool = False, assembly_after: bool = False) -> Result:
-    return Simulation(tasks, farm, costs, sources, probe_sources, assembly_after).run()
+             probes: str | None = None, assembly_after: bool = False) -> Result:
+    return Simulation(tasks, farm, costs, sources, probes, assembly_after).run()

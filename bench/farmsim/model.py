@@ -165,7 +165,8 @@ class Export:
     # How the audio track is cut: "pieces" (the farm), or "one-task" (before this round).
     audio_plan: str = "pieces"
     # Media the farm has seen (probed when their bytes arrived: the submission probes
-    # nothing), or "new" (each source probed at submission, one per coordinator core).
+    # nothing), "new" (each source probed at submission by a worker, one at a time on
+    # each), or "new-on-coordinator" (one per coordinator core, before this round).
     media: str = "known"
     # The assembly: "overlapped" with the render (the farm), or "after" the last chunk.
     assembly: str = "overlapped"

@@ -30,12 +30,14 @@ final class AttemptTrace {
         /// by its content id), and the seconds that took.
         var probes: Int?
         var probeSeconds: Double?
+        /// On a job's line: URL media new to the farm that the workers probed for it.
+        var probesOnWorkers: Int?
     }
 
     private var handle: FileHandle?
     private var started: [AttemptID: (worker: String, at: Double)] = [:]
     private var renderSeconds: [AttemptID: Double] = [:]
-    private var probes: [String: (count: Int, seconds: Double)] = [:]
+    private var probes: [String: (count: Int, seconds: Double, onWorkers: Int)] = [:]
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -55,8 +57,8 @@ final class AttemptTrace {
     }
 
     /// Notes what a job's submission probed (its line follows).
-    func noteProbes(job: String, count: Int, seconds: Double) {
-        probes[job] = (count, seconds)
+    func noteProbes(job: String, count: Int, seconds: Double, onWorkers: Int) {
+        probes[job] = (count, seconds, onWorkers)
     }
 
     /// Notes the worker's own time for an attempt whose chunk has arrived (its line follows).
@@ -72,7 +74,7 @@ final class AttemptTrace {
         case .createJob(let record, let plan):
             let probed = probes.removeValue(forKey: record.id)
             line = Line(event: "job", job: record.id, time: record.created, shards: plan.count, probes: probed?.count ?? 0,
-                        probeSeconds: probed?.seconds ?? 0)
+                        probeSeconds: probed?.seconds ?? 0, probesOnWorkers: probed?.onWorkers ?? 0)
         case .startAttempt(let key, let worker, let time):
             started[key] = (worker, time)
         case .finishShard(let key, _, let worker, let time):

@@ -259,7 +259,7 @@ extension Coordinator {
         let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: compiled.owner, spec: spec,
                                paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
                                recipeKeys: compiled.recipeKeys)
-        trace?.noteProbes(job: id, count: compiled.probed, seconds: compiled.probeSeconds)
+        trace?.noteProbes(job: id, count: compiled.probed, seconds: compiled.probeSeconds, onWorkers: compiled.probedOnWorkers)
         beginAssembly(of: job)
         apply(scheduler.handle(.submitted(job, record), now: Self.now))
         let reused = reuseCachedChunks(of: id)

@@ -51,8 +51,34 @@ extension Coordinator {
     func routeStills(_ id: String) {
         switch stillsBroker.route(id, workers: workers.mapValues(\.workerID), now: Self.now) {
         case .send(let worker, let forwarded): send(to: worker, .stills, forwarded)
-        case .fail(let client, let reply): send(to: client, .stillsReply, reply)
+        case .fail(let client, let reply): answerStills(client, reply)
         case .wait: break
+        }
+    }
+
+    /// An answer to a client, or to a compile thread waiting for a probe.
+    private func answerStills(_ client: PeerID, _ reply: StillsReply, payload: [Data] = []) {
+        guard WorkerProbes.isProbe(client) else { return send(to: client, .stillsReply, reply, payload: payload) }
+        workerProbes.answer(client, contentID: reply.requestID, probe: reply.probes?[reply.requestID])
+    }
+
+    /// Sends the objects compile threads want probed to the workers, one probe-only still
+    /// request each (requested under its content id); with no worker, each is answered
+    /// with nothing at once and the compile thread probes it itself.
+    func dispatchWorkerProbes() {
+        for asked in workerProbes.take() {
+            let client = WorkerProbes.client(token: asked.token)
+            for (contentID, entry) in asked.objects.sorted(by: { $0.key < $1.key }) {
+                do {
+                    guard !workers.isEmpty else { throw FarmError(.noAnswer, "no live workers") }
+                    let id = "s\(UInt64.random(in: 0...UInt64.max))"
+                    let request = try WorkerProbes.request(reference: entry.reference, object: entry.object, id: contentID)
+                    stillsBroker.add(request, from: client, mediaID: contentID, id: id, now: Self.now)
+                    routeStills(id)
+                } catch {
+                    workerProbes.answer(client, contentID: contentID, probe: nil)
+                }
+            }
         }
     }
 
@@ -65,7 +91,7 @@ extension Coordinator {
             log("stills \(reply.requestID) failed on \(reply.worker): \(reply.error?.message ?? ""); trying the next worker",
                 LogIDs(worker: reply.worker), level: .warning)
             routeStills(reply.requestID)
-        case .some(.some(let answer)): send(to: answer.client, .stillsReply, answer.reply, payload: payload)
+        case .some(.some(let answer)): answerStills(answer.client, answer.reply, payload: payload)
         }
     }
 

@@ -110,6 +110,8 @@ public final class Coordinator {
     var workers: [PeerID: WorkerState] { scheduler.workers }
     /// Thumbnail and frame requests on their way through workers.
     var stillsBroker = StillsBroker()
+    /// URL media new to the farm, probed by the workers for the compile threads.
+    let workerProbes = WorkerProbes()
     /// Clients watching a job's progress.
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
@@ -164,7 +166,7 @@ public final class Coordinator {
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
             acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins,
-            plannedSlots: options.plannedSlots), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
+            plannedSlots: options.plannedSlots, workerProbes: workerProbes), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
         prober = try MediaProber(storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path) { [logger] line in
             logger.warning("\(line)")
         }
@@ -279,6 +281,7 @@ public final class Coordinator {
                 profile.lap(.tick, "deciding", at: Self.uptime)
                 apply(effects)
                 profile.lap(.tick, "effects", at: Self.uptime)
+                dispatchWorkerProbes()
                 dispatchStills()
                 profile.lap(.stills, at: Self.uptime)
                 sampleGauges(now: Self.now)

@@ -11,6 +11,9 @@ final class ProbeMemory {
     /// Media this submission probed, and the seconds its loading took when it probed any.
     private(set) var probed = 0
     private(set) var seconds = 0.0
+    /// Media the workers probed for this submission (`adopt`).
+    private(set) var probedOnWorkers = 0
+    private var adopted: [String: MediaInfo] = [:]
 
     init(recall: @escaping (String) -> MediaInfo? = { _ in nil }, keep: @escaping (String, MediaInfo) -> Void = { _, _ in }) {
         self.recall = recall
@@ -22,11 +25,23 @@ final class ProbeMemory {
         self.init(recall: { (try? store.probe(of: $0)) ?? nil }, keep: { try? store.rememberProbe($1, of: $0) })
     }
 
+    /// Whether a probe of `contentID` is kept (or was adopted).
+    func knows(_ contentID: String) -> Bool { adopted[contentID] != nil || recall(contentID) != nil }
+
+    /// Keeps probes the workers made (by content id), for the loading that follows.
+    func adopt(_ probes: [String: MediaInfo]) {
+        for (contentID, info) in probes where adopted[contentID] == nil {
+            adopted[contentID] = info
+            keep(contentID, info)
+            probedOnWorkers += 1
+        }
+    }
+
     /// Loads through `make` with every kept probe of `contentIDs` (reference → content id)
     /// remembered, then keeps the probes it made.
     func load(contentIDs: [String: String], _ make: ([String: MediaInfo]) -> LoadedSession) -> LoadedSession {
         var remembered: [String: MediaInfo] = [:]
-        for (reference, contentID) in contentIDs { remembered[reference] = recall(contentID) }
+        for (reference, contentID) in contentIDs { remembered[reference] = adopted[contentID] ?? recall(contentID) }
         let started = Date()
         let loaded = make(remembered)
         var count = 0

@@ -30,6 +30,9 @@ final class SubmissionCompiler: Sendable {
         /// say how long its shards are gets the length for this many (docs/scale.md); 0 = 2
         /// keyframe intervals.
         var plannedSlots = 0
+        /// Probes URL media new to the farm on the workers (docs/architecture.md, "Probes
+        /// by content id"); without it the compile thread probes them itself.
+        var workerProbes: WorkerProbes?
     }
 
     /// The SHA-256 of what a submission asks, without how long its client waits: a retry
@@ -91,6 +94,8 @@ final class SubmissionCompiler: Sendable {
         /// Media this submission probed (not known by content id), and the seconds it took.
         var probed = 0
         var probeSeconds = 0.0
+        /// URL media new to the farm that the workers probed for it.
+        var probedOnWorkers = 0
         /// The variant's name, in a batch.
         var variant: String? = nil
     }
@@ -207,7 +212,7 @@ final class SubmissionCompiler: Sendable {
         if let deadline = request.deadline, Date().timeIntervalSince1970 > deadline {
             return .failed(identity, SubmissionCompiler.pastDeadline)
         }
-        let probedBefore = (count: probes.probed, seconds: probes.seconds)
+        let probedBefore = (count: probes.probed, seconds: probes.seconds, onWorkers: probes.probedOnWorkers)
         func answer(problems: [ValidationReport.Issue] = [], missing: [String] = []) -> Outcome {
             .answer(identity, Submitted(jobID: nil, missing: missing, problems: problems))
         }
@@ -271,7 +276,8 @@ final class SubmissionCompiler: Sendable {
                                       digest: request.digest, spec: spec, encodedSpec: String(decoding: try spec.encoded(), as: UTF8.self),
                                       encodedTasks: try spec.tasks.map(JobStore.json), recipeKeys: keys,
                                       verified: verified, probed: probes.probed - probedBefore.count,
-                                      probeSeconds: probes.seconds - probedBefore.seconds))
+                                      probeSeconds: probes.seconds - probedBefore.seconds,
+                                      probedOnWorkers: probes.probedOnWorkers - probedBefore.onWorkers))
         } catch {
             return .failed(identity, FarmError.from(error, fallback: .invalidInput))
         }
@@ -357,6 +363,13 @@ final class SubmissionCompiler: Sendable {
         for reference in Set(LoadedSession.filterFiles(of: session)) where MediaURL.isURL(reference) && files[reference] == nil {
             unavailable[reference] = "a filter file by URL is read by the submitting client: upload it (PUT /v1/media/{contentID}) "
                 + "and name its content id in files (docs/session-format.md, \"Sources by URL\")"
+        }
+        // URL media new to the farm: probed by the workers, all at once; what they do not
+        // answer is probed below, here.
+        if let onWorkers = context.workerProbes {
+            var unknown: [String: (reference: String, object: OriginObject)] = [:]
+            for (reference, object) in origins where !probes.knows(object.contentID) { unknown[object.contentID] = (reference, object) }
+            probes.adopt(onWorkers.probe(unknown))
         }
         let url = context.stateDirectory.appendingPathComponent("session.json")
         let missing = Set(unavailable.keys.compactMap { files[$0] }).sorted()   // URL media have no content id here

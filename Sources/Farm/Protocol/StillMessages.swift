@@ -27,6 +27,10 @@ public struct StillsRequest: Codable, Sendable {
     /// Sources by URL, pinned by whoever asks: the worker reads them from their origins,
     /// under its own address policy (docs/operations.md, "Sources by URL").
     public var origins: [String: OriginObject]?
+    /// Only the media's probes are wanted (`StillsReply.probes`), no pictures: the
+    /// coordinator asks the workers to probe URL media new to the farm (docs/architecture.md,
+    /// "Probes by content id").
+    public var probe: Bool?
 }
 
 /// One payload frame per picture, in request order, unless `invalid`, `error` or `missing`.
@@ -41,6 +45,8 @@ public struct StillsReply: Codable, Sendable {
     public var error: FarmError?
     /// Content ids the coordinator lacks: upload them and ask again.
     public var missing: [String]
+    /// For a `probe` request: each medium's probe, by content id.
+    public var probes: [String: MediaInfo]?
 }
 
 public struct InvalidateRequest: Codable, Sendable {

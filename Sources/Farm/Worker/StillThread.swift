@@ -117,6 +117,9 @@ final class StillThread: Sendable {
                 return (reply, [])
             }
             let served = try service.serve(loaded, contentIDs: contentIDs, requests: request.stills)
+            if request.probe == true {
+                reply.probes = contentIDs.reduce(into: [:]) { probes, entry in probes[entry.value] = loaded.probes[entry.key] }
+            }
             reply.results = served.map(\.0)
             return (reply, try served.map { try Data(contentsOf: $0.1) })
         } catch let invalid as StillRequestError {
