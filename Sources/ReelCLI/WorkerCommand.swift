@@ -51,6 +51,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         if testStartDelay > 0 { try await Task.sleep(for: .milliseconds(testStartDelay)) }   // a slow start, for tests
+        HeapPolicy.shareHeaps(max(1, slots) + 1)
         var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
         options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20

@@ -20,9 +20,13 @@ public enum HeapPolicy {
     /// `malloc_trim` did not give it back — a coordinator that refused a 100,000-segment
     /// submission stayed 59 MB larger with a heap per thread, 9.5 MB with two. Call at
     /// start, before the threads.
-    public static func shareHeaps() {
+    ///
+    /// A worker's threads share `count` heaps, one per render slot and one more (docs/rendering.md,
+    /// "Memory for pictures"): a picture made on a shard's picture thread and freed on its
+    /// encoding thread otherwise leaves each thread's heap at its own peak.
+    public static func shareHeaps(_ count: Int = 2) {
         #if canImport(Glibc)
-        _ = mallopt(M_ARENA_MAX, 2)
+        _ = mallopt(M_ARENA_MAX, Int32(clamping: max(1, count)))
         #endif
     }
 
