@@ -13,7 +13,8 @@ final class ProbeMemory {
     private(set) var seconds = 0.0
     /// Media the workers probed for this submission (`adopt`).
     private(set) var probedOnWorkers = 0
-    private var adopted: [String: MediaInfo] = [:]
+    /// Probes already recalled or adopted, so `load` does not read them again.
+    private var known: [String: MediaInfo] = [:]
 
     init(recall: @escaping (String) -> MediaInfo? = { _ in nil }, keep: @escaping (String, MediaInfo) -> Void = { _, _ in }) {
         self.recall = recall
@@ -26,12 +27,15 @@ final class ProbeMemory {
     }
 
     /// Whether a probe of `contentID` is kept (or was adopted).
-    func knows(_ contentID: String) -> Bool { adopted[contentID] != nil || recall(contentID) != nil }
+    func knows(_ contentID: String) -> Bool {
+        if known[contentID] == nil { known[contentID] = recall(contentID) }
+        return known[contentID] != nil
+    }
 
     /// Keeps probes the workers made (by content id), for the loading that follows.
     func adopt(_ probes: [String: MediaInfo]) {
-        for (contentID, info) in probes where adopted[contentID] == nil {
-            adopted[contentID] = info
+        for (contentID, info) in probes where known[contentID] == nil {
+            known[contentID] = info
             keep(contentID, info)
             probedOnWorkers += 1
         }
@@ -41,7 +45,7 @@ final class ProbeMemory {
     /// remembered, then keeps the probes it made.
     func load(contentIDs: [String: String], _ make: ([String: MediaInfo]) -> LoadedSession) -> LoadedSession {
         var remembered: [String: MediaInfo] = [:]
-        for (reference, contentID) in contentIDs { remembered[reference] = adopted[contentID] ?? recall(contentID) }
+        for (reference, contentID) in contentIDs { remembered[reference] = known[contentID] ?? recall(contentID) }
         let started = Date()
         let loaded = make(remembered)
         var count = 0
