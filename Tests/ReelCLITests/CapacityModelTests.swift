@@ -76,6 +76,37 @@ import Testing
         #expect(byURL["limit"] as? String == "origin", "\(byURL)")
     }
 
+    @Test func aBackupCopyCostsWhatItDecodedAndItsReadAhead() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let costs = try writeCosts(frame: 0.1, in: dir)
+        // One clip of 4 s at 16 Mbit/s: one 120-frame shard of 12 s reading 8,131,072 B (as
+        // above) and the sound's 80,000 B. The second worker's slot is idle once the sound is
+        // done (at once), so a backup copy starts when the shard has run backup_min_seconds
+        // (2 s) and is beaten at 12 s, having decoded 10/12 of the range and asked for 1 MiB
+        // beyond it (16 blocks of 64 KiB: docs/scale.md, "Checked against real runs").
+        let p = try predict(["--costs", costs, "--export", "1,4,16", "--workers", "2", "--slots", "1", "--cores", "1",
+                             "--latency-ms", "0"], in: dir)
+        #expect(p["backup_copies"] as? Int == 1, "\(p)")
+        let range = 8_131_072.0
+        let expected = range + 80_000 + range * 10 / 12 + 1_048_576
+        #expect(abs((p["coordinator_egress_bytes"] as? Double ?? 0) - expected) < 10_000, "\(p)")
+        #expect(abs((p["wall_seconds"] as? Double ?? 0) - 12) < 0.05, "\(p)")
+    }
+
+    @Test func rendersOfMoreThanOneCoreQueueForTheCores() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        // A render that takes 1.5 cores (its pictures beside its encoder): alone on a 2-core
+        // worker its 120 frames take 12 s; two at once want 3 cores of 2, so each runs at 2/3
+        // and both end at 18 s.
+        let costs = try writeCosts(frame: 0.1, in: dir, ["cpu_per_render_second": 1.5])
+        let alone = try predict(["--costs", costs, "--export", "1,4", "--workers", "1", "--slots", "2", "--cores", "2",
+                                 "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        #expect(abs((alone["wall_seconds"] as? Double ?? 0) - 12) < 0.05, "\(alone)")
+        let two = try predict(["--costs", costs, "--export", "2,4", "--workers", "1", "--slots", "2", "--cores", "2",
+                               "--latency-ms", "0", "--no-backup-copies"], in: dir)
+        #expect(abs((two["wall_seconds"] as? Double ?? 0) - 18) < 0.05, "\(two)")
+    }
+
     @Test func aLongShardIsTheTailAndDeadWorkersCostTheirDetection() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let costs = try writeCosts(frame: 0.05, in: dir)

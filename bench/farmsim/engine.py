@@ -35,6 +35,7 @@ class Attempt:
     remaining: float = 1.0          # running: the fraction of the shard's work left
     fail_at: float = -1.0           # running: the fraction left when its worker dies, or < 0
     upload_left: float = 0.0        # uploading: bytes
+    fetched: float = 0.0            # running: media bytes fetched so far
 
 
 @dataclass
@@ -219,7 +220,9 @@ class Simulation:
             if a.phase == "running":
                 a.remaining -= rate * dt
                 self.cpu_used += rate * a.task.cpu_seconds * dt
-                moved = rate * a.task.media_bytes * dt
+                ahead = f.read_ahead_bytes if a.task.kind == "video" else 0.0
+                fetched = min(a.task.media_bytes, (1 - max(0.0, a.remaining)) * a.task.media_bytes + ahead)
+                moved, a.fetched = max(0.0, fetched - a.fetched), max(a.fetched, fetched)
                 if f.media_via == "coordinator":
                     self.egress += moved
                 else:

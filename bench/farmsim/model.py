@@ -107,6 +107,10 @@ class Farm:
     coordinator_cores: int = 2              # a submission's probes run one per core
     media_via: str = "coordinator"          # or "origin": read by URL, the coordinator out of the path
     worker_start_seconds: float = 0.0       # a worker joins this long after the job is submitted
+    # A video shard's reader asks for the next 16 blocks of 64 KiB beyond the one it waits for
+    # (the worker's read-ahead), so an attempt has fetched 1 MiB more than it has decoded: a
+    # backup copy cancelled soon after it starts still costs that much egress.
+    read_ahead_bytes: float = 16 * 65536
     failure_rate: float = 0.0               # chance that an attempt's worker dies during it
     failure_detect_seconds: float = 3.0     # three missed heartbeats
     seed: int = 1
