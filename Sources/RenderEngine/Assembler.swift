@@ -139,7 +139,7 @@ final class ArrivingChunks {
                 continue
             }
             guard isReady(paths[index]) else { return (.waiting, index) }
-            let opened = try ChunkReader(path: paths[index], type: type)
+            let opened = try ChunkReader(path: paths[index], type: type, parameters: .fromHeader)
             guard opened.extradata == first.extradata else { throw EngineError(mismatch(index)) }
             reader = opened
         }
@@ -252,8 +252,11 @@ struct ChunkReader {
     let input: InputContainer
     let stream: UnsafeMutablePointer<AVStream>
 
-    init(path: String, type: AVMediaType) throws {
-        input = try InputContainer(path: path)
+    /// `parameters`: `.fromHeader` for a chunk whose packets alone are wanted (every chunk
+    /// after the first: the output's stream parameters are the first chunk's), which saves
+    /// decoding its first pictures to learn what its sample description already says.
+    init(path: String, type: AVMediaType, parameters: InputContainer.StreamParameters = .probed) throws {
+        input = try InputContainer(path: path, parameters: parameters)
         guard let s = input.bestStream(type) else { throw EngineError("\(path): chunk has no \(type == AVMEDIA_TYPE_VIDEO ? "video" : "audio") stream") }
         stream = s
     }

@@ -7,11 +7,21 @@ final class InputContainer {
     /// The I/O context of a source read by ranges; it outlives the format context.
     private let io: RangeIOContext?
 
-    convenience init(path: String) throws {
-        try self.init(.file(path))
+    /// How an input learns its streams' parameters.
+    enum StreamParameters {
+        /// From packets read and decoded at the start (`avformat_find_stream_info`).
+        case probed
+        /// From the header when it describes every stream (MP4's sample descriptions do),
+        /// else probed: for an input whose packets are all that is wanted of it.
+        case fromHeader
     }
 
-    init(_ input: MediaInput) throws {
+    convenience init(path: String, parameters: StreamParameters = .probed) throws {
+        try self.init(.file(path), parameters: parameters)
+    }
+
+    /// `parameters` defaults to `.probed` for a file and `.fromHeader` for ranges.
+    init(_ input: MediaInput, parameters: StreamParameters? = nil) throws {
         path = input.name
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         switch input {
@@ -37,7 +47,8 @@ final class InputContainer {
         // packets from the start of the file (about 1 MiB of a phone clip), which a shard far
         // into the clip and the audio task never need. What it found is known already: the
         // timeline comes from the coordinator's probe, the decoder reads the sample description.
-        if case .ranges = input, Self.headerDescribesEveryStream(opened) { return }
+        let defaultParameters: StreamParameters = if case .ranges = input { .fromHeader } else { .probed }
+        if parameters ?? defaultParameters == .fromHeader, Self.headerDescribesEveryStream(opened) { return }
         let info = avformat_find_stream_info(opened, nil)
         if info < 0 {
             var owned: UnsafeMutablePointer<AVFormatContext>? = opened

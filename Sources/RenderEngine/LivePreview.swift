@@ -156,7 +156,7 @@ public final class LivePreview {
 
     private func writeSegment(chunk number: Int, audio: [Packet], writer: Writer) throws {
         let chunk = chunks[number]
-        let reader = try ChunkReader(path: chunk.path, type: AVMEDIA_TYPE_VIDEO)
+        let reader = try ChunkReader(path: chunk.path, type: AVMEDIA_TYPE_VIDEO, parameters: .fromHeader)
         let frameBase = AVRational(num: Int32(frameDuration.numerator), den: Int32(frameDuration.denominator))
         var clock = ChunkClock(firstFrame: chunk.outputStartFrame, frameTimeBase: frameBase,
                                reorderDelay: writer.video.pointee.codecpar.pointee.video_delay, on: writer.video.pointee.time_base)
