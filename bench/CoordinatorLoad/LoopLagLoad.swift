@@ -47,17 +47,25 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let sessionPath = dir.appendingPathComponent("session.json")
     let segments = (0..<4).map { _ in #"{"source": "clip.mp4"}"# }.joined(separator: ",")
     try Data(#"{"video": {"renderSize": [16, 16], "frameDuration": 1, "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
+    // What every simulated chunk carries before its padding: a real chunk of one shard (two
+    // 16×16 frames, each a keyframe), so that the job's assembly succeeds and the job runs
+    // to its end under the whole load.
+    var shardSample = sample
+    shardSample.duration = 2
+    let shardMedia = dir.appendingPathComponent("shard.mp4")
+    try shardSample.write(to: shardMedia.path)
+    let media = try Data(contentsOf: shardMedia)
     var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: state)
     options.mediaRoots = [dir]
     let kept = 5_000
     let first = try startCoordinator(options)
     let firstWorkers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots,
-                                        chunkBytes: 256 << 10, limit: kept)
+                                        chunkBytes: 256 << 10, media: media, limit: kept)
     Thread { do { try firstWorkers.run() } catch { print("simulated workers: \(error)") } }.start()
     var client = try FarmClient(endpoint: first.endpoint)
     while try client.workers().count < arguments.workers { Thread.sleep(forTimeInterval: 0.1) }
     guard case .submitted(let job, _, _) = try client.submit(try LoadedSession.load(path: sessionPath.path),
-                                                             settings: EncoderSettings(keyframeIntervalSeconds: 1), priority: 0) else {
+                                                             settings: EncoderSettings(keyframeIntervalSeconds: 1, audio: false), priority: 0) else {
         print("submit refused")
         exit(1)
     }
@@ -83,7 +91,8 @@ func measureLoopLag(_ arguments: Arguments) throws {
     options.stop = StopSignal()
     options.loopLag = LoopLag()
     options.endpoint = first.endpoint
-    let workers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots, chunkBytes: 2 << 20)
+    let workers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots, chunkBytes: 2 << 20,
+                                   media: media)
     Thread { do { try workers.run() } catch { print("simulated workers: \(error)") } }.start()
     let second = try startCoordinator(options)
     let uploaded = DispatchSemaphore(value: 0)

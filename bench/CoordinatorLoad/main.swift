@@ -58,31 +58,44 @@ struct Arguments {
 func memory() -> (rss: Int, peak: Int) { (ProcessMemory.residentKB ?? 0, ProcessMemory.peakKB ?? 0) }
 
 /// Workers that answer every shard at once with the same chunk: 4 KiB of one byte, or
-/// `chunkBytes` of random bytes (LZ4 cannot shrink them, so the coordinator verifies and
-/// writes them whole); they stop answering after `limit` chunks.
+/// `media` (a real chunk) padded to `chunkBytes` with a `free` box of random bytes (LZ4
+/// cannot shrink them, so the coordinator verifies and writes them whole, and the job's
+/// assembly reads the chunk's packets and skips the box); they stop answering after `limit`
+/// chunks.
 final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread only after start
     let endpoint: String
     let count: Int
     let slots: Int
     let chunkBytes: Int?
+    let media: Data
     let limit: Int
     let stop = StopSignal()
     private(set) var chunksSent = 0
 
-    init(endpoint: String, count: Int, slots: Int, chunkBytes: Int? = nil, limit: Int = .max) {
+    init(endpoint: String, count: Int, slots: Int, chunkBytes: Int? = nil, media: Data = Data(), limit: Int = .max) {
         self.endpoint = endpoint
         self.count = count
         self.slots = slots
         self.chunkBytes = chunkBytes
+        self.media = media
         self.limit = limit
+    }
+
+    /// `media` and a top-level `free` box (size, type, random payload) to `total` bytes.
+    private func padded(to total: Int, using generator: inout SystemRandomNumberGenerator) -> Data {
+        let box = max(8, total - media.count)
+        var bytes = media
+        withUnsafeBytes(of: UInt32(box).bigEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: Array("free".utf8))
+        bytes.append(contentsOf: (0..<(box - 8)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        return bytes
     }
 
     func run() throws {
         let context = try ZMQContext()
         let sockets = try (0..<count).map { _ in try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000) }
         var generator = SystemRandomNumberGenerator()
-        let bytes = chunkBytes.map { n in Data((0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
-            ?? Data(repeating: 7, count: 4096)
+        let bytes = chunkBytes.map { padded(to: $0, using: &generator) } ?? Data(repeating: 7, count: 4096)
         let chunk = try LZ4Frame.compress(bytes)
         let payload = Data(chunk.bytes)
         let sha = Digest.sha256(bytes)
@@ -92,9 +105,14 @@ final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread 
                               engineVersion: EngineVersion.engine)
             try socket.send(try WireMessage(.hello, hello).frames)
         }
-        var lastBeat = Date()
+        // Each worker beats every 0.5 s on its own phase, as independent workers do: in
+        // step, 100 beats would land in one turn of the loop every half second.
+        let beatPeriod = 0.5
+        let started = Date()
+        var nextBeat = (0..<count).map { beatPeriod * Double($0) / Double(count) }
         while !stop.isRaised {
-            let ready = try ZMQSocket.poll(sockets, timeoutMillis: 50)
+            let untilBeat = (nextBeat.min() ?? beatPeriod) - Date().timeIntervalSince(started)
+            let ready = try ZMQSocket.poll(sockets, timeoutMillis: Int(max(1, min(50, untilBeat * 1000))))
             for (socket, readable) in zip(sockets, ready) where readable {
                 while let frames = try socket.receive() {
                     let message = try WireMessage.parse(frames)
@@ -106,9 +124,10 @@ final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread 
                     chunksSent += 1
                 }
             }
-            if Date().timeIntervalSince(lastBeat) > 0.5 {
-                for socket in sockets { try socket.send(try WireMessage(.heartbeat, Heartbeat(busy: 0)).frames) }
-                lastBeat = Date()
+            let now = Date().timeIntervalSince(started)
+            for (i, socket) in sockets.enumerated() where nextBeat[i] <= now {
+                try socket.send(try WireMessage(.heartbeat, Heartbeat(busy: 0)).frames)
+                nextBeat[i] += beatPeriod
             }
         }
         for socket in sockets { socket.close() }
