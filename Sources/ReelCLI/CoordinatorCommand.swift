@@ -91,6 +91,10 @@ struct CoordinatorCommand: AsyncParsableCommand {
             help: "Render slots the farm is sized for (workers × slots): a job that does not set its shard length gets 1 keyframe interval per shard when 2 would give fewer shards than this, else 2 (docs/scale.md, \"Shard length\"). 0: always 2.")
     var plannedSlots = 0
 
+    @Option(name: .customLong("loop-priority"),
+            help: "The event loop thread's scheduling: normal, or realtime (SCHED_RR, needs CAP_SYS_NICE; refused: normal, with a warning). Keeps the loop's lag low on a busy machine (docs/operations.md, \"Loop lag\").")
+    var loopPriority = LoopPriority.normal
+
     @Option(name: .customLong("max-connections"), help: "HTTP connections the API holds at once (more: 503).")
     var maxConnections = 2048
 
@@ -164,6 +168,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.jobLimits.segments = maxSegments
         options.jobLimits.shards = maxShards
         options.plannedSlots = plannedSlots
+        options.loopPriority = loopPriority
         options.chunkCacheBytes = Int64(chunkCacheSize) << 20
         options.shareChunks = shareChunks
         options.keepResultsSeconds = Self.seconds(keepResults) ?? 86_400
@@ -258,3 +263,5 @@ extension CoordinatorCommand {
         return value * unit
     }
 }
+
+extension LoopPriority: ExpressibleByArgument {}

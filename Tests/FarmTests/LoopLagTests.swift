@@ -2,6 +2,7 @@ import Foundation
 import RenderEngine
 import SessionKit
 import ReelTestSupport
+import Synchronization
 import Testing
 @testable import Farm
 
@@ -84,5 +85,31 @@ import Testing
         #expect(answers > 10 && summary.count > answers)
         #expect(summary.max < 0.25, "\(summary)")
         #expect(summary.p99 < 0.05, "\(summary)")
+    }
+
+    /// `--loop-priority realtime` (docs/operations.md, "Loop lag"): the loop thread takes the
+    /// round-robin real-time policy where the process may (root or CAP_SYS_NICE), and says
+    /// why not where it may not; the normal policy changes nothing. On a thread of its own,
+    /// so that no test thread is left real-time.
+    @Test func theRealtimeLoopPolicyIsTakenWhereAllowedAndRefusedWithAReasonElsewhere() {
+        let result = Mutex<(normal: String?, realtime: String?, policy: Int32)>((nil, nil, -1))
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            let normal = LoopPriority.normal.apply()
+            let realtime = LoopPriority.realtime.apply()
+            var policy: Int32 = -1
+            var parameters = sched_param()
+            pthread_getschedparam(pthread_self(), &policy, &parameters)
+            result.withLock { $0 = (normal, realtime, policy) }
+        }.start()
+        done.wait()
+        let (normal, realtime, policy) = result.withLock { $0 }
+        #expect(normal == nil)
+        // Root may; another user without CAP_SYS_NICE may not (EPERM, said in words).
+        let allowed = realtime == nil
+        #expect(allowed ? policy == SCHED_RR : policy == SCHED_OTHER, "policy \(policy), refusal \(realtime ?? "none")")
+        if geteuid() == 0 { #expect(allowed, "\(realtime ?? "")") }
+        if !allowed { #expect(realtime?.isEmpty == false) }
     }
 }

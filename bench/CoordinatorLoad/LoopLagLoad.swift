@@ -90,6 +90,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     // there first, saying hello to the port the coordinator comes back on.
     options.stop = StopSignal()
     options.loopLag = LoopLag()
+    options.loopPriority = arguments.loopPriority
     options.endpoint = first.endpoint
     let workers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots, chunkBytes: 2 << 20,
                                    media: media)
@@ -99,6 +100,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let uploadStart = Date()
     let endpoint = second.endpoint
     Thread {
+        runAsAnotherHost()
         do { try FarmClient(endpoint: endpoint).upload(upload, contentID: uploadID) } catch { print("upload: \(error)") }
         print(String(format: "upload of %.1f GB done in %.1f s", Double(uploadBytes) / 1e9, Date().timeIntervalSince(uploadStart)))
         uploaded.signal()

@@ -99,7 +99,7 @@ final class RangeWorkers: @unchecked Sendable {   // the sockets are used by `ru
         let thread = Thread { [self] in
             // A hundred render threads share this machine's cores; the event loop (like a
             // real worker's, which has its own machine) must still answer in time.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)   // on Linux: this thread
+            runAsAnotherHost()
             defer { unlink(chunk) }
             let started = Date()
             self.stats.withLock { $0.attempts += 1 }

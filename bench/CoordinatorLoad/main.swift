@@ -12,7 +12,8 @@
 //   clips' size and the ranges the shards read, and the time to the first chunk.
 //   [--clip-seconds S] (default 60).
 //   … --lag: instead, the loop's lag while it restarts, workers deliver, a client uploads
-//   and the housekeeping runs (LoopLagLoad.swift).
+//   and the housekeeping runs (LoopLagLoad.swift). [--loop-priority normal|realtime]
+//   (realtime needs root or CAP_SYS_NICE).
 import Farm
 import Foundation
 import RenderEngine
@@ -26,6 +27,7 @@ struct Arguments {
     var egress = false
     var lag = false
     var clipSeconds = 60
+    var loopPriority = LoopPriority.normal
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
 
     init() {
@@ -43,19 +45,28 @@ struct Arguments {
             case "--minutes": minutes = Int(value)
             case "--clip-seconds": clipSeconds = Int(value) ?? clipSeconds
             case "--dir": directory = URL(fileURLWithPath: value)
+            case "--loop-priority": loopPriority = LoopPriority(rawValue: value) ?? loopPriority
             default: Self.usage()
             }
         }
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag] [--dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag [--loop-priority P]] [--dir DIR]\n".utf8))
         exit(2)
     }
 }
 
 /// Resident and peak memory of this process (kB).
 func memory() -> (rss: Int, peak: Int) { (ProcessMemory.residentKB ?? 0, ProcessMemory.peakKB ?? 0) }
+
+/// The bench's peers stand for other machines. Here they share the coordinator's cores, so
+/// the thread that calls this runs at the lowest priority (nice 19: per thread on Linux;
+/// the threads it starts after, such as a ZeroMQ context's I/O threads, inherit it) and
+/// takes only the CPU the coordinator leaves (docs/benchmarks.md, "Loop lag").
+func runAsAnotherHost() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+}
 
 /// Workers that answer every shard at once with the same chunk: 4 KiB of one byte, or
 /// `media` (a real chunk) padded to `chunkBytes` with a `free` box of random bytes (LZ4
@@ -92,6 +103,7 @@ final class SimulatedWorkers: @unchecked Sendable {   // used by its own thread 
     }
 
     func run() throws {
+        runAsAnotherHost()
         let context = try ZMQContext()
         let sockets = try (0..<count).map { _ in try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000) }
         var generator = SystemRandomNumberGenerator()

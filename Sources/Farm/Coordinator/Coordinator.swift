@@ -47,6 +47,8 @@ public final class Coordinator {
         public var pulse = LoopPulse()
         /// How long the loop keeps work waiting (`reel_coordinator_loop_lag_seconds`).
         public var loopLag = LoopLag()
+        /// The loop thread's scheduling policy (`--loop-priority`).
+        public var loopPriority = LoopPriority.normal
         /// Jobs may name a callback URL: a webhook deliverer runs beside the coordinator
         /// (docs/api.md, "Webhooks").
         public var acceptsCallbacks = false
@@ -216,6 +218,9 @@ public final class Coordinator {
     public func run() throws {
         log("coordinator listening on \(endpoint)\(options.curve.map { "; CURVE, \($0.authorized.count) authorized key(s)" } ?? "")")
         checkDisk(force: true)
+        if let refused = options.loopPriority.apply() {
+            log("the loop runs at the normal priority: the \(options.loopPriority.rawValue) policy was refused (\(refused))", level: .warning)
+        }
         LoopGuard.enterLoop()
         defer { LoopGuard.leaveLoop() }
         while !options.stop.isRaised {
