@@ -73,6 +73,9 @@ struct Render: ParsableCommand {
         }
         let printer = ProgressPrinter()
         if !inProcess {
+            // This process holds the farm's coordinator and its first worker (one slot): three
+            // heaps for them, not glibc's 8 per core (docs/rendering.md, "Memory for pictures").
+            HeapPolicy.shareHeaps(3)
             do {
                 let (status, seconds, startup) = try local.farm.render(loaded, settings: settings, layout: layout, to: destination) {
                     printer.update($0, elapsed: $1)
