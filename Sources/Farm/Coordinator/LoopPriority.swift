@@ -3,9 +3,9 @@ import Foundation
 /// The scheduling policy of the coordinator's loop thread (docs/operations.md, "Loop lag").
 /// On a coordinator whose cores are busy with its own threads (the I/O lane hashing and
 /// writing chunks and uploads, the assembly writing files, ZeroMQ's I/O thread copying
-/// frames), a loop woken by a message waits for a core: 8–16 ms at the 99th percentile in
-/// bench/coordinator-load on 2 cores, against 2.5–3.2 ms for a loop of the real-time
-/// policy, which takes a core as soon as it wakes.
+/// frames), a loop woken by a message waits for a core: 5–16 ms at the 99th percentile in
+/// bench/coordinator-load on 2 cores, against 2.0–2.5 ms for a loop of the real-time
+/// policy, which takes a core as soon as it wakes (docs/benchmarks.md, "Loop lag").
 public enum LoopPriority: String, Sendable, CaseIterable {
     /// The normal policy, shared fairly with every other thread.
     case normal
