@@ -15,7 +15,7 @@ struct StillsBrokerTests {
         let ranking = StillsBroker.rendezvous(mediaID: "sha256:aa", workers: Array(Self.workers.values))
         var broker = StillsBroker()
         let client = Data("client".utf8)
-        broker.add(Self.request, from: client, mediaID: "sha256:aa", id: "s1", now: 0)
+        broker.add(Self.request, from: .peer(client), mediaID: "sha256:aa", id: "s1", now: 0)
         guard case .send(let first, let forwarded) = broker.route("s1", workers: Self.workers, now: 0) else {
             Issue.record("not sent")
             return
@@ -51,17 +51,17 @@ struct StillsBrokerTests {
             Issue.record("the answer was not passed on")
             return
         }
-        #expect(answer.client == client && answer.reply.requestID == "client-7" && broker.pending.isEmpty)
+        #expect(answer.client == .peer(client) && answer.reply.requestID == "client-7" && broker.pending.isEmpty)
     }
 
     @Test func withNoWorkerARequestWaitsThenFails() {
         var broker = StillsBroker()
-        broker.add(Self.request, from: Data("c".utf8), mediaID: "sha256:aa", id: "s1", now: 0)
+        broker.add(Self.request, from: .probeWaiter(token: "p1"), mediaID: "sha256:aa", id: "s1", now: 0)
         guard case .wait = broker.route("s1", workers: [:], now: 29) else {
             Issue.record("did not wait")
             return
         }
-        guard case .fail(_, let reply) = broker.route("s1", workers: [:], now: 30.5) else {
+        guard case .fail(.probeWaiter("p1"), let reply) = broker.route("s1", workers: [:], now: 30.5) else {
             Issue.record("did not fail")
             return
         }

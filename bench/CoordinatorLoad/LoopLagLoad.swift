@@ -47,14 +47,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let sessionPath = dir.appendingPathComponent("session.json")
     let segments = (0..<4).map { _ in #"{"source": "clip.mp4"}"# }.joined(separator: ",")
     try Data(#"{"video": {"renderSize": [16, 16], "frameDuration": 1, "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
-    // What every simulated chunk carries before its padding: a real chunk of one shard (two
-    // 16×16 frames, each a keyframe), so that the job's assembly succeeds and the job runs
-    // to its end under the whole load.
-    var shardSample = sample
-    shardSample.duration = 2
-    let shardMedia = dir.appendingPathComponent("shard.mp4")
-    try shardSample.write(to: shardMedia.path)
-    let media = try Data(contentsOf: shardMedia)
+    let media = try shardChunkMedia(like: sample, in: dir)
     var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: state)
     options.mediaRoots = [dir]
     let kept = 5_000

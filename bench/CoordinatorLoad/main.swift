@@ -68,8 +68,20 @@ func runAsAnotherHost() {
     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
 }
 
+/// What every simulated chunk carries before its padding: a real chunk of two frames of
+/// `sample`'s size (each a keyframe), so that the job's assembly reads it and the job runs
+/// to its end under the whole load.
+func shardChunkMedia(like sample: SampleMedia, in dir: URL) throws -> Data {
+    var shard = sample
+    shard.framesPerSecond = 1
+    shard.duration = 2
+    let path = dir.appendingPathComponent("shard.mp4")
+    try shard.write(to: path.path)
+    return try Data(contentsOf: path)
+}
+
 /// Workers that answer every shard at once with the same chunk: 4 KiB of one byte, or
-/// `media` (a real chunk) padded to `chunkBytes` with a `free` box of random bytes (LZ4
+/// `media` (a real chunk, `shardChunkMedia`) padded to `chunkBytes` with a `free` box of random bytes (LZ4
 /// cannot shrink them, so the coordinator verifies and writes them whole, and the job's
 /// assembly reads the chunk's packets and skips the box); they stop answering after `limit`
 /// chunks.
@@ -173,7 +185,11 @@ sample.audio = false
 sample.pattern = .frameIndex
 try sample.write(to: source.path)
 let count = arguments.minutes ?? arguments.segments
-let segments = (0..<count).map { _ in #"{"source": "clip.mp4"}"# }.joined(separator: ",")
+// Each segment its own brightness, so no two shards are twins (docs/rendering.md, "Twins")
+// and every shard is dispatched and answered.
+let segments = (0..<count).map { index in
+    #"{"source": "clip.mp4", "filters": [{"type": "brightness", "normalizedIntensity": \#(0.5 + Double(index) / 1000)}]}"#
+}.joined(separator: ",")
 let sessionPath = dir.appendingPathComponent("session.json")
 let frameDuration = arguments.minutes == nil ? #", "frameDuration": 1"# : ""
 try Data(#"{"video": {"renderSize": [16, 16]\#(frameDuration), "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
@@ -181,10 +197,12 @@ let keyframeInterval = arguments.minutes == nil ? 1.0 : 2.0
 
 var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
 options.mediaRoots = [dir]
+options.jobLimits.shards = 100_000  // the default job is 50,400 shards, past the default limit
 let coordinatorOptions = options
 let endpoint = try startCoordinator(coordinatorOptions).endpoint
 
-let workers = SimulatedWorkers(endpoint: endpoint, count: arguments.workers, slots: arguments.slots)
+let workers = SimulatedWorkers(endpoint: endpoint, count: arguments.workers, slots: arguments.slots, chunkBytes: 4096,
+                               media: try shardChunkMedia(like: sample, in: dir))
 let workerThread = Thread { do { try workers.run() } catch { print("simulated workers: \(error)") } }
 workerThread.start()
 
@@ -194,9 +212,11 @@ while try client.workers().count < arguments.workers, Date() < deadline { Thread
 let before = memory()
 let loaded = try LoadedSession.load(path: sessionPath.path)
 let submitStart = Date()
-guard case .submitted(let job, _, _) = try client.submit(loaded, settings: EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: keyframeInterval),
-                                                   priority: 0) else {
-    print("submit refused")
+// No sound: the simulated workers answer every shard with the same video chunk.
+let settings = EncoderSettings(crf: 20, preset: "veryfast", keyframeIntervalSeconds: keyframeInterval, audio: false)
+let answer = try client.submit(loaded, settings: settings, priority: 0)
+guard case .submitted(let job, _, _) = answer else {
+    print("submit refused: \(answer)")
     exit(1)
 }
 let submitted = Date()
@@ -214,7 +234,7 @@ let seconds = finished.timeIntervalSince(submitted)
 print("""
 workers \(arguments.workers) x \(arguments.slots) slots, job of \(total) shards (\(status.totalFrames) frames)
 submit (plan + store) \(String(format: "%.2f", submitted.timeIntervalSince(submitStart))) s
-all shards done in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", Double(total) / seconds)) shards/s (\(workers.chunksSent) chunks sent, state \(status.state), \(status.shards)\(status.error.map { ": " + $0 } ?? ""))
+all shards done in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", Double(status.shards.done) / seconds)) shards/s (\(workers.chunksSent) chunks sent, state \(status.state), \(status.shards)\(status.error.map { ": " + $0 } ?? ""))
 memory (whole process, kB): before submit \(before.rss), highest during the run \(peakDuringRun), after \(after.rss), peak \(after.peak)
 """)
 workers.stop.raise()

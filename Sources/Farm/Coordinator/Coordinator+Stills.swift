@@ -43,7 +43,7 @@ extension Coordinator {
             }
         }
         let id = "s\(UInt64.random(in: 0...UInt64.max))"
-        stillsBroker.add(request, from: client, mediaID: mediaID, id: id, now: Self.now)
+        stillsBroker.add(request, from: .peer(client), mediaID: mediaID, id: id, now: Self.now)
         routeStills(id)
     }
 
@@ -57,9 +57,11 @@ extension Coordinator {
     }
 
     /// An answer to a client, or to a compile thread waiting for a probe.
-    private func answerStills(_ client: PeerID, _ reply: StillsReply, payload: [Data] = []) {
-        guard WorkerProbes.isProbe(client) else { return send(to: client, .stillsReply, reply, payload: payload) }
-        workerProbes.answer(client, contentID: reply.requestID, probe: reply.probes?[reply.requestID])
+    private func answerStills(_ requester: StillsBroker.Requester, _ reply: StillsReply, payload: [Data] = []) {
+        switch requester {
+        case .peer(let client): send(to: client, .stillsReply, reply, payload: payload)
+        case .probeWaiter(let token): workerProbes.answer(token: token, contentID: reply.requestID, probe: reply.probes?[reply.requestID])
+        }
     }
 
     /// Sends the objects compile threads want probed to the workers, one probe-only still
@@ -67,16 +69,15 @@ extension Coordinator {
     /// with nothing at once and the compile thread probes it itself.
     func dispatchWorkerProbes() {
         for asked in workerProbes.take() {
-            let client = WorkerProbes.client(token: asked.token)
             for (contentID, entry) in asked.objects.sorted(by: { $0.key < $1.key }) {
                 do {
                     guard !workers.isEmpty else { throw FarmError(.noAnswer, "no live workers") }
                     let id = "s\(UInt64.random(in: 0...UInt64.max))"
                     let request = try WorkerProbes.request(reference: entry.reference, object: entry.object, id: contentID)
-                    stillsBroker.add(request, from: client, mediaID: contentID, id: id, now: Self.now)
+                    stillsBroker.add(request, from: .probeWaiter(token: asked.token), mediaID: contentID, id: id, now: Self.now)
                     routeStills(id)
                 } catch {
-                    workerProbes.answer(client, contentID: contentID, probe: nil)
+                    workerProbes.answer(token: asked.token, contentID: contentID, probe: nil)
                 }
             }
         }

@@ -8,9 +8,18 @@ import Foundation
 /// request no worker could serve within 30 s fails. A value: it decides, the coordinator
 /// sends.
 struct StillsBroker {
+    /// Who waits for a request's answer.
+    enum Requester: Equatable {
+        /// A client, answered over the socket.
+        case peer(PeerID)
+        /// A compile thread waiting for a new object's probe (`WorkerProbes`), by the
+        /// token of its wait.
+        case probeWaiter(token: String)
+    }
+
     /// A request between a client and the worker serving it.
     struct Pending {
-        let client: PeerID
+        let client: Requester
         let request: StillsRequest
         /// The media whose cache decides the worker.
         let mediaID: String
@@ -24,8 +33,8 @@ struct StillsBroker {
     enum Step {
         /// Send it (under the broker's own id) to this worker.
         case send(PeerID, StillsRequest)
-        /// Answer the client: nobody could serve it.
-        case fail(PeerID, StillsReply)
+        /// Answer the requester: nobody could serve it.
+        case fail(Requester, StillsReply)
         /// No worker yet: try again on a later turn.
         case wait
     }
@@ -35,7 +44,7 @@ struct StillsBroker {
     static let patienceSeconds = 30.0
 
     /// Takes a client's request; returns the broker's id for it.
-    mutating func add(_ request: StillsRequest, from client: PeerID, mediaID: String, id: String, now: Double) {
+    mutating func add(_ request: StillsRequest, from client: Requester, mediaID: String, id: String, now: Double) {
         pending[id] = Pending(client: client, request: request, mediaID: mediaID, created: now)
     }
 
@@ -63,9 +72,9 @@ struct StillsBroker {
         return .send(identity, forwarded)
     }
 
-    /// A worker's answer: the client's reply (under its own request id), or `nil` when the
-    /// answer is late or the request is to be tried on another worker (`retry`).
-    mutating func answer(_ reply: StillsReply, from identity: PeerID, liveWorkers: Int) -> (client: PeerID, reply: StillsReply)?? {
+    /// A worker's answer: the requester's reply (under its own request id), or `nil` when
+    /// the answer is late or the request is to be tried on another worker (`retry`).
+    mutating func answer(_ reply: StillsReply, from identity: PeerID, liveWorkers: Int) -> (client: Requester, reply: StillsReply)?? {
         guard let request = pending[reply.requestID], request.worker == identity else { return nil }   // late: already re-sent
         // Another worker may succeed where one failed, not where the request itself is
         // refused (the URL policy, a changed object: every worker would say the same).

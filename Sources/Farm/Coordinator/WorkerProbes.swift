@@ -52,17 +52,10 @@ final class WorkerProbes: Sendable {
     /// What compile threads asked since the last turn.
     func take() -> [Asked] { asked.take() }
 
-    /// The peer id the broker answers a probe request to: never a real client's (ZeroMQ
-    /// routing ids are 5 bytes; this one names its token).
-    static func client(token: String) -> PeerID { Data("probe:\(token)".utf8) }
-
-    /// Whether `client` is a probe waiter rather than a real peer.
-    static func isProbe(_ client: PeerID) -> Bool { client.starts(with: Data("probe:".utf8)) }
-
-    /// One object's answer (`nil`: no probe from the workers); the waiter wakes when its
-    /// last object is answered. Only the content id asked is taken from the reply.
-    func answer(_ client: PeerID, contentID: String, probe: MediaInfo?) {
-        let token = String(decoding: client.dropFirst("probe:".utf8.count), as: UTF8.self)
+    /// One object's answer for the wait `token` (`nil`: no probe from the workers); the
+    /// waiter wakes when its last object is answered. Only the content id asked is taken
+    /// from the reply.
+    func answer(token: String, contentID: String, probe: MediaInfo?) {
         guard let waiter = waiters.withLock({ $0[token] }) else { return }
         let finished = waiter.answers.withLock { answers in
             if let probe { answers.probes[contentID] = probe }
