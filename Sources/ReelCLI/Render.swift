@@ -57,6 +57,8 @@ struct Render: ParsableCommand {
     var layout: Plan.Layout { segmentsDirectory == nil ? .whole : .segments }
 
     func run() throws {
+        // The embedded worker's hello carries it; it is made while the session loads.
+        if !inProcess { EncoderFingerprint.computeInBackground() }
         let loaded = try options.loadValid()
         if loaded.session.image != nil {
             guard let output else {

@@ -18,6 +18,16 @@ public enum EncoderFingerprint {
         return found
     }()
 
+    /// Computes `all` on a thread of its own, so that a worker started later in this
+    /// process says hello without waiting for it: about 20 ms, mostly libx265 starting
+    /// (docs/benchmarks.md, "Starting a render"). Whoever reads `all` before it is done
+    /// waits for this computation instead of starting another.
+    public static func computeInBackground() {
+        let thread = Thread { _ = all }
+        thread.name = "encoder fingerprint"
+        thread.start()
+    }
+
     static func of(_ codec: EncoderSettings.VideoCodec) throws -> String {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("reel-fingerprint-\(ProcessInfo.processInfo.processIdentifier)-\(codec.rawValue).mp4").path

@@ -29,12 +29,14 @@ final class AssemblyLane: Sendable {
     }
 
     private let requests = Inbox<Request>()
-    let finished = Inbox<Finished>()
+    let finished: Inbox<Finished>
     private let wake = DispatchSemaphore(value: 0)
     private let stop = StopSignal()
 
-    /// `log`: why a job's live preview was given up (the job goes on without one).
-    init(log: @escaping @Sendable (String) -> Void) {
+    /// `wakes`: the loop's wakeup, signalled with each answer. `log`: why a job's live
+    /// preview was given up (the job goes on without one).
+    init(wakes loop: Wakeup, log: @escaping @Sendable (String) -> Void) {
+        finished = Inbox(wakes: loop)
         let (requests, finished, wake, stop) = (requests, finished, wake, stop)
         let thread = Thread {
             var lane = State(log: log)

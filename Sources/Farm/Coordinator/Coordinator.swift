@@ -113,11 +113,11 @@ public final class Coordinator {
     /// Thumbnail and frame requests on their way through workers.
     var stillsBroker = StillsBroker()
     /// URL media new to the farm, probed by the workers for the compile threads.
-    let workerProbes = WorkerProbes()
+    let workerProbes: WorkerProbes
     /// Clients watching a job's progress.
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
-    private let finishedAssemblies = Inbox<(String, FarmError?, Double, PublishedOutput?)>()
+    private let finishedAssemblies: Inbox<(String, FarmError?, Double, PublishedOutput?)>
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
@@ -125,7 +125,7 @@ public final class Coordinator {
     var mediaBytesSent = (byWorker: [String: Int64](), byJob: [String: Int64]())
     /// When work reached the loop, for its lag.
     private var loopClock = LoopClock(now: 0, timerPeriod: 0.1)
-    /// Wakes the loop's poll when a lane has posted a result.
+    /// Wakes the loop's poll when a lane, a compile thread or an assembly has posted a result.
     let wakeup: Wakeup
     private var logLimiter = LogLimiter()
     private var budget = PeerBudget()
@@ -149,6 +149,10 @@ public final class Coordinator {
     public init(options: Options, logger: Logger = Logger(label: "reel.coordinator", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.options = options
         self.logger = logger
+        wakeup = try Wakeup()
+        options.stop.wakes { [wakeup] in wakeup.signal() }
+        workerProbes = WorkerProbes(wakes: wakeup)
+        finishedAssemblies = Inbox(wakes: wakeup)
         let fm = FileManager.default
         for sub in ["chunks", "results", "media"] {
             try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
@@ -158,7 +162,7 @@ public final class Coordinator {
             logger.error("\(line)")
         }
         store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path, syncedBy: storeSyncer)
-        assemblyLane = AssemblyLane { [logger] line in logger.warning("\(line)") }
+        assemblyLane = AssemblyLane(wakes: wakeup) { [logger] line in logger.warning("\(line)") }
         for medium in options.knownMedia { try store.remember(medium) }
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
@@ -168,7 +172,8 @@ public final class Coordinator {
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
             acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins,
-            plannedSlots: options.plannedSlots, workerProbes: workerProbes), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders)
+            plannedSlots: options.plannedSlots, workerProbes: workerProbes), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders,
+            wakes: wakeup)
         prober = try MediaProber(storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path) { [logger] line in
             logger.warning("\(line)")
         }
@@ -177,8 +182,6 @@ public final class Coordinator {
         scheduler = Scheduler(limits: Scheduler.Limits(
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
-        wakeup = try Wakeup()
-        options.stop.wakes { [wakeup] in wakeup.signal() }
         ioLane = IOLane(threads: Self.ioThreads, wakeup: wakeup)
         context = try ZMQContext()
         // Sends never wait (a peer that does not read would stall every other), and each

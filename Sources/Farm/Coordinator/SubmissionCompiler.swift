@@ -111,7 +111,7 @@ final class SubmissionCompiler: Sendable {
     }
 
     private let requests = FairQueue<Request>()
-    private let results = Inbox<Outcome>()
+    private let results: Inbox<Outcome>
     /// Submissions posted and not yet taken back (for the loop's `status` of its queue).
     private let pending = Atomic<Int>(0)
     private let threads: Int
@@ -120,7 +120,10 @@ final class SubmissionCompiler: Sendable {
     static let defaultThreads = 2
 
     /// Opens each thread's store connection (a failure fails the coordinator's start).
-    init(context: Context, storePath: String, holders: MediaHolders = MediaHolders(), threads: Int = defaultThreads) throws {
+    /// `wakes`: the loop's wakeup, signalled with each outcome.
+    init(context: Context, storePath: String, holders: MediaHolders = MediaHolders(), threads: Int = defaultThreads,
+         wakes loop: Wakeup? = nil) throws {
+        results = Inbox(wakes: loop)
         self.threads = max(1, threads)
         for index in 0..<self.threads {
             try Self.start(index, context: context, storePath: storePath, holders: holders, requests: requests, results: results)

@@ -22,13 +22,15 @@ final class WorkerProbes: Sendable {
         let answers = Mutex<(probes: [String: MediaInfo], outstanding: Int)>(([:], 0))
     }
 
-    private let asked = Inbox<Asked>()
+    private let asked: Inbox<Asked>
     private let waiters = Mutex<[String: Waiter]>([:])
     /// Seconds a compile thread waits for the workers before probing the rest itself.
     let patience: Double
 
-    init(patience: Double = 10) {
+    /// `wakes`: the loop's wakeup, signalled when a compile thread asks.
+    init(patience: Double = 10, wakes loop: Wakeup? = nil) {
         self.patience = patience
+        asked = Inbox(wakes: loop)
     }
 
     // MARK: The compile thread's side
