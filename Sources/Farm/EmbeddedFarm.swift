@@ -43,6 +43,9 @@ public struct EmbeddedFarm: Sendable {
         public var fetched = 0.0
         /// `reel worker` processes started: none for a job of one video shard.
         public var workerProcesses = 0
+        /// Workers on threads of the process: a second one for a job of one video shard and
+        /// its sound.
+        public var workerThreads = 1
     }
 
     /// Renders through a private farm; returns the job's final status, the seconds taken,
@@ -56,7 +59,7 @@ public struct EmbeddedFarm: Sendable {
         var startup = Startup()
         // Hashed and probed once: the farm's compile finds both (docs/benchmarks.md, "Starting a render").
         let known = try KnownMedium.of(loaded)
-        return try run(media: Array(loaded.files.values), origins: loaded.originClient, known: Array(known.values)) { client, processes in
+        return try run(media: Array(loaded.files.values), origins: loaded.originClient, known: Array(known.values)) { client, local in
             startup.farmUp = now()
             let (jobID, shards): (String, Int)
             switch try client.submit(loaded, settings: settings, priority: 0, layout: layout, contentIDs: known.mapValues(\.contentID)) {
@@ -64,10 +67,16 @@ public struct EmbeddedFarm: Sendable {
             case .invalid(let problems): throw Failure(description: problems.map(\.description).joined(separator: "\n"), invalid: true)
             }
             startup.jobCreated = now()
-            // One video shard and its sound take no second worker: a process would only take
-            // CPU from this one while it starts (docs/benchmarks.md, "Starting a render").
-            if shards > 2 { try processes.start() }
-            startup.workerProcesses = processes.count
+            // One video shard and its sound take no worker process: one would only take CPU
+            // from this one while it starts. A second thread renders the sound beside the
+            // video instead (docs/benchmarks.md, "Starting a render").
+            if shards > 2 {
+                try local.processes.start()
+            } else if shards == 2, workers > 1 {
+                local.threads.start()
+            }
+            startup.workerProcesses = local.processes.count
+            startup.workerThreads = local.threads.count
             let status = try client.watch(jobID) { status in
                 if startup.firstShardRendering == nil, status.shards.running + status.shards.done > 0 { startup.firstShardRendering = now() }
                 if startup.firstChunkStored == nil, status.shards.done > 0 { startup.firstChunkStored = now() }
@@ -86,16 +95,17 @@ public struct EmbeddedFarm: Sendable {
     /// Starts a private farm whose workers read `media`'s directories and `origins`' hosts,
     /// runs `body` with a client of it, and stops it.
     public func run<T>(media: [URL], origins: OriginClient?, _ body: (FarmClient) throws -> T) throws -> T {
-        try run(media: media, origins: origins) { client, processes in
-            try processes.start()
+        try run(media: media, origins: origins) { client, workers in
+            try workers.processes.start()
             return try body(client)
         }
     }
 
-    /// As `run`, but the worker processes start when `body` asks (`WorkerProcesses.start`).
-    /// `known`: files already hashed and probed here (`Coordinator.Options.knownMedia`).
+    /// As `run`, but the worker processes start when `body` asks (`WorkerProcesses.start`),
+    /// and `body` may start more worker threads. `known`: files already hashed and probed
+    /// here (`Coordinator.Options.knownMedia`).
     func run<T>(media: [URL], origins: OriginClient?, known: [KnownMedium] = [],
-                _ body: (FarmClient, WorkerProcesses) throws -> T) throws -> T {
+                _ body: (FarmClient, LocalWorkers) throws -> T) throws -> T {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("reel-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }
@@ -139,26 +149,9 @@ public struct EmbeddedFarm: Sendable {
         }
         if let error = startError.withLock({ $0 }) { throw Failure(description: "coordinator: \(error)", invalid: false) }
         // The first worker, in this process: it says hello before any process has started.
-        var workerOptions = Worker.Options(endpoint: endpoint, slots: 1, cacheDirectory: state.appendingPathComponent("cache-0"))
-        workerOptions.mediaRoots = roots
-        workerOptions.origins = origins
-        let ownWorker = workerOptions
-        let workerFinished = DispatchSemaphore(value: 0)
-        let workerThread = Thread {
-            defer { workerFinished.signal() }
-            do {
-                try Worker(options: ownWorker, logger: logger).run()
-            } catch {
-                logger.error("the render's own worker stopped: \(error)")   // the process workers go on
-            }
-        }
-        workerThread.name = "worker"
-        workerThread.stackSize = 8 << 20
-        workerThread.start()
-        defer {
-            ownWorker.stop.raise()
-            workerFinished.wait()
-        }
+        let threads = WorkerThreads(endpoint: endpoint, roots: roots, origins: origins, state: state, logger: logger)
+        threads.start()
+        defer { threads.stop() }
         defer { processes.stop() }
         var arguments = ["worker", "--connect", endpoint, "--slots", "1", "--quiet", "--parent-pid", String(getpid())]
             + roots.flatMap { ["--media-root", $0.path] }
@@ -171,7 +164,14 @@ public struct EmbeddedFarm: Sendable {
         processes.plan(executable: executable, count: workers - 1) { index in
             arguments + ["--cache-dir", state.appendingPathComponent("cache-\(index)").path]
         }
-        return try body(try FarmClient(endpoint: endpoint), processes)
+        return try body(try FarmClient(endpoint: endpoint), LocalWorkers(processes: processes, threads: threads))
+    }
+
+    /// The workers a render may add once its job is planned: the `reel worker` processes
+    /// (planned, not started), and more threads of this process.
+    struct LocalWorkers {
+        let processes: WorkerProcesses
+        let threads: WorkerThreads
     }
 
     /// Handles SIGINT and SIGTERM by running `cleanUp` and exiting with 128 + the signal.

@@ -51,7 +51,9 @@ import Testing
     }
 
     /// A job of one video shard (and its sound) starts no worker process: it would only
-    /// take CPU from the command's own worker while it starts.
+    /// take CPU from the command's own worker while it starts. A second worker thread takes
+    /// the sound beside the video (with more than one worker asked for); the bytes are those
+    /// of one worker.
     @Test func aRenderOfOneVideoShardStartsNoWorkerProcess() throws {
         let farm = try FarmFixture()
         let made = try TestEnvironment.reel(["sample", farm.path("one.mp4"), "--duration", "1", "--size", "160x96"])
@@ -64,5 +66,13 @@ import Testing
         let summary = try #require(try JSONSerialization.jsonObject(with: run.stdoutData) as? [String: Any])
         let startup = try #require(summary["startup"] as? [String: Any])
         #expect(startup["workerProcesses"] as? Int == 0, "\(startup)")
+        #expect(startup["workerThreads"] as? Int == 2, "\(startup)")
+        let alone = try ProcessRunner.run(TestEnvironment.reel, ["render", "one.json", "-o", "one-alone.mp4", "--workers", "1", "--json"],
+                                          directory: farm.dir, timeout: 120)
+        #expect(alone.status == 0, "\(alone.stderr)")
+        let aloneSummary = try #require(try JSONSerialization.jsonObject(with: alone.stdoutData) as? [String: Any])
+        #expect((aloneSummary["startup"] as? [String: Any])?["workerThreads"] as? Int == 1, "\(aloneSummary)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("one-out.mp4"))) == Data(contentsOf: URL(fileURLWithPath: farm.path("one-alone.mp4"))),
+                "the sound rendered beside the video changed the bytes")
     }
 }
