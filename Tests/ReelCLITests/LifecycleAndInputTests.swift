@@ -54,18 +54,23 @@ import Testing
         render.currentDirectoryURL = fx.dir
         render.standardOutput = FileHandle.nullDevice
         render.standardError = FileHandle.nullDevice
+        // A process killed earlier by SIGKILL keeps its scratch directory, and its pid may come
+        // back (pid_max is 32,768 on small machines): only directories new since now count.
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()))
         try render.run()
         let pid = render.processIdentifier
         #expect(try Self.waitUntil(30) { try Self.workers(of: pid).count == 2 }, "the render started its workers")
-        let scratch = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("reel-\(pid)-") }
-        #expect(scratch.count == 1)
+        let scratch = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { $0.hasPrefix("reel-\(pid)-") && !before.contains($0) }
+        #expect(scratch.count == 1, "\(scratch)")
         kill(pid, signal)
         render.waitUntilExit()
         #expect(try Self.waitUntil(10) { try Self.workers(of: pid).isEmpty }, "workers outlived their parent")
         #expect(!FileManager.default.fileExists(atPath: fx.path("out.mp4")))
         if signal == SIGTERM {
             #expect(render.terminationStatus == 128 + SIGTERM)
-            let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("reel-\(pid)-") }
+            let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+                .filter { $0.hasPrefix("reel-\(pid)-") && !before.contains($0) }
             #expect(left.isEmpty, "scratch directory left behind: \(left)")
         }
     }

@@ -16,8 +16,10 @@ final class AssemblyLane: Sendable {
         case advance(job: String)
         /// Every chunk is stored: write the index and the sidecar.
         case finish(job: String)
-        /// The job ended otherwise: remove what was written, its preview too.
-        case drop(job: String)
+        /// The job ended: a job that ended otherwise loses what was written, its preview too.
+        /// `then` runs once the lane has let go of the job's chunks (its preview ended),
+        /// so whatever removes them cannot pull them from under the preview.
+        case drop(job: String, then: @Sendable () -> Void)
     }
 
     /// A finished (or failed) assembly: the job, the error, and the seconds spent writing
@@ -45,6 +47,7 @@ final class AssemblyLane: Sendable {
                 for request in requests.take() where !stop.isRaised {
                     if let answer = lane.handle(request) { finished.post(answer) }
                     lane.endPreviews()   // after the answer: a preview never delays a job's end
+                    if case .drop(_, let then) = request { then() }
                 }
             }
             for job in lane.running.values { job.assembly.abandon() }
@@ -196,7 +199,7 @@ final class AssemblyLane: Sendable {
                     progress.dropPreview()
                     return Finished(job: job, error: "assembly failed: \(error)", writing: progress.busy)
                 }
-            case .drop(let job):
+            case .drop(let job, _):
                 if let progress = running.removeValue(forKey: job) {
                     progress.assembly.abandon()
                     progress.dropPreview()

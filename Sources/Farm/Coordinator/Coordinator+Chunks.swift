@@ -82,20 +82,27 @@ extension Coordinator {
     }
 
     /// A job that ended needs its chunks no more (a done job's are inside its result):
-    /// removed on the I/O lane, after the job's chunk writes.
+    /// removed on the I/O lane, after the job's chunk writes, once the assembly lane has
+    /// let go of them. A done job's live preview is ended on that lane after the job is
+    /// (docs/rendering.md, "Live preview"), from these chunks: removed sooner, the preview
+    /// lacked its last segments and was given up.
     func discardChunks(of job: String) {
-        assemblyLane.post(.drop(job: job))
         let directory = chunkPath(job: job, shard: 0).deletingLastPathComponent()
-        ioLane.post(key: job, label: "discard") {
-            guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
-            do {
-                try FileManager.default.removeItem(at: directory)
-                return nil
-            } catch {
-                let reason = "\(error)"
-                return { coordinator in
-                    coordinator.log("could not remove the chunks of job \(job) in \(directory.path): \(reason)", LogIDs(job: job), level: .error)
-                }
+        let ioLane = self.ioLane
+        assemblyLane.post(.drop(job: job) {
+            ioLane.post(key: job, label: "discard") { Self.removeChunks(of: job, in: directory) }
+        })
+    }
+
+    private static func removeChunks(of job: String, in directory: URL) -> IOLane.Completion? {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
+        do {
+            try FileManager.default.removeItem(at: directory)
+            return nil
+        } catch {
+            let reason = "\(error)"
+            return { coordinator in
+                coordinator.log("could not remove the chunks of job \(job) in \(directory.path): \(reason)", LogIDs(job: job), level: .error)
             }
         }
     }
