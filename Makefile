@@ -61,6 +61,8 @@ demo: build
 test: build test-deps
 	@# The app client library links nothing of the engine (docs/api.md, "Clients").
 	swift package describe --type json | python3 Tests/api/client-graph-check.py
+	@# Every module imports only what Package.swift declares (docs/architecture.md, "Modules").
+	swift package describe --type json | python3 Tests/api/import-check.py
 	swift test
 
 clean:

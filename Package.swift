@@ -65,29 +65,34 @@ let package = Package(
         // version; built for the baseline processor its loops give the same bits, about 4 %
         // slower on the heaviest effects (docs/architecture.md, "Decisions").
         .target(name: "SessionKit"),
-        // The farm's error codes, shared by the farm and its HTTP client library.
-        .target(name: "FarmCodes"),
+        // The wire contract from the farm to its clients (docs/protocol.md, docs/api.md): job
+        // and batch statuses, error codes and their HTTP statuses. No dependency, so the farm
+        // and its HTTP client library share one definition.
+        .target(name: "FarmWire"),
         // The HTTP API's client (docs/api.md, "Clients"): async/await over URLSession.
-        .target(name: "ReelFarmClient", dependencies: ["SessionKit", "FarmCodes"]),
+        .target(name: "ReelFarmClient", dependencies: ["SessionKit", "FarmWire"]),
         .target(
             name: "RenderEngine",
-            dependencies: ["SessionKit", "CFFmpeg", "CHeif", "CCurl", "CMalloc", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SessionKit", "FarmWire", "CFFmpeg", "CHeif", "CCurl", "CMalloc", .product(name: "Crypto", package: "swift-crypto")],
             // Per-pixel loops run 20-50x slower unoptimised; tests render real video in debug builds.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + pixelLoops
         ),
         .target(
             name: "Farm",
-            dependencies: ["SessionKit", "FarmCodes", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
+            dependencies: ["SessionKit", "FarmWire", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Metrics", package: "swift-metrics"),
+                           .product(name: "CoreMetrics", package: "swift-metrics"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
-        // The HTTP side of a farm process: /metrics and /healthz (docs/operations.md), the API (docs/api.md).
+        // The HTTP side of a farm process: the API and its dashboard (docs/api.md), /metrics,
+        // /healthz and the other operators' routes (docs/operations.md).
         .target(
             name: "FarmHTTP",
             dependencies: ["Farm", "RenderEngine", "SessionKit",
                            .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -102,12 +107,13 @@ let package = Package(
                 "SessionKit", "RenderEngine", "Farm", "FarmHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: engineCPU
         ),
         // bench/: the coordinator under load from simulated workers (docs/benchmarks.md).
-        .executableTarget(name: "coordinator-load", dependencies: ["Farm", "RenderEngine", "SessionKit",
+        .executableTarget(name: "coordinator-load", dependencies: ["Farm", "FarmWire", "RenderEngine", "SessionKit",
                                                                  .product(name: "Logging", package: "swift-log")],
                           path: "bench/CoordinatorLoad"),
         // bench/assembly: the output written as its chunks arrive (docs/benchmarks.md, "Assembly").
@@ -115,14 +121,16 @@ let package = Package(
         .target(name: "ReelTestSupport", dependencies: ["SessionKit"]),
 
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "ReelTestSupport"]),
-        .testTarget(name: "RenderEngineTests", dependencies: ["RenderEngine", "SessionKit", "ReelTestSupport"]),
-        .testTarget(name: "FarmTests", dependencies: ["Farm", "ReelTestSupport"]),
+        .testTarget(name: "RenderEngineTests", dependencies: ["RenderEngine", "SessionKit", "CFFmpeg", "ReelTestSupport"]),
+        .testTarget(name: "FarmTests", dependencies: ["Farm", "RenderEngine", "SessionKit", "ReelTestSupport",
+                                                      .product(name: "Logging", package: "swift-log")]),
         // The HTTP side in process: routes, error mapping, byte ranges (no sockets, no processes).
         .testTarget(name: "FarmHTTPTests", dependencies: ["FarmHTTP", "Farm", "ReelTestSupport",
+                                                          .product(name: "HTTPTypes", package: "swift-http-types"),
                                                           .product(name: "Hummingbird", package: "hummingbird"),
                                                           .product(name: "HummingbirdTesting", package: "hummingbird")]),
         // Farm and RenderEngine: tests that speak the wire protocol as a hostile client would.
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit", "Farm", "RenderEngine", "ReelFarmClient",
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelTestSupport", "SessionKit", "Farm", "RenderEngine", "ReelFarmClient", "FarmWire",
                                                        .product(name: "Crypto", package: "swift-crypto")]),
     ]
 )

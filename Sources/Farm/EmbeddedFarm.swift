@@ -84,7 +84,7 @@ public struct EmbeddedFarm: Sendable {
             }
             startup.done = now()
             guard status.state == .done else {
-                throw Failure(description: "job \(status.state): \(status.error ?? "no detail")", invalid: false)
+                throw Failure(description: "job \(status.state): \(status.error?.message ?? "no detail")", invalid: false)
             }
             try client.fetch(jobID, to: output)
             startup.fetched = now()

@@ -1,3 +1,4 @@
+import Farm
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
@@ -62,6 +63,9 @@ final class ConnectionBudgetHandler: ChannelInboundHandler, RemovableChannelHand
 
     init(budget: ConnectionBudget) { self.budget = budget }
 
+    /// The refusal's body, as every refusal of the API has one (docs/api.md, "Errors").
+    static let refusal = #"{"error":{"code":"\#(FarmErrorCode.unavailable.rawValue)","message":"the server holds all the connections it takes from this address or in all; retry after Retry-After"}}"#
+
     func handlerAdded(context: ChannelHandlerContext) {
         address = context.channel.remoteAddress?.ipAddress ?? ""
         counted = budget.take(from: address)
@@ -83,11 +87,13 @@ final class ConnectionBudgetHandler: ChannelInboundHandler, RemovableChannelHand
         guard !counted else { return context.fireChannelRead(data) }
         guard case .head = unwrapInboundIn(data), !refused else { return }
         refused = true
-        var response = HTTPResponse(status: .serviceUnavailable)
+        var response = HTTPResponse(status: .init(code: FarmErrorCode.unavailable.httpStatus))
         response.headerFields[.retryAfter] = "5"
         response.headerFields[.connection] = "close"
-        response.headerFields[.contentLength] = "0"
+        response.headerFields[.contentType] = "application/json"
+        response.headerFields[.contentLength] = String(Self.refusal.utf8.count)
         context.write(wrapOutboundOut(.head(response)), promise: nil)
+        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(string: Self.refusal))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }

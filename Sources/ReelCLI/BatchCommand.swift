@@ -154,7 +154,7 @@ struct BatchCommand: ParsableCommand {
                     try fetcher.fetch(job.jobID, to: Self.output(of: name, in: outDirectory))
                 } else {
                     printer.finish()
-                    printError("error: variant \(name): \(job.state.rawValue): \(job.error ?? "no detail")")
+                    printError("error: variant \(name): \(job.state.rawValue): \(job.error?.message ?? "no detail")")
                 }
             }
         }
@@ -186,7 +186,7 @@ struct BatchCommand: ParsableCommand {
             variants = status.variants.map { job in
                 let name = names[job.jobID] ?? job.jobID
                 return Variant(name: name, jobID: job.jobID, state: job.state, frames: job.totalFrames,
-                               output: job.state == .done ? BatchCommand.output(of: name, in: directory) : nil, error: job.error)
+                               output: job.state == .done ? BatchCommand.output(of: name, in: directory) : nil, error: job.error?.message)
             }
             shards = status.shards
             reusedShards = status.reusedShards

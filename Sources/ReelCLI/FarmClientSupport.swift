@@ -71,7 +71,7 @@ func followToDone(_ client: FarmClient, _ job: String, showProgress: Bool) throw
     let final = try farmCall { try client.watch(job) { if showProgress { printer.update($0) } } }
     if showProgress { printer.finish() }
     guard final.state == .done else {
-        printError("error: job \(job) \(final.state.rawValue): \(final.error ?? "")")
+        printError("error: job \(job) \(final.state.rawValue): \(final.error?.message ?? "")")
         throw Reported(code: ExitStatus.failure)
     }
 }

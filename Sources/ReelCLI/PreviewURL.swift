@@ -1,4 +1,5 @@
 import ArgumentParser
+import Farm
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,9 +35,9 @@ struct PreviewURLOptions: ParsableArguments {
         if let token = token ?? environment["REEL_API_TOKEN"] { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, status) = try Self.exchange(request)
         struct Signed: Decodable { var url: String }
-        struct Refusal: Decodable { var error: String? }
+        struct Refusal: Decodable { var error: FarmError }
         guard status == 201, let signed = try? JSONDecoder().decode(Signed.self, from: data) else {
-            let reason = (try? JSONDecoder().decode(Refusal.self, from: data))?.error ?? String(decoding: data.prefix(300), as: UTF8.self)
+            let reason = (try? JSONDecoder().decode(Refusal.self, from: data)).map { "\($0.error.message) (\($0.error.code.rawValue))" } ?? String(decoding: data.prefix(300), as: UTF8.self)
             throw PreviewURLError(description: "the API refused the preview URL of \(job) (HTTP \(status)): \(reason)")
         }
         return String(base.dropLast("/v1".count)) + signed.url

@@ -43,7 +43,7 @@ struct Status: ParsableCommand {
         let shards = counts.filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
         return "\(s.jobID)  \(s.state)  \(s.framesDone)/\(s.totalFrames) frames  priority \(s.priority)  shards: \(shards)"
             + (s.variant.map { "  variant \($0) of \(s.batch ?? "?")" } ?? "")
-            + (s.error.map { "  error: \($0)" } ?? "") + (s.paused.map { "  paused: \($0)" } ?? "")
+            + (s.error.map { "  error: \($0.message) (\($0.code.rawValue))" } ?? "") + (s.paused.map { "  paused: \($0.message)" } ?? "")
     }
 
     /// A batch: its totals, then a line per variant in order.

@@ -38,7 +38,7 @@ struct Watch: ParsableCommand {
             let printer = ProgressPrinter()
             final = try farmCall { try client.watch(job) { printer.update($0) } }
             printer.finish()
-            print("\(final.jobID) \(final.state)" + (final.error.map { ": \($0)" } ?? ""))
+            print("\(final.jobID) \(final.state)" + (final.error.map { ": \($0.message)" } ?? ""))
             if !final.workers.isEmpty {
                 print("shards by worker: " + final.workers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             }

@@ -1,4 +1,4 @@
-import FarmCodes
+import FarmWire
 import Foundation
 import SessionKit
 #if canImport(FoundationNetworking)
@@ -64,7 +64,7 @@ public struct ReelFarm: Sendable {
     }
 
     /// Submits a batch: one job per variant, all or none (docs/api.md, "Batches").
-    public func submitBatch(_ sessionDocument: Session, files: [String: String], variants: [Variant],
+    public func submitBatch(_ sessionDocument: Session, files: [String: String], variants: [BatchVariant],
                             settings: ExportSettings = ExportSettings(), priority: Int? = nil) async throws -> BatchStatus {
         var body = try requestObject(sessionDocument, files: files, settings: settings, priority: priority, callback: nil)
         body["variants"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(variants))

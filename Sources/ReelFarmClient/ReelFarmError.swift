@@ -1,4 +1,4 @@
-import FarmCodes
+import FarmWire
 import Foundation
 
 /// What a call to the farm can end with besides its answer (docs/api.md, "Errors"). Decide
@@ -9,8 +9,8 @@ public enum ReelFarmError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The farm lacks these content ids (HTTP 409 on a submission): upload them first.
     /// `export` uploads them itself.
     case missingMedia([String])
-    /// The farm refused or failed the call: its code (from the body when it names one,
-    /// else from the status), the HTTP status and the farm's message.
+    /// The farm refused or failed the call: the code its answer names, the HTTP status and
+    /// the farm's message.
     case farm(FarmErrorCode, status: Int, message: String)
     /// The job ended without an output (failed or cancelled): its last status.
     case jobEnded(JobStatus)
@@ -24,7 +24,7 @@ public enum ReelFarmError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalid(let problems): "the farm refused the request: " + problems.map(\.description).joined(separator: "; ")
         case .missingMedia(let ids): "the farm lacks \(ids.count) file(s): " + ids.joined(separator: ", ")
         case .farm(let code, let status, let message): "\(message) (HTTP \(status), \(code.rawValue))"
-        case .jobEnded(let status): "job \(status.jobID) ended \(status.state.rawValue)" + (status.error.map { ": \($0)" } ?? "")
+        case .jobEnded(let status): "job \(status.jobID) ended \(status.state.rawValue)" + (status.error.map { ": \($0.message)" } ?? "")
         case .unexpectedAnswer(let status, let detail): "an unexpected answer (HTTP \(status)): \(detail)"
         case .file(let path, let reason): "\(path): \(reason)"
         }
@@ -36,42 +36,27 @@ public enum ReelFarmError: Error, Sendable, Equatable, CustomStringConvertible {
         case .farm(let code, _, _): code
         case .invalid: .invalidInput
         case .missingMedia: .missingMedia
-        case .jobEnded(let status): status.errorCode
+        case .jobEnded(let status): status.error?.code
         case .unexpectedAnswer, .file: nil
         }
     }
 
-    /// The error an HTTP answer carries (`{"error": {"code", "message"}}`, `{"problems": […]}`,
-    /// `{"missing": […]}`), or a code for its status when the body names none.
+    /// The error an HTTP answer carries: every refusal of the API names its code
+    /// (`{"error": {"code", "message"}}`, with `problems` for `invalidInput` and `missing`
+    /// for `missingMedia`; docs/api.md, "Errors"). A body that names none is not the farm's.
     static func from(status: Int, body: Data) -> ReelFarmError {
         struct Body: Decodable {
-            struct Refusal: Decodable { var code: FarmErrorCode?; var message: String? }
-            var error: Refusal?
+            var error: FarmError
             var problems: [Problem]?
             var missing: [String]?
         }
-        let decoded = try? JSONDecoder().decode(Body.self, from: body)
-        if let problems = decoded?.problems, status == 422 { return .invalid(problems) }
-        if let missing = decoded?.missing, status == 409 { return .missingMedia(missing) }
-        guard let refusal = decoded?.error else {
+        guard let decoded = try? JSONDecoder().decode(Body.self, from: body) else {
             return .unexpectedAnswer(status: status, detail: String(decoding: body.prefix(200), as: UTF8.self))
         }
-        return .farm(refusal.code ?? code(ofStatus: status), status: status, message: refusal.message ?? "HTTP \(status)")
-    }
-
-    /// The code a status stands for, when the body names none (docs/api.md, "Errors").
-    static func code(ofStatus status: Int) -> FarmErrorCode {
-        switch status {
-        case 400, 422: .invalidInput
-        case 401: .unauthorized
-        case 403: .forbidden
-        case 404: .noSuchJob
-        case 409: .notEnded
-        case 410: .resultGone
-        case 429: .noAnswer
-        case 504: .noAnswer
-        case 507: .storageFull
-        default: .internal
+        switch (decoded.error.code, decoded.problems, decoded.missing) {
+        case (.invalidInput, let problems?, _): return .invalid(problems)
+        case (.missingMedia, _, let missing?): return .missingMedia(missing)
+        default: return .farm(decoded.error.code, status: status, message: decoded.error.message)
         }
     }
 }

@@ -42,7 +42,7 @@ import Testing
         for id in ["jhalf1", "jhalf2"] {
             let status = try #require(try client.status(id).first)
             #expect(status.state == .cancelled, "\(status)")
-            #expect(status.error?.contains("stopped while making this job's batch") == true, "\(status.error ?? "")")
+            #expect(status.error?.message.contains("stopped while making this job's batch") == true, "\(status.error?.message ?? "")")
         }
         let whole = try #require(try client.status("jwhole").first)
         #expect(!whole.state.isFinal, "\(whole)")

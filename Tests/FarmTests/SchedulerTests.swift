@@ -390,7 +390,8 @@ struct SchedulerTests {
         farm.on(.pause(.diskFull, detail: "the disk of /state has 10 bytes free"))
         farm.on(.pause(.storeUnwritable, detail: "the job store cannot be written"))
         #expect(farm.tick().isEmpty)
-        #expect(farm.scheduler.paused == "the job store cannot be written; the disk of /state has 10 bytes free")
+        #expect(farm.scheduler.paused == DispatchPause(causes: [.storeUnwritable, .diskFull],
+                                                      message: "the job store cannot be written; the disk of /state has 10 bytes free"))
         farm.on(.resume(.diskFull))
         #expect(farm.tick().isEmpty)   // one cause still holds
         farm.on(.resume(.storeUnwritable))

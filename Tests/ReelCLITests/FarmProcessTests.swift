@@ -104,7 +104,7 @@ import Testing
         #expect(watch.status == 1)
         let status = try farm.status(job)
         #expect(status["state"] as? String == "failed")
-        let error = status["error"] as? String ?? ""
+        let error = (status["error"] as? [String: Any])?["message"] as? String ?? ""
         #expect(error.contains("--fail-always"))
         // Three different workers failed it, each named with its message.
         let failedOn = Set(error.split(whereSeparator: { $0 == " " || $0 == ";" }).filter { $0.hasPrefix("w-") && $0.hasSuffix(":") })

@@ -16,7 +16,7 @@ import Testing
         try farm.startWorker("a")
         let job = try farm.submit()
         #expect(try farm.waitUntil(60) { try farm.status(job)["state"] as? String == "failed" })
-        let error = try farm.status(job)["error"] as? String ?? ""
+        let error = (try farm.status(job)["error"] as? [String: Any])?["message"] as? String ?? ""
         // Peers read the directory by its role, not its path on the coordinator.
         #expect(error.contains("cannot store the") && error.contains("in the coordinator's state directory/chunks/\(job)"), "\(error)")
         #expect(farm.log("coordinator.log").contains(chunks.path + "/" + job))

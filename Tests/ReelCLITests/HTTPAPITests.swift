@@ -1,3 +1,4 @@
+import FarmWire
 import Foundation
 import ReelTestSupport
 import Synchronization
@@ -155,6 +156,79 @@ import Testing
         }
         #expect(reported, "\(worker ?? [:])")
         #expect(worker?["framesPerSecond"] is Double || worker?["framesPerSecond"] is Int)
+    }
+
+    /// docs/api.md, "Errors": every refusal of the API, whoever refuses (a route, the
+    /// coordinator, Hummingbird itself), is `{"error": {"code", "message"}}`, and its status
+    /// is the one the code stands for — so no client needs a table of statuses. One row per
+    /// refusal a farm with a finished job can be asked for; the statuses are written out
+    /// here from docs/api.md, not read from the code under test. (429 and 503 are checked
+    /// with their limits in HostileClientTests; 504 takes the gateway's 30 s.)
+    @Test func everyRefusalCarriesItsCode() throws {
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        let base = try start(farm)
+        let files = try farm.uploadMedia(to: base, token: Self.alice)
+        let session = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: farm.path("s.json"))))
+        let created = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice),
+                                            body: try JSONSerialization.data(withJSONObject: ["session": session, "files": files]))
+        let id = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String, "\(created.text)")
+        #expect(try farm.waitUntil(60) {
+            (try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.alice)).json as? [String: Any])?["state"] as? String == "done"
+        })
+        let unknown = "sha256:" + String(repeating: "7e", count: 32)
+        let missingBody = try JSONSerialization.data(withJSONObject: ["session": session, "files": ["a.mp4": unknown, "b.mp4": unknown]])
+        let invalidBody = try JSONSerialization.data(withJSONObject: ["session": session, "files": ["a.mp4": "sha256:12"]])
+        struct Row {
+            var method: String, path: String, token: String?, headers: [String: String] = [:], body: Data? = nil
+            var status: Int, code: String
+        }
+        var rows = [
+            Row(method: "GET", path: "/jobs?limit=2000", token: Self.alice, status: 400, code: "malformed"),
+            Row(method: "HEAD", path: "/media/sha256:ABC", token: Self.alice, status: 400, code: "malformed"),
+            Row(method: "GET", path: "/jobs/\(id)", token: nil, status: 401, code: "unauthorized"),
+            Row(method: "GET", path: "/jobs/\(id)", token: Self.bob, status: 403, code: "notOwner"),
+            Row(method: "DELETE", path: "/jobs/\(id)", token: Self.bob, status: 403, code: "notOwner"),
+            Row(method: "GET", path: "/jobs/\(id)/output?expires=99999999999&signature=forged", token: nil, status: 403, code: "forbidden"),
+            Row(method: "GET", path: "/jobs/nosuchjob", token: Self.alice, status: 404, code: "noSuchJob"),
+            Row(method: "GET", path: "/batches/nosuchbatch", token: Self.alice, status: 404, code: "notFound"),
+            Row(method: "GET", path: "/nothing/here", token: Self.alice, status: 404, code: "notFound"),
+            Row(method: "DELETE", path: "/workers", token: Self.alice, status: 405, code: "methodNotAllowed"),
+            Row(method: "DELETE", path: "/jobs/\(id)", token: Self.alice, status: 409, code: "alreadyEnded"),
+            Row(method: "PATCH", path: "/jobs/\(id)", token: Self.alice, body: Data(#"{"priority": 3}"#.utf8), status: 409, code: "alreadyEnded"),
+            Row(method: "POST", path: "/jobs", token: Self.alice, body: missingBody, status: 409, code: "missingMedia"),
+            Row(method: "PUT", path: "/media/\(unknown)", token: Self.alice, headers: ["Content-Range": "bytes 5-9/100"],
+                body: Data("12345".utf8), status: 409, code: "offsetMismatch"),
+            Row(method: "POST", path: "/jobs", token: Self.alice, body: Data(count: 5 << 20), status: 413, code: "tooLarge"),
+            Row(method: "GET", path: "/jobs/\(id)/output", token: Self.alice, headers: ["Range": "bytes=99999999-"], status: 416,
+                code: "rangeNotSatisfiable"),
+            Row(method: "POST", path: "/jobs", token: Self.alice, body: invalidBody, status: 422, code: "invalidInput"),
+            Row(method: "PUT", path: "/media/\(unknown)", token: Self.alice, headers: ["Content-Range": "bytes 0-4/1000000000000000"],
+                body: Data("12345".utf8), status: 507, code: "storageFull"),
+        ]
+        // Once its result is deleted (`reel fetch --delete`), the job's output is gone.
+        rows.append(Row(method: "GET", path: "/jobs/\(id)/output", token: Self.alice, status: 410, code: "resultGone"))
+        for row in rows {
+            if row.code == "resultGone" {
+                let deleted = try farm.reel(["fetch", id, "-o", farm.path("fetched.mp4"), "--delete"])
+                #expect(deleted.status == 0, "\(deleted.stderr)")
+            }
+            let answer = try HTTPExchange.send(row.method, base + row.path, headers: row.token.map { auth($0, row.headers) } ?? row.headers,
+                                               body: row.body)
+            let label = "\(row.method) \(row.path): \(answer.status) \(answer.text.prefix(300))"
+            #expect(answer.status == row.status, "\(label)")
+            guard row.method != "HEAD" else { continue }   // a HEAD answer has no body
+            let error = (answer.json as? [String: Any])?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == row.code, "\(label)")
+            #expect((error?["message"] as? String)?.isEmpty == false, "\(label)")
+            // The code's status is the one table clients share (FarmWire).
+            #expect(FarmErrorCode(rawValue: row.code)?.httpStatus == row.status, "\(label)")
+            if row.code == "missingMedia" { #expect(Set((answer.json as? [String: Any])?["missing"] as? [String] ?? []) == [unknown], "\(label)") }
+            if row.code == "invalidInput" {
+                let problems = (answer.json as? [String: Any])?["problems"] as? [[String: Any]]
+                #expect(problems?.contains { $0["path"] as? String == "files.a.mp4" } == true, "\(label)")
+            }
+        }
     }
 
     /// docs/api.md, "Uploading media": a file in parts, resumed where `HEAD` says; a part

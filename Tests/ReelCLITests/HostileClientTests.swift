@@ -95,8 +95,9 @@ import Testing
         for connection in held { #expect(connection.read(until: "\r\n\r\n") && connection.text.hasPrefix("HTTP/1.1 200"), "\(connection.text.prefix(200))") }
         let refused = try (0..<20).map { _ in try OpenHTTPStream(port: port, path: "/v1/workers") }
         for connection in refused {
-            #expect(connection.read(until: "\r\n\r\n") && connection.text.hasPrefix("HTTP/1.1 503"), "\(connection.text.prefix(200))")
+            #expect(connection.read(until: "}}") && connection.text.hasPrefix("HTTP/1.1 503"), "\(connection.text.prefix(200))")
             #expect(connection.text.lowercased().contains("retry-after: 5"))
+            #expect(Self.refusalCode(connection.text) == "unavailable", "\(connection.text)")
         }
         held = []
         #expect(try farm.waitUntil(10) { (try? HTTPExchange.send("GET", "\(base)/workers").status) == 200 })
@@ -139,6 +140,14 @@ import Testing
         #expect(back.count == 4, "\(back.map { $0.text.prefix(40) })")
         #expect(back.allSatisfy { $0.text.hasPrefix("HTTP/1.1 429") && $0.text.lowercased().contains("retry-after: 1") },
                 "\(back.map { $0.text.prefix(200) })")
+        #expect(back.allSatisfy { $0.read(until: "}}") && Self.refusalCode($0.text) == "tooManyRequests" }, "\(back.map(\.text))")
+    }
+
+    /// The `error.code` of a raw HTTP answer's JSON body (docs/api.md, "Errors").
+    static func refusalCode(_ answer: String) -> String? {
+        guard let body = answer.components(separatedBy: "\r\n\r\n").dropFirst().first,
+              let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+        return (json["error"] as? [String: Any])?["code"] as? String
     }
 
     /// One client address holds at most `--max-connections-per-client` (here 16 of 64), so

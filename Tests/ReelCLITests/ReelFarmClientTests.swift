@@ -79,7 +79,7 @@ import Testing
 
     /// Every status newer than the one before, the last one `done`.
     static func expectOnlyNewer(_ statuses: [JobStatus]) {
-        let orders = statuses.map { [$0.state.isFinal ? 3 : $0.state == .assembling ? 2 : $0.state == .rendering ? 1 : 0, $0.framesDone, $0.shards.done] }
+        let orders: [[Int64]] = statuses.map { [$0.state.isFinal ? 3 : $0.state == .assembling ? 2 : $0.state == .rendering ? 1 : 0, $0.framesDone, Int64($0.shards.done)] }
         #expect(zip(orders, orders.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }, "repeated or backwards: \(orders)")
         #expect(statuses.last?.state == .done)
     }
@@ -164,7 +164,7 @@ import Testing
         #expect(thumbnail.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         let frame = try await alice.picture(.frame, job: job.jobID, segment: 1, time: 0.5)
         #expect(frame.starts(with: [0xFF, 0xD8]))
-        let batch = try await alice.submitBatch(valid, files: files, variants: [Variant(name: "same", replace: [:])])
+        let batch = try await alice.submitBatch(valid, files: files, variants: [BatchVariant(name: "same", replace: [:])])
         #expect(batch.variants.count == 1 && batch.variants[0].variant == "same")
         #expect(try await alice.batch(batch.batchID).batchID == batch.batchID)
         // A job held queued (its one worker stopped) is cancelled.

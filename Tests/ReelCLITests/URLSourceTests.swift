@@ -270,7 +270,9 @@ import Testing
         origin.replace(with: changed)
         try farm.startWorker("a", Self.allow)
         #expect(try farm.waitUntil(60) { try farm.status(job)["state"] as? String == "failed" })
-        let error = try farm.status(job)["error"] as? String ?? ""
+        let failure = try farm.status(job)["error"] as? [String: Any]
+        let error = failure?["message"] as? String ?? ""
+        #expect(failure?["code"] as? String == "mediaChanged", "\(failure ?? [:])")
         #expect(error.contains("video.videoSegments[") && error.contains("changed"), "\(error)")
         #expect(!error.contains("hush-hush"))
         #expect(origin.conditionalRefusals > 0)
@@ -309,7 +311,9 @@ import Testing
         receiver.behave(.status(403))
         let refused = try farm.submit(["--output-url", receiver.url("refused.mp4")])
         #expect(try farm.waitUntil(60) { try farm.status(refused)["state"] as? String == "failed" })
-        let error = try farm.status(refused)["error"] as? String ?? ""
+        let failure = try farm.status(refused)["error"] as? [String: Any]
+        let error = failure?["message"] as? String ?? ""
+        #expect(failure?["code"] as? String == "originRefused", "\(failure ?? [:])")
         #expect(error.contains("403") && error.contains("refused.mp4?…"), "\(error)")
         #expect(receiver.received("/refused.mp4") == nil)
         #expect(try farm.reel(["fetch", refused, "-o", "refused.mp4"]).status != 0)

@@ -102,9 +102,9 @@ import Testing
         return (receiver, "http://127.0.0.1:\(port ?? "0")/hook")
     }
 
-    /// A job that fails carries why as a code, not only as words: in the API's status and
-    /// in its webhook's body (`errorCode`, docs/api.md, "Webhooks"). A worker that fails
-    /// every shard fails it with `renderFailed`.
+    /// A job that fails carries why as a code, not only as words: in the API's status
+    /// (`error.code`) and in its webhook's body (`errorCode`, docs/api.md, "Webhooks"). A
+    /// worker that fails every shard fails it with `renderFailed`.
     @Test func aFailedJobsStatusAndWebhookCarryItsCode() throws {
         let (farm, receiver, callback) = try Self.farmWithReceiver(worker: ["--test-fail-always"])
         defer { kill(receiver.processIdentifier, SIGKILL); receiver.waitUntilExit() }
@@ -120,7 +120,7 @@ import Testing
                 "\(farm.log("coordinator.log").suffix(600))")
         let ended = try status() ?? [:]
         #expect(ended["state"] as? String == "failed")
-        #expect(ended["errorCode"] as? String == "renderFailed", "\(ended)")
+        #expect((ended["error"] as? [String: Any])?["code"] as? String == "renderFailed", "\(ended)")
         let lines = try String(contentsOfFile: farm.path("deliveries.log"), encoding: .utf8).split(separator: "\n")
         let delivered = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .last { $0["status"] as? Int == 200 }

@@ -59,7 +59,7 @@ func measureEgress(_ arguments: Arguments) throws {
     let read = Int64(stats.blocksRead) * Int64(RangeFetcher.blockSize)
     let mb = { (bytes: Int64) in String(format: "%.1f MB", Double(bytes) / 1e6) }
     print("""
-    egress: \(arguments.workers) workers x 1 slot, 3 clips of \(arguments.clipSeconds) s (\(mb(mediaBytes))), job \(job) \(status.state)\(status.error.map { ": " + $0 } ?? "")
+    egress: \(arguments.workers) workers x 1 slot, 3 clips of \(arguments.clipSeconds) s (\(mb(mediaBytes))), job \(job) \(status.state)\(status.error.map { ": " + $0.message } ?? "")
     shards \(status.shards.total), attempts \(stats.attempts) (\(stats.cancelled) cancelled: backups that lost), rejoins \(stats.rejoined), workers used \(status.workers.count)
     coordinator sent \(mb(sent)) = \(String(format: "%.2f", Double(sent) / Double(mediaBytes))) x the clips, \(String(format: "%.2f", Double(sent) / Double(max(read, 1)))) x the blocks the attempts read (\(mb(read)))
     first chunk after \(String(format: "%.2f", stats.firstChunk.map { $0.timeIntervalSince(submitted) } ?? -1)) s, job done after \(String(format: "%.2f", seconds)) s

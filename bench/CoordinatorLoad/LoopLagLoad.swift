@@ -109,7 +109,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let lag = options.loopLag.summary
     print(String(format: "restart: %.2f s to start (resume), %d chunks of 2 MiB delivered in %.1f s by %d workers",
                  second.startSeconds, workers.chunksSent, delivered, arguments.workers)
-          + "; the job \(status.state.rawValue) with \(status.shards.done) of \(status.shards.total) shards done\(status.error.map { ": " + $0 } ?? "")")
+          + "; the job \(status.state.rawValue) with \(status.shards.done) of \(status.shards.total) shards done\(status.error.map { ": " + $0.message } ?? "")")
     print("loop lag: \(lag)")
     workers.stop.raise()
     options.stop.raise()

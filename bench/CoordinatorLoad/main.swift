@@ -234,7 +234,7 @@ let seconds = finished.timeIntervalSince(submitted)
 print("""
 workers \(arguments.workers) x \(arguments.slots) slots, job of \(total) shards (\(status.totalFrames) frames)
 submit (plan + store) \(String(format: "%.2f", submitted.timeIntervalSince(submitStart))) s
-all shards done in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", Double(status.shards.done) / seconds)) shards/s (\(workers.chunksSent) chunks sent, state \(status.state), \(status.shards)\(status.error.map { ": " + $0 } ?? ""))
+all shards done in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", Double(status.shards.done) / seconds)) shards/s (\(workers.chunksSent) chunks sent, state \(status.state), \(status.shards)\(status.error.map { ": " + $0.message } ?? ""))
 memory (whole process, kB): before submit \(before.rss), highest during the run \(peakDuringRun), after \(after.rss), peak \(after.peak)
 """)
 workers.stop.raise()

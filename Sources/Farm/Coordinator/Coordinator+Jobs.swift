@@ -335,14 +335,17 @@ extension Coordinator {
         let ended = endedUncommitted[record.id]
         let state = job?.phase ?? ended?.phase ?? record.state
         if state.isFinal { counts = counts.ended }
+        // A failed job's error keeps its code; a cancelled one's reason is `cancelled`.
+        let error = (ended?.error?.message ?? record.error).map {
+            FarmError(state == .failed ? ended?.error?.code ?? record.errorCode ?? .internal : .cancelled, publicText($0))
+        }
         var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
-                               totalFrames: record.totalFrames, shards: counts, error: (ended?.error?.message ?? record.error).map(publicText),
+                               totalFrames: record.totalFrames, shards: counts, error: error,
                                created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
                                assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                                paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
                                owner: record.owner, batch: record.batch, variant: record.variant)
         if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
-        if state == .failed { status.errorCode = ended?.error?.code ?? record.errorCode }
         status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
         if let fps = activity.framesPerSecond(ofJob: record.id) {
             status.framesPerSecond = fps

@@ -130,47 +130,6 @@ public struct StatusRequest: Codable, Sendable {
     }
 }
 
-public struct JobStatus: Codable, Sendable, Equatable {
-    public var jobID: String
-    public var state: JobPhase
-    public var priority: Int
-    public var framesDone: Int64
-    public var totalFrames: Int64
-    public var shards: ShardCounts
-    public var error: String?
-    /// Why a failed job failed, as a code a program acts on (docs/protocol.md, "Errors").
-    public var errorCode: FarmErrorCode? = nil
-    public var created: Double
-    public var finished: Double?
-    /// Shards rendered per worker id.
-    public var workers: [String: Int]
-    /// Seconds the coordinator spent joining chunks and muxing (once assembled; not kept
-    /// across coordinator restarts).
-    public var assemblySeconds: Double?
-    /// Highest resident memory a worker reported while rendering this job's shards (kB).
-    public var workerPeakRSSKB: Int?
-    /// Why the coordinator is not handing out this job's shards right now (a full disk, a
-    /// store that cannot write), while it is so.
-    public var paused: String?
-    /// Media bytes sent to workers for this job (since the coordinator started).
-    public var mediaBytesSent: Int64? = nil
-    /// Who submitted it: a client's CURVE key, `token:NAME` for the HTTP API, or `nil`.
-    public var owner: String? = nil
-    /// Its webhook's delivery, once the job has ended with a callback.
-    public var webhook: WebhookStatus? = nil
-    /// While it renders: frames of its finished shards per second over the last 10 s, and
-    /// the seconds left at that rate (absent until the rate is known).
-    public var framesPerSecond: Double? = nil
-    public var etaSeconds: Double? = nil
-    /// Where the result was sent, when the job named a URL (docs/api.md, "Output to a URL").
-    public var published: PublishedOutput? = nil
-    /// The batch it is a variant of, and the variant's name (docs/api.md, "Batches").
-    public var batch: String? = nil
-    public var variant: String? = nil
-
-    public var isFinal: Bool { state.isFinal }
-}
-
 public struct StatusReply: Codable, Sendable {
     public var jobs: [JobStatus]
     /// Bytes under the coordinator's state directory (measured at most every 10 s).

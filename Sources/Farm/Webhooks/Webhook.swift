@@ -15,23 +15,6 @@ public struct WebhookDelivery: Equatable, Sendable {
     public var id: String { "\(jobID):\(event)" }
 }
 
-/// Where a webhook's delivery is: due again at its `nextAt`, delivered (never sent
-/// again), or given up after an hour of retries. The raw values are the JSON and the store's text.
-public enum WebhookState: String, Codable, Sendable, CaseIterable {
-    case pending, delivered, failed
-}
-
-/// How a delivery stands, for `GET /v1/jobs/{id}`.
-public struct WebhookStatus: Codable, Equatable, Sendable {
-    public var event: String
-    public var state: WebhookState
-    public var attempts: Int
-    public var lastStatus: Int?
-    public var lastError: String?
-    public var nextAt: Double?
-    public var deliveredAt: Double?
-}
-
 /// `X-Reel-Signature: t=UNIX,v1=HEX`: HMAC-SHA256 with the coordinator's webhook secret
 /// over `UNIX.BODY`. The receiver recomputes it and refuses a `t` older than a few
 /// minutes, so a captured delivery cannot be replayed later.

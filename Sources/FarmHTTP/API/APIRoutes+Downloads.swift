@@ -11,7 +11,7 @@ extension APIRoutes {
         let id = try context.parameters.require("id")
         let caller = try authorizeRead(request)
         let status = try await job(id, for: caller)
-        guard status.state == .done else { throw HTTPError(.conflict, message: "job \(id) is \(status.state.rawValue), not done") }
+        guard status.state == .done else { throw FarmError(.notEnded, "job \(id) is \(status.state.rawValue), not done") }
         let share = caller.share
         let first = try await gateway.call(for: share) { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
         let size = first.total
@@ -21,7 +21,7 @@ extension APIRoutes {
         } catch {
             var headers = HTTPFields()
             headers[.contentRange] = "bytes */\(size)"
-            throw HTTPError(.rangeNotSatisfiable, headers: headers, message: "the range is outside the \(size)-byte file")
+            throw APIRefusal(.rangeNotSatisfiable, "the range is outside the \(size)-byte file", headers: headers)
         }
         let start = range?.first ?? 0
         let count = range?.count ?? size

@@ -53,7 +53,8 @@ extension APIRoutes {
         if !reply.problems.isEmpty {
             return try problems(reply.problems)
         }
-        return try json(["missing": reply.missing] as [String: [String]], status: .conflict)
+        return try refusal(FarmError(.missingMedia, "the farm lacks \(reply.missing.count) file(s): upload them and submit again"),
+                           missing: reply.missing)
     }
 
     /// A retry under the same key gets the first answer (docs/api.md, "Retrying a submission").
@@ -75,9 +76,9 @@ extension APIRoutes {
     /// it is another client's.
     func batch(_ id: String, for caller: Caller) async throws -> BatchStatus {
         guard let status = try await gateway.call(for: caller.share, { try $0.batchStatus(id) }) else {
-            throw HTTPError(.notFound, message: "no batch \(id.prefix(64))")
+            throw APIRefusal(.notFound, "no batch \(id.prefix(64))")
         }
-        guard status.variants.allSatisfy(caller.may(see:)) else { throw HTTPError(.forbidden, message: "batch \(id.prefix(64)) is another client's") }
+        guard status.variants.allSatisfy(caller.may(see:)) else { throw FarmError(.notOwner, "batch \(id.prefix(64)) is another client's") }
         return status
     }
 
@@ -93,7 +94,7 @@ extension APIRoutes {
         var limit = 100
         if let text = query["limit"] {
             guard let value = Int(String(text)), (1...1000).contains(value) else {
-                throw HTTPError(.badRequest, message: "limit=\(text.prefix(20)) is not a number from 1 to 1000")
+                throw APIRefusal(.malformed, "limit=\(text.prefix(20)) is not a number from 1 to 1000")
             }
             limit = value
         }
@@ -122,7 +123,7 @@ extension APIRoutes {
         } catch let over as JobEvents.OverBudget {
             var headers = HTTPFields()
             headers[.retryAfter] = "5"
-            throw HTTPError(.tooManyRequests, headers: headers, message: over.message)
+            throw APIRefusal(.tooManyRequests, over.message, headers: headers)
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"

@@ -27,20 +27,19 @@ extension APIRoutes {
         do {
             range = try request.headers[.contentRange].map(ContentRange.parse)
         } catch {
-            throw HTTPError(.badRequest, message: "Content-Range must be bytes FIRST-LAST/TOTAL")
+            throw APIRefusal(.malformed, "Content-Range must be bytes FIRST-LAST/TOTAL")
         }
         // Refused at once, before a byte is read, if the file could never fit: what it
         // declares (its Content-Range's total, or its Content-Length) against the free space.
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         let declared = range.map { Int64($0.total) } ?? request.headers[.contentLength].flatMap { Int64($0) }
         if let declared, let free = DiskSpace.available(at: uploads), declared > free {
-            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"),
-                            message: "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
+            throw FarmError(.storageFull, "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
         }
         let partial = partials.partial(caller, contentID)
         // One upload at a time of each client's file (another client's says nothing here).
         guard uploadLocks.claim(partial.path) else {
-            throw HTTPError(.conflict, message: "another upload of \(contentID) is in progress")
+            throw APIRefusal(.uploadInProgress, "another upload of \(contentID) is in progress")
         }
         defer { uploadLocks.release(partial.path) }
         try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -48,15 +47,16 @@ extension APIRoutes {
         if let range, range.first != had {
             var headers = HTTPFields()
             headers[Self.uploadOffset] = "\(had)"
-            return try json(UploadState(contentID: contentID, received: had, present: false), status: .conflict, headers: headers)
+            let refusal = FarmError(.offsetMismatch, "the part starts at byte \(range.first); the upload stands at \(had)")
+            return try json(UploadState(contentID: contentID, received: had, present: false, error: refusal), status: .conflict, headers: headers)
         }
         if range == nil || had == 0 {
             guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-                throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "cannot write the upload")
+                throw FarmError(.storageFull, "cannot write the upload")
             }
         }
         guard let handle = FileHandle(forWritingAtPath: partial.path) else {
-            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "cannot write the upload")
+            throw FarmError(.storageFull, "cannot write the upload")
         }
         var written = 0
         do {
@@ -64,12 +64,12 @@ extension APIRoutes {
             try handle.seekToEnd()
             for try await buffer in request.body {
                 let data = Data(buffer: buffer)
-                if let range, written + data.count > range.count { throw HTTPError(.badRequest, message: "the body is longer than its Content-Range") }
+                if let range, written + data.count > range.count { throw APIRefusal(.malformed, "the body is longer than its Content-Range") }
                 try handle.write(contentsOf: data)
                 written += data.count
             }
             if let range, written != range.count {
-                throw HTTPError(.badRequest, message: "the body has \(written) bytes, its Content-Range \(range.count)")
+                throw APIRefusal(.malformed, "the body has \(written) bytes, its Content-Range \(range.count)")
             }
         } catch {
             // What was not taken whole is taken back: the next part starts where this one
@@ -110,6 +110,8 @@ extension APIRoutes {
         var contentID: String
         var received: Int?
         var present: Bool
+        /// A part out of place is refused with its code like any refusal.
+        var error: FarmError? = nil
     }
 
     // A registered-style field name, valid by construction.
@@ -120,7 +122,7 @@ extension APIRoutes {
     static func contentID(_ context: BasicRequestContext) throws -> String {
         let raw = try context.parameters.require("contentID")
         guard let id = ContentID(raw.removingPercentEncoding ?? raw) else {
-            throw HTTPError(.badRequest, message: "'\(raw.prefix(80))' is not a content id: sha256: and 64 lowercase hex digits")
+            throw APIRefusal(.malformed, "'\(raw.prefix(80))' is not a content id: sha256: and 64 lowercase hex digits")
         }
         return id.description
     }

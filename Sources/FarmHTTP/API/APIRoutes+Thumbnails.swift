@@ -25,8 +25,8 @@ extension APIRoutes {
             guard pictures.take(client) else {
                 var headers = HTTPFields()
                 headers[.retryAfter] = "1"
-                throw HTTPError(.tooManyRequests, headers: headers,
-                                message: "\(pictures.perClient) pictures of this client are being made; ask again when one is done")
+                throw APIRefusal(.tooManyRequests, "\(pictures.perClient) pictures of this client are being made; ask again when one is done",
+                                 headers: headers)
             }
         }
         defer { if let client { pictures.release(client) } }
@@ -38,13 +38,13 @@ extension APIRoutes {
             asked = try StillQuery(kind: kind, size: query["size"].map(String.init), time: query["time"].map(String.init),
                                        format: query["format"].map(String.init), tolerance: query["tolerance"].map(String.init))
         } catch let invalid as StillQuery.Invalid {
-            throw HTTPError(.badRequest, message: invalid.message)
+            throw APIRefusal(.malformed, invalid.message)
         }
         let still = StillRequest(kind: kind, segment: segment, time: asked.time, box: asked.box, cropped: kind == .frame, png: asked.png,
                                  tolerance: asked.tolerance)
         let outcome = try await gateway.call(for: caller.share) { try $0.jobStills(id, [still]) }
         if let invalid = outcome.invalid { throw FarmError(.invalidInput, invalid.map(\.description).joined(separator: "; ")) }
-        guard let (result, picture) = outcome.pictures.first else { throw HTTPError(.badGateway, message: "the farm sent no picture") }
+        guard let (result, picture) = outcome.pictures.first else { throw FarmError(.renderFailed, "the farm sent no picture") }
         var headers = HTTPFields()
         if let shown = result.time, let name = HTTPField.Name("Reel-Picture-Time") { headers[name] = String(format: "%.6f", shown) }
         // The worker's own serving time (a cache hit or a decode), for clients' timing panels.
@@ -60,7 +60,7 @@ extension APIRoutes {
     /// session has at most `--max-segments`, whose ceiling this is).
     static func segment(_ context: BasicRequestContext) throws -> Int {
         guard let segment = Int(try context.parameters.require("segment")), (0...99_999).contains(segment) else {
-            throw HTTPError(.badRequest, message: "the segment is a whole number from 0 to 99999")
+            throw APIRefusal(.malformed, "the segment is a whole number from 0 to 99999")
         }
         return segment
     }

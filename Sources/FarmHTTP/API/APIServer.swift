@@ -136,11 +136,11 @@ struct APIRoutes: Sendable {
         let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         // Checked with a token too: a malformed parameter is refused, never ignored.
         for (key, value) in query where key == "expires" && !(Int(value).map { (0...99_999_999_999).contains($0) } ?? false) {
-            throw HTTPError(.badRequest, message: "expires=\(value.prefix(40)) is not Unix seconds from 0 to 99999999999")
+            throw APIRefusal(.malformed, "expires=\(value.prefix(40)) is not Unix seconds from 0 to 99999999999")
         }
         if query.contains(where: { $0.0 == "signature" }) {
             guard signer.verifies(path: request.uri.path, query: query) else {
-                throw HTTPError(.forbidden, message: "the signed URL is not valid for this path, or has expired")
+                throw APIRefusal(.forbidden, "the signed URL is not valid for this path, or has expired")
             }
             return Caller(owner: nil, isAdmin: true)   // the signature names this one resource
         }
@@ -152,7 +152,7 @@ struct APIRoutes: Sendable {
         guard let holder = tokens.holder(authorization: request.headers[.authorization]) else {
             var headers = HTTPFields()
             headers[.wwwAuthenticate] = "Bearer realm=\"reel\""
-            throw HTTPError(.unauthorized, headers: headers, message: "a bearer token from the API's token file is required")
+            throw APIRefusal(.unauthorized, "a bearer token from the API's token file is required", headers: headers)
         }
         return Caller(owner: holder.owner, isAdmin: holder.role == .admin)
     }
@@ -163,7 +163,7 @@ struct APIRoutes: Sendable {
         guard let status = try await gateway.call(for: caller.share, { try $0.status(id).first }) else {
             throw FarmError(.noSuchJob, "no job \(id)")
         }
-        guard caller.may(see: status) else { throw HTTPError(.forbidden, message: "job \(id) is another client's") }
+        guard caller.may(see: status) else { throw FarmError(.notOwner, "job \(id) is another client's") }
         return status
     }
 
@@ -177,11 +177,19 @@ struct APIRoutes: Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
-    /// 422 with every problem at its JSON path (`$` for the body as a whole).
+    /// 422 `invalidInput` with every problem at its JSON path (`$` for the body as a whole).
     func problems(_ issues: [ValidationReport.Issue]) throws -> Response {
-        struct Problems: Encodable { var problems: [ValidationReport.Issue] }
-        let located = issues.map { ValidationReport.Issue(path: $0.path.isEmpty ? "$" : $0.path, message: $0.message) }
-        return try json(Problems(problems: located), status: .unprocessableContent)
+        let located = issues.map { Problem(path: $0.path.isEmpty ? "$" : $0.path, message: $0.message) }
+        let summary = located.count == 1 ? located[0].description : "\(located.count) problems, the first \(located[0])"
+        return try refusal(FarmError(.invalidInput, summary), problems: located)
+    }
+
+    /// A refusal with what it carries besides its code (`problems`, `missing`).
+    func refusal(_ error: FarmError, problems: [Problem]? = nil, missing: [String]? = nil) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        let body = try RefusalBody.encode(error, problems: problems, missing: missing)
+        return Response(status: .init(code: error.code.httpStatus), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     /// 422 with one problem.

@@ -55,8 +55,8 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
                   !methods.contains(request.method), !(request.method == .head && methods.contains(.get)) else { throw error }
             var headers = HTTPFields()
             headers[.allow] = AllowedMethods.allowHeader(methods)
-            throw HTTPError(.methodNotAllowed, headers: headers,
-                            message: "\(request.method.rawValue) is not a method of \(path): use \(AllowedMethods.allowHeader(methods))")
+            throw APIRefusal(.methodNotAllowed, "\(request.method.rawValue) is not a method of \(path): use \(AllowedMethods.allowHeader(methods))",
+                             headers: headers)
         }
     }
 }

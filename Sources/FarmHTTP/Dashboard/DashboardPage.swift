@@ -246,7 +246,8 @@ async function jobPage(id) {
     bar.className = "state-" + status.state;
     bar.replaceChildren(progressBar(status));
     cancel.hidden = done; up.hidden = done; down.hidden = done;
-    message.textContent = status.error || "";
+    message.textContent = status.error ? status.error.message + " (" + status.error.code + ")"
+      : status.paused ? "paused: " + status.paused.message : "";
     workers.replaceChildren(...Object.entries(status.workers || {}).sort().map(([w, n]) =>
       el("tr", {}, el("td", {}, w), el("td", {}, String(n)))));
   }

@@ -1,4 +1,5 @@
 import Crypto
+import FarmWire
 import Foundation
 import SessionKit
 
@@ -12,17 +13,6 @@ public struct OutputTarget: Codable, Sendable, Hashable {
         self.url = url
         self.sidecarURL = sidecarURL
     }
-}
-
-/// What was published, as a status may show it: URLs redacted, the MP4's size and digest
-/// (an operator compares them with the object stored).
-public struct PublishedOutput: Codable, Sendable, Hashable {
-    public var url: String
-    public var sidecarURL: String?
-    public var bytes: Int64
-    public var sha256: String
-    /// Base64 of the MP4's MD5, as sent in `Content-MD5` (object stores check it on receipt).
-    public var contentMD5: String
 }
 
 extension OriginClient {

@@ -14,17 +14,14 @@ from .models import BatchStatus, FarmErrorCode, JobStatus, Problem
 
 Progress = Callable[[JobStatus], None]
 
-_STATUS_CODES = {400: FarmErrorCode.INVALID_INPUT, 401: FarmErrorCode.UNAUTHORIZED, 403: FarmErrorCode.FORBIDDEN,
-                 404: FarmErrorCode.NO_SUCH_JOB, 409: FarmErrorCode.NOT_ENDED, 410: FarmErrorCode.RESULT_GONE,
-                 422: FarmErrorCode.INVALID_INPUT, 504: FarmErrorCode.NO_ANSWER, 507: FarmErrorCode.STORAGE_FULL}
-
-
 class ReelFarmError(Exception):
     """A refusal or failure of the farm: its code, the HTTP status and the farm's message;
     `problems` (each at its JSON path) for an invalid request, `missing` content ids for
-    media the farm lacks. Decide by `code`, never by the message's words."""
+    media the farm lacks. Decide by `code`, never by the message's words nor the status:
+    every refusal of the API names its code (docs/api.md, "Errors"). `code` is None for an
+    answer that is not the farm's (a proxy's page, a cut body)."""
 
-    def __init__(self, code: FarmErrorCode, status: int, message: str, problems: Sequence[Problem] = (),
+    def __init__(self, code: Optional[FarmErrorCode], status: int, message: str, problems: Sequence[Problem] = (),
                  missing: Sequence[str] = (), job: Optional[JobStatus] = None) -> None:
         super().__init__(message)
         self.code = code
@@ -42,15 +39,18 @@ class ReelFarmError(Exception):
             decoded = {}
         if not isinstance(decoded, dict):
             decoded = {}
-        if status == 422 and isinstance(decoded.get("problems"), list):
+        error = decoded.get("error")
+        if not isinstance(error, dict) or "code" not in error:
+            return cls(None, status, f"not the farm's answer (HTTP {status}): {body[:200]!r}")
+        code = FarmErrorCode.parse(error["code"])
+        message = str(error.get("message") or "")
+        if code is FarmErrorCode.INVALID_INPUT and isinstance(decoded.get("problems"), list):
             problems = [Problem(str(p["path"]), str(p["message"])) for p in decoded["problems"]]
-            return cls(FarmErrorCode.INVALID_INPUT, status, "; ".join(map(str, problems)), problems=problems)
-        if status == 409 and isinstance(decoded.get("missing"), list):
+            return cls(code, status, "; ".join(map(str, problems)), problems=problems)
+        if code is FarmErrorCode.MISSING_MEDIA and isinstance(decoded.get("missing"), list):
             missing = [str(m) for m in decoded["missing"]]
-            return cls(FarmErrorCode.MISSING_MEDIA, status, "the farm lacks " + ", ".join(missing), missing=missing)
-        error = decoded.get("error") if isinstance(decoded.get("error"), dict) else {}
-        code = FarmErrorCode.parse(error["code"]) if "code" in error else _STATUS_CODES.get(status, FarmErrorCode.INTERNAL)
-        return cls(code, status, str(error.get("message") or f"HTTP {status}: {body[:200]!r}"))
+            return cls(code, status, "the farm lacks " + ", ".join(missing), missing=missing)
+        return cls(code, status, message)
 
 
 class Client:
@@ -84,8 +84,8 @@ class Client:
             if progress is not None:
                 progress(status)
         if last.state.value != "done":
-            raise ReelFarmError(last.error_code or FarmErrorCode.RENDER_FAILED, 200,
-                                f"job {last.job_id} ended {last.state.value}: {last.error or ''}", job=last)
+            raise ReelFarmError(last.error.code if last.error else FarmErrorCode.RENDER_FAILED, 200,
+                                f"job {last.job_id} ended {last.state.value}: {last.error.message if last.error else ''}", job=last)
         return last
 
     def submit(self, session: Mapping[str, Any], files: Mapping[str, str], *, settings: Optional[Mapping[str, Any]] = None,

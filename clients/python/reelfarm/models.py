@@ -35,9 +35,16 @@ class FarmErrorCode(str, Enum):
     FORBIDDEN = "forbidden"
     NOT_OWNER = "notOwner"
     NO_SUCH_JOB = "noSuchJob"
+    NOT_FOUND = "notFound"
+    METHOD_NOT_ALLOWED = "methodNotAllowed"
     ALREADY_ENDED = "alreadyEnded"
     NOT_ENDED = "notEnded"
+    UPLOAD_IN_PROGRESS = "uploadInProgress"
+    OFFSET_MISMATCH = "offsetMismatch"
     RESULT_GONE = "resultGone"
+    TOO_LARGE = "tooLarge"
+    UNSUPPORTED_MEDIA_TYPE = "unsupportedMediaType"
+    RANGE_NOT_SATISFIABLE = "rangeNotSatisfiable"
     UNKNOWN_WORKER = "unknownWorker"
     MISSING_MEDIA = "missingMedia"
     STORAGE_FULL = "storageFull"
@@ -47,6 +54,8 @@ class FarmErrorCode(str, Enum):
     CANCELLED = "cancelled"
     HANDED_BACK = "handedBack"
     RENDER_FAILED = "renderFailed"
+    TOO_MANY_REQUESTS = "tooManyRequests"
+    UNAVAILABLE = "unavailable"
     NO_ANSWER = "noAnswer"
     HANDSHAKE_FAILED = "handshakeFailed"
     INTERNAL = "internal"
@@ -58,6 +67,18 @@ class FarmErrorCode(str, Enum):
             return cls(text)
         except ValueError:
             return cls.INTERNAL
+
+
+@dataclass(frozen=True)
+class FarmError:
+    """docs/api.yaml, FarmError: a code a program acts on, and a message for people."""
+
+    code: FarmErrorCode
+    message: str
+
+    @classmethod
+    def from_json(cls, o: Mapping[str, Any]) -> "FarmError":
+        return cls(FarmErrorCode.parse(o["code"]), str(o["message"]))
 
 
 @dataclass(frozen=True)
@@ -80,8 +101,7 @@ class JobStatus:
     finished: Optional[float] = None
     frames_per_second: Optional[float] = None
     eta_seconds: Optional[float] = None
-    error: Optional[str] = None
-    error_code: Optional[FarmErrorCode] = None
+    error: Optional[FarmError] = None
     owner: Optional[str] = None
     batch: Optional[str] = None
     variant: Optional[str] = None
@@ -93,13 +113,13 @@ class JobStatus:
     @classmethod
     def from_json(cls, o: Mapping[str, Any]) -> "JobStatus":
         s = o["shards"]
-        code = o.get("errorCode")
+        error = o.get("error")
         return cls(job_id=str(o["jobID"]), state=JobState(o["state"]), priority=int(o["priority"]),
                    frames_done=int(o["framesDone"]), total_frames=int(o["totalFrames"]),
                    shards=ShardCounts(int(s["queued"]), int(s["running"]), int(s["done"]), int(s["abandoned"])),
                    created=float(o["created"]), finished=_number(o.get("finished")),
                    frames_per_second=_number(o.get("framesPerSecond")), eta_seconds=_number(o.get("etaSeconds")),
-                   error=o.get("error"), error_code=FarmErrorCode.parse(code) if code is not None else None,
+                   error=FarmError.from_json(error) if isinstance(error, Mapping) else None,
                    owner=o.get("owner"), batch=o.get("batch"), variant=o.get("variant"))
 
 
@@ -135,9 +155,10 @@ SCHEMA_FIELDS: dict[str, tuple[str, dict[str, str]]] = {
     "JobStatus": ("JobStatus", {
         "job_id": "jobID", "state": "state", "priority": "priority", "frames_done": "framesDone",
         "total_frames": "totalFrames", "shards": "shards", "created": "created", "finished": "finished",
-        "frames_per_second": "framesPerSecond", "eta_seconds": "etaSeconds", "error": "error", "error_code": "errorCode",
+        "frames_per_second": "framesPerSecond", "eta_seconds": "etaSeconds", "error": "error",
         "owner": "owner", "batch": "batch", "variant": "variant"}),
     "BatchStatus": ("BatchStatus", {"batch_id": "batchID", "state": "state", "frames_done": "framesDone",
                                     "total_frames": "totalFrames", "variants": "variants"}),
+    "FarmError": ("FarmError", {"code": "code", "message": "message"}),
     "ShardCounts": ("ShardCounts", {"queued": "queued", "running": "running", "done": "done", "abandoned": "abandoned"}),
 }

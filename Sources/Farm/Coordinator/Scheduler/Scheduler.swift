@@ -60,12 +60,6 @@ struct Scheduler {
         case refused(FarmError)
     }
 
-    /// Why dispatch may be paused; each is set and cleared by its own watcher.
-    enum PauseCause: Int, Comparable, Sendable {
-        case storeUnwritable, diskFull
-        static func < (a: PauseCause, b: PauseCause) -> Bool { a.rawValue < b.rawValue }
-    }
-
     enum Effect {
         case send(PeerID, Message)
         case persist(StoreChange)
@@ -93,9 +87,11 @@ struct Scheduler {
     /// The last tick gave out its most (`Limits.dispatchesPerTick`) and more may go: the
     /// next turn should come at once.
     private(set) var moreToDispatch = false
-    /// The pause as one line for statuses (`nil` while dispatching).
-    var paused: String? {
-        pauses.isEmpty ? nil : pauses.sorted { $0.key < $1.key }.map(\.value).joined(separator: "; ")
+    /// The pause as statuses show it: its causes, and one line (`nil` while dispatching).
+    var paused: DispatchPause? {
+        guard !pauses.isEmpty else { return nil }
+        let held = pauses.sorted { $0.key < $1.key }
+        return DispatchPause(causes: held.map(\.key), message: held.map(\.value).joined(separator: "; "))
     }
     private var effects: [Effect] = []
     private(set) var now = 0.0
@@ -359,7 +355,7 @@ struct Scheduler {
     }
 
     /// The "worker" of a shard whose chunk came from the chunk cache.
-    static let reusedBy = "reused"
+    static let reusedBy = JobStatus.reusedWorkerID
 
     /// Ends a job: its running attempts are stopped on their workers (each slot is freed
     /// when its worker confirms, so a slot is never given out twice) and watchers get the
@@ -387,7 +383,7 @@ struct Scheduler {
 
     private mutating func resume(_ cause: PauseCause) {
         guard pauses.removeValue(forKey: cause) != nil else { return }
-        emit(.log(.info, pauses.isEmpty ? "dispatch resumed" : "dispatch still paused: \(paused ?? "")", .none))
+        emit(.log(.info, pauses.isEmpty ? "dispatch resumed" : "dispatch still paused: \(paused?.message ?? "")", .none))
     }
 }
 

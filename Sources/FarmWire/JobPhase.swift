@@ -14,14 +14,6 @@ public enum ShardState: String, Codable, Sendable, CaseIterable {
     case queued, running, done
 }
 
-/// How one attempt at a shard ended, as the store records it (an open attempt has none).
-public enum AttemptOutcome: String, Codable, Sendable, CaseIterable {
-    case done, failed, lost, cancelled
-    case handedBack = "handed back"
-    /// Another attempt at the same shard delivered first (a backup race).
-    case beaten
-}
-
 /// A job's shards counted by state. An ended job runs and waits for nothing, so its
 /// unfinished shards count as `abandoned` (`ended`); a live job's `abandoned` is 0.
 public struct ShardCounts: Codable, Sendable, Equatable {

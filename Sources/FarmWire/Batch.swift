@@ -1,5 +1,3 @@
-import Foundation
-
 // Batches (docs/api.md, "Batches"): one session rendered for many sets of media, one job
 // per variant, followed as one.
 
@@ -72,7 +70,7 @@ public struct BatchStatus: Codable, Sendable, Equatable {
         framesDone = variants.reduce(0) { $0 + $1.framesDone }
         totalFrames = variants.reduce(0) { $0 + $1.totalFrames }
         shards = variants.reduce(0) { $0 + $1.shards.total }
-        reusedShards = variants.reduce(0) { $0 + ($1.workers[Scheduler.reusedBy] ?? 0) }
+        reusedShards = variants.reduce(0) { $0 + $1.reusedShards }
         let done = variants.filter { $0.state == .done }.count
         if !variants.allSatisfy(\.isFinal) {
             state = .rendering
