@@ -63,6 +63,7 @@ test: build test-deps
 	swift package describe --type json | python3 Tests/api/client-graph-check.py
 	@# Every module imports only what Package.swift declares (docs/architecture.md, "Modules").
 	swift package describe --type json | python3 Tests/api/import-check.py
+	swift package describe --type json | python3 docs/images/modules.py --check docs/images/modules.svg
 	swift test
 
 clean:

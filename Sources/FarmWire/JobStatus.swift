@@ -75,7 +75,7 @@ public struct DispatchPause: Codable, Sendable, Equatable {
 }
 
 /// A reason the coordinator stops handing out shards; each is set and cleared by its own
-/// watcher (docs/operations.md, "Disk space").
+/// watcher (docs/operations.md, "Disks").
 public enum PauseCause: String, Codable, Sendable, CaseIterable, Comparable {
     /// The store cannot write (its disk refuses): nothing dispatched could be recorded.
     case storeUnwritable

@@ -48,7 +48,7 @@ import Testing
         // Media first: the coordinator lacks it, and says which.
         let missing = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.alice, json), body: body)
         #expect(missing.status == 409, "\(missing.text)")
-        #expect(Set((missing.json as? [String: [String]])?["missing"] ?? []) == Set(files.values))
+        #expect(Set((missing.json as? [String: Any])?["missing"] as? [String] ?? []) == Set(files.values))
         // A body that does not hash to its content id is refused and not kept.
         let forged = try HTTPExchange.send("PUT", "\(base)/media/\(files["a.mp4"] ?? "")", headers: auth(Self.alice),
                                            body: Data("not the clip".utf8))
@@ -479,7 +479,7 @@ import Testing
         let body = try JSONSerialization.data(withJSONObject: ["session": session, "files": files])
         let borrowed = try HTTPExchange.send("POST", "\(base)/jobs", headers: auth(Self.bob), body: body)
         #expect(borrowed.status == 409, "\(borrowed.text)")
-        #expect(Set((borrowed.json as? [String: [String]])?["missing"] ?? []) == Set(files.values))
+        #expect(Set((borrowed.json as? [String: Any])?["missing"] as? [String] ?? []) == Set(files.values))
         let wrong = try HTTPExchange.send("PUT", "\(base)/media/\(id)", headers: auth(Self.bob), body: Data("not the clip".utf8))
         #expect(wrong.status == 422)
         _ = try farm.uploadMedia(to: base, token: Self.bob)   // the bytes, once: answered 200, stored once
