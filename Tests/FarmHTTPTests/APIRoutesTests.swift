@@ -15,7 +15,8 @@ import Testing
         let dir = try TestEnvironment.scratchDirectory()
         let coordinator = try CoordinatorThread(.scratch(in: dir))
         defer { coordinator.stop() }
-        let router = APIServer.router(gateway: FarmGateway(endpoint: coordinator.endpoint, curve: nil), tokens: nil,
+        let gateway = FarmGateway(endpoint: coordinator.endpoint, curve: nil)
+        let router = APIServer.router(gateway: gateway, tokens: nil,
                                       uploads: dir.appendingPathComponent("state/api-uploads"))
         let id = "sha256:" + String(repeating: "ab", count: 32)
         try await Application(router: router).test(.router) { client in
@@ -47,6 +48,17 @@ import Testing
             try await client.execute(uri: "/v1/jobs", method: .post, body: body) { response in
                 #expect(response.status == .conflict, "\(String(buffer: response.body))")
                 #expect(String(buffer: response.body).contains(id))
+            }
+            // Orders and reads of one job are one call: the coordinator checks the job's
+            // owner (and, for a download, that it is done) with the request itself.
+            for (method, path, body) in [(HTTPRequest.Method.delete, "/v1/jobs/nosuch", nil), (.patch, "/v1/jobs/nosuch", #"{"priority": 2}"#),
+                                         (.get, "/v1/jobs/nosuch/shards", nil), (.get, "/v1/jobs/nosuch/output", nil),
+                                         (.get, "/v1/jobs/nosuch/preview.m3u8", nil)] {
+                let before = gateway.pool.callsMade
+                try await client.execute(uri: path, method: method, body: body.map { ByteBuffer(string: $0) }) { response in
+                    #expect(response.status == .notFound && code(response) == "noSuchJob", "\(method) \(path): \(String(buffer: response.body))")
+                }
+                #expect(gateway.pool.callsMade - before == 1, "\(method) \(path)")
             }
             let bad = ByteBuffer(string: #"{"session": {"video": {"videoSegments": [{"source": "a.mp4"}]}}, "files": {"a.mp4": "sha256:12"}}"#)
             try await client.execute(uri: "/v1/jobs", method: .post, body: bad) { response in

@@ -137,7 +137,7 @@ import RenderEngine
         let contentID = try ContentID.of(file: dir.appendingPathComponent("a.mp4").path)
         for _ in 0..<3000 {
             try flooder.send(try WireMessage(.mediaRequest, MediaRequest(contentID: contentID, offset: 0, length: 4 << 20)).frames)
-            try flooder.send(try WireMessage(.fetch, FetchRequest(jobID: "nothing", offset: 0, length: 4 << 20, part: "output")).frames)
+            try flooder.send(try WireMessage(.fetch, FetchRequest(jobID: "nothing", offset: 0, length: 4 << 20, part: .output)).frames)
         }
         let started = Date()
         let rendered = try TestEnvironment.reel(["render", "s.json", "-o", "out.mp4", "--in-process"], in: dir)   // the reference

@@ -20,7 +20,7 @@ struct WireFuzzTests {
             try WireMessage(.shard, ShardAssignment(jobID: "j", shard: 1, attempt: 1, spec: try SpecFixtures.clipJob().shard(1),
                                                     paths: ["a.mp4": "/m/a.mp4"])),
             try WireMessage(.shard, ShardAssignment(jobID: "j", shard: 0, attempt: 1, spec: try SpecFixtures.clipJob().shard(0))),
-            try WireMessage(.fetch, FetchRequest(jobID: "j", offset: 0, length: 10, part: "output")),
+            try WireMessage(.fetch, FetchRequest(jobID: "j", offset: 0, length: 10, part: .output)),
         ]
     }
 

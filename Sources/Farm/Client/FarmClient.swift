@@ -165,8 +165,9 @@ public final class FarmClient {
     }
 
     /// Gives an unfinished job a new priority; returns its status.
-    public func setPriority(_ jobID: String, _ priority: Int) throws -> JobStatus? {
-        try request(.setPriority, SetPriority(jobID: jobID, priority: priority)).decode(StatusReply.self).jobs.first
+    /// `onBehalfOf` (an admin's, the HTTP API's): the owner the job must be.
+    public func setPriority(_ jobID: String, _ priority: Int, onBehalfOf owner: String? = nil) throws -> JobStatus? {
+        try request(.setPriority, SetPriority(jobID: jobID, priority: priority, onBehalfOf: owner)).decode(StatusReply.self).jobs.first
     }
 
     /// Whether the coordinator holds the media `contentID` for this client; an admin may
@@ -185,8 +186,8 @@ public final class FarmClient {
     }
 
     /// Each shard of a job: state, worker, attempts, time (the dashboard's shard map).
-    public func shards(_ jobID: String) throws -> [ShardInfo] {
-        try request(.shards, JobRequest(jobID: jobID)).decode(ShardsReply.self).shards
+    public func shards(_ jobID: String, onBehalfOf owner: String? = nil) throws -> [ShardInfo] {
+        try request(.shards, JobRequest(jobID: jobID, onBehalfOf: owner)).decode(ShardsReply.self).shards
     }
 
     /// One submit as it is (the HTTP API's): no upload; the reply says what is missing.
@@ -198,8 +199,9 @@ public final class FarmClient {
     }
 
     /// A block of a finished job's `part` (`output`, `sidecar`): its bytes and the part's size.
-    public func fetchBlock(_ jobID: String, part: String, offset: Int, length: Int) throws -> (data: Data, total: Int) {
-        let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: offset, length: length, part: part))
+    public func fetchBlock(_ jobID: String, part: ResultPart, offset: Int, length: Int,
+                           onBehalfOf owner: String? = nil) throws -> (data: Data, total: Int) {
+        let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: offset, length: length, part: part, onBehalfOf: owner))
         return (reply.payload.first ?? Data(), try reply.decode(ResultBlock.self).total)
     }
 
@@ -321,8 +323,8 @@ public final class FarmClient {
         return status
     }
 
-    public func cancel(_ jobID: String) throws -> JobStatus? {
-        try request(.cancel, JobRequest(jobID: jobID)).decode(StatusReply.self).jobs.first
+    public func cancel(_ jobID: String, onBehalfOf owner: String? = nil) throws -> JobStatus? {
+        try request(.cancel, JobRequest(jobID: jobID, onBehalfOf: owner)).decode(StatusReply.self).jobs.first
     }
 
     /// Removes a finished job's result from the coordinator.
@@ -342,8 +344,8 @@ public final class FarmClient {
         let sidecar = Sidecar.path(for: output)
         let outputTemp = TemporaryOutput(finalPath: output), sidecarTemp = TemporaryOutput(finalPath: sidecar)
         do {
-            try download(jobID, part: "output", to: outputTemp.path)
-            try download(jobID, part: "sidecar", to: sidecarTemp.path)
+            try download(jobID, part: .output, to: outputTemp.path)
+            try download(jobID, part: .sidecar, to: sidecarTemp.path)
             try sidecarTemp.commit()
             try outputTemp.commit()
         } catch {
@@ -355,7 +357,7 @@ public final class FarmClient {
 
     /// The file names of a per-segment job's result (none for a whole job).
     private func listFiles(_ jobID: String) throws -> [String] {
-        let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: 0, length: WireProtocol.blockSize, part: "files"))
+        let reply = try request(.fetch, FetchRequest(jobID: jobID, offset: 0, length: WireProtocol.blockSize, part: .files))
         do {
             return try JSONDecoder().decode([String].self, from: reply.payload.first ?? Data())
         } catch {
@@ -373,7 +375,7 @@ public final class FarmClient {
             guard !name.contains("/"), !name.hasPrefix(".") else { throw FarmError(.malformed, "refused result file name '\(name)'") }
             let target = TemporaryOutput(finalPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
             do {
-                try download(jobID, part: "file:\(name)", to: target.path)
+                try download(jobID, part: .file(name), to: target.path)
                 try target.commit()
             } catch {
                 target.discard()
@@ -382,7 +384,7 @@ public final class FarmClient {
         }
     }
 
-    private func download(_ jobID: String, part: String, to path: String) throws {
+    private func download(_ jobID: String, part: ResultPart, to path: String) throws {
         FileManager.default.createFile(atPath: path, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: path) else { throw FarmError(.ioFailed, "cannot write \(path)") }
         defer { try? handle.close() }

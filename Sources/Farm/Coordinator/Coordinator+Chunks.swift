@@ -24,8 +24,7 @@ extension Coordinator {
             if arrival == .stored, let recipeKey {
                 do { try cache.keep(path, key: recipeKey, sha256: ready.sha256) } catch { failure = FileErrorText.describe(error) }
             }
-            let cacheFailure = failure
-            return { coordinator in coordinator.chunkArrived(arrival, ready: ready, from: peer, key, cacheFailure: cacheFailure) }
+            return .chunk(arrival, ready: ready, from: peer, key: key, cacheFailure: failure)
         }
     }
 
@@ -94,16 +93,14 @@ extension Coordinator {
         })
     }
 
-    private static func removeChunks(of job: String, in directory: URL) -> IOLane.Completion? {
+    private static func removeChunks(of job: String, in directory: URL) -> LaneOutcome? {
+        LoopGuard.assertMayBlock("removing \(directory.path)")
         guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
         do {
             try FileManager.default.removeItem(at: directory)
             return nil
         } catch {
-            let reason = "\(error)"
-            return { coordinator in
-                coordinator.log("could not remove the chunks of job \(job) in \(directory.path): \(reason)", LogIDs(job: job), level: .error)
-            }
+            return .chunksNotRemoved(job: job, directory: directory.path, reason: "\(error)")
         }
     }
 }

@@ -22,22 +22,22 @@ extension Coordinator {
             if scheduler.jobs[request.jobID] != nil { watchers.add(identity, to: request.jobID) }
             send(to: identity, .progress, status)
         case .cancel:
-            let jobID = try message.decode(JobRequest.self).jobID
-            try mayManage(jobID, credentials)
-            try cancel(jobID, from: identity)
+            let request = try message.decode(JobRequest.self)
+            try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)
+            try cancel(request.jobID, from: identity)
         case .fetch:
             let request = try message.decode(FetchRequest.self)
-            try mayManage(request.jobID, credentials)
+            try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)
             try fetch(request, from: identity)
         case .deleteResult:
-            let jobID = try message.decode(JobRequest.self).jobID
-            try mayManage(jobID, credentials)
-            try deleteResult(of: jobID)
-            send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID), stateBytes: housekeeping.stateBytes))
+            let request = try message.decode(JobRequest.self)
+            let jobID = request.jobID
+            try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
+            try deleteResult(of: jobID, for: identity)   // answered once the files are gone
         case .workers: send(to: identity, .workersReply, WorkersReply(workers: try workerStatuses()))
         case .setPriority:
             let request = try message.decode(SetPriority.self)
-            try mayManage(request.jobID, credentials)
+            try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)
             guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
             if resumingJobs[request.jobID] != nil {
                 priorityWhileResuming[request.jobID] = request.priority
@@ -52,9 +52,10 @@ extension Coordinator {
             apply(scheduler.handle(.reprioritize(request.jobID, priority: request.priority), now: Self.now))
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
         case .shards:
-            let jobID = try message.decode(JobRequest.self).jobID
+            let request = try message.decode(JobRequest.self)
+            let jobID = request.jobID
             guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
-            try mayManage(jobID, credentials)
+            try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
             send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")

@@ -31,8 +31,8 @@ extension Coordinator {
             let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
             let (receiver, data) = (media.receiver, message.payload.first ?? Data())
             ioLane.post(key: "upload " + upload.contentID) {
-                let received = Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) }
-                return { coordinator in coordinator.uploadReceived(received, from: identity, holder: holder, hadIt: hadIt) }
+                .uploaded(Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) },
+                          from: identity, holder: holder, hadIt: hadIt)
             }
         case .adopt:
             let adopt = try message.decode(Adopt.self)
@@ -45,8 +45,7 @@ extension Coordinator {
                 && media.file(for: adopt.contentID, candidate: nil) != nil
             let receiver = media.receiver
             ioLane.post(key: "upload " + adopt.contentID) {
-                let adopted = Result { try receiver.adopt(file, contentID: adopt.contentID, hex: hex) }
-                return { coordinator in coordinator.uploadReceived(adopted, from: identity, holder: holder, hadIt: hadIt) }
+                .uploaded(Result { try receiver.adopt(file, contentID: adopt.contentID, hex: hex) }, from: identity, holder: holder, hadIt: hadIt)
             }
         case .mediaQuery:
             let query = try message.decode(MediaQuery.self)

@@ -12,6 +12,7 @@ struct StateListing: Sendable {
     var bytes: Int64 = 0
 
     static func read(_ state: URL) -> StateListing {
+        LoopGuard.assertMayBlock("listing \(state.path)")
         var listing = StateListing()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: state.appendingPathComponent("results").path)) ?? []
         listing.results = Set(names.compactMap { $0.hasSuffix(".reel.json") ? nil : $0.hasSuffix(".mp4") ? String($0.dropLast(4)) : $0 }
@@ -43,19 +44,21 @@ extension Coordinator {
             let listing = StateListing.read(state)
             // Which of the listed results are past --keep-results: thousands of ids looked
             // up here, not on the loop.
-            let ended = Result { try laneStore.ended(before: cutoff, among: Array(listing.results)) }
+            let ended = Result {
+                try laneStore.ended(before: cutoff, among: Array(listing.results)).map { EndedJob(id: $0.id, finished: $0.finished) }
+            }
             // Heap pages freed since the last sweep go back to the kernel, whichever thread
             // freed them last (a passing large request's buffers are freed on several).
             HeapPolicy.releaseFreed()
-            return { coordinator in coordinator.swept(listing, ended: ended, at: now) }
+            return .stateListed(listing, ended: ended, at: now)
         }
     }
 
     /// On the loop, what to remove of what the lane listed.
-    func swept(_ listing: StateListing, ended: Result<[(id: String, finished: Double)], any Error>, at now: Double) {
+    func swept(_ listing: StateListing, ended: Result<[EndedJob], any Error>, at now: Double) {
         housekeeping.stateBytes = listing.bytes
         let cutoff = now - options.keepResultsSeconds
-        var expired: [(id: String, finished: Double)] = []
+        var expired: [EndedJob] = []
         do {
             expired = try ended.get().filter { scheduler.jobs[$0.id] == nil && resumingJobs[$0.id] == nil }
         } catch {
@@ -75,7 +78,7 @@ extension Coordinator {
             return upload.used < cutoff && !inUse.contains("sha256:" + hex)
         }.map(\.name)
         let results = (expired.map(\.id) + forgotten).flatMap { resultPaths(of: $0) }
-        let (media, receiver, keepResults) = (self.media.directory, self.media.receiver, options.keepResultsSeconds)
+        let (media, receiver) = (self.media.directory, self.media.receiver)
         let (removedResults, forgottenJobs) = (expired, forgotten)
         ioLane.post(key: "sweep") {
             let failed = results.compactMap { path -> String? in
@@ -83,22 +86,26 @@ extension Coordinator {
                 return nil
             }
             let removedUploads = MediaStore.removeUploads(uploads, in: media, unusedSince: cutoff, receiver: receiver)
-            return { coordinator in
-                coordinator.housekeeping.sweeping = false
-                for job in removedResults {
-                    coordinator.log("removed the result of job \(job.id), which ended \(Int(now - job.finished)) s ago (--keep-results)", LogIDs(job: job.id))
-                }
-                for id in forgottenJobs {
-                    coordinator.log("forgot job \(id), which ended over \(Int(coordinator.options.keepJobsSeconds)) s ago (--keep-jobs)", LogIDs(job: id))
-                }
-                if let failure = failed.first { coordinator.logLimited("sweep", "could not remove a result: \(failure)") }
-                for id in removedUploads { coordinator.log("removed the upload \(id), unused for over \(Int(keepResults)) s (--keep-results)") }
-                do {
-                    try coordinator.store.forgetProbes(of: removedUploads)
-                } catch {
-                    coordinator.logLimited("sweep", "could not forget the probes of removed uploads: \(FileErrorText.describe(error))")
-                }
-            }
+            return .swept(SweepRemovals(results: removedResults, forgottenJobs: forgottenJobs, failures: failed, uploads: removedUploads, at: now))
+        }
+    }
+
+    /// On the loop, once the sweep's files are removed: what it did, and the probes of the
+    /// uploads it removed forgotten.
+    func sweepEnded(_ removed: SweepRemovals) {
+        housekeeping.sweeping = false
+        for job in removed.results {
+            log("removed the result of job \(job.id), which ended \(Int(removed.at - job.finished)) s ago (--keep-results)", LogIDs(job: job.id))
+        }
+        for id in removed.forgottenJobs {
+            log("forgot job \(id), which ended over \(Int(options.keepJobsSeconds)) s ago (--keep-jobs)", LogIDs(job: id))
+        }
+        if let failure = removed.failures.first { logLimited("sweep", "could not remove a result: \(failure)") }
+        for id in removed.uploads { log("removed the upload \(id), unused for over \(Int(options.keepResultsSeconds)) s (--keep-results)") }
+        do {
+            try store.forgetProbes(of: removed.uploads)
+        } catch {
+            logLimited("sweep", "could not forget the probes of removed uploads: \(FileErrorText.describe(error))")
         }
     }
 
@@ -109,6 +116,7 @@ extension Coordinator {
     }
 
     static func removeIfPresent(_ path: String) throws {
+        LoopGuard.assertMayBlock("removing \(path)")
         guard FileManager.default.fileExists(atPath: path) else { return }
         try FileManager.default.removeItem(atPath: path)
     }
@@ -120,12 +128,21 @@ extension Coordinator {
         mediaBytesSent.byJob[id] = nil
     }
 
-    /// Removes a finished job's result and sidecar, and what is remembered of it (a
-    /// client's request: one job's files).
-    func deleteResult(of id: String) throws {
+    /// Removes a finished job's result and sidecar (or its segments, gigabytes at times)
+    /// and its preview on the I/O lane, after the reads of its result posted before; the
+    /// loop forgets what it remembers of the job at once, and answers once the files are
+    /// gone (a client's request: one job's files).
+    func deleteResult(of id: String, for identity: PeerID) throws {
         guard scheduler.jobs[id] == nil, resumingJobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
-        for path in resultPaths(of: id) { try Self.removeIfPresent(path) }
         forgetResult(of: id)
+        let paths = resultPaths(of: id)
+        ioLane.post(key: "result " + id, label: "result delete") {
+            var failure: String?
+            for path in paths where failure == nil {
+                do { try Self.removeIfPresent(path) } catch { failure = FileErrorText.describe(error) }
+            }
+            return .resultDeleted(job: id, failure: failure, to: identity)
+        }
     }
 
     /// Why a finished job has no result to fetch.
@@ -140,6 +157,7 @@ extension Coordinator {
     /// it. (Foundation's allocated-size key multiplies the blocks by the I/O block size on
     /// Linux, eight times too much.)
     static func bytes(under directory: URL) -> Int64 {
+        LoopGuard.assertMayBlock("measuring \(directory.path)")
         guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return 0 }
         var total: Int64 = 0
         for case let relative as String in walker {

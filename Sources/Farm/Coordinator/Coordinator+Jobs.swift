@@ -50,8 +50,7 @@ extension Coordinator {
     private func build(_ parts: ResumedJob) {
         let paths = chunkPaths(job: parts.record.id, count: (parts.shards.map(\.index).max() ?? -1) + 1)
         ioLane.post(key: parts.record.id, label: "resume") {
-            let built = Result { try parts.build(chunkPaths: paths) }
-            return { coordinator in coordinator.resumed(parts, built) }
+            .resumed(parts, Result { try parts.build(chunkPaths: paths) })
         }
     }
 
@@ -374,45 +373,44 @@ extension Coordinator {
         let directory = resultPath(job: request.jobID, layout: .segments)
         let output = resultPath(job: request.jobID).path
         switch request.part {
-        case "output": path = output
-        case "sidecar": path = Sidecar.path(for: output)
-        case "files":
-            let names = FileManager.default.fileExists(atPath: directory.path)
-                ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
-            let list = try JSONEncoder().encode(names)
-            send(to: identity, .resultBlock, ResultBlock(offset: 0, total: list.count), payload: [list])
+        case .output: path = output
+        case .sidecar: path = Sidecar.path(for: output)
+        case .preview, .previewMedia: return   // read above
+        case .files:
+            // Listed on the I/O lane: a directory of thousands of segments is not read on the loop.
+            ioLane.post(key: "result " + request.jobID, label: "result files") {
+                .resultFiles(Result {
+                    LoopGuard.assertMayBlock("listing \(directory.path)")
+                    return FileManager.default.fileExists(atPath: directory.path)
+                        ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
+                }, to: identity)
+            }
             return
-        case let part where part.hasPrefix("file:") && Self.isResultFileName(String(part.dropFirst(5))):
-            path = directory.appendingPathComponent(String(part.dropFirst(5))).path
-        default:
-            throw FarmError(.invalidInput, "no part '\(request.part.prefix(64))' of a result: output, sidecar, files, file:segment-NNN.mp4, "
-                + "preview or preview.mp4")
+        case .file(let name):
+            guard Self.isResultFileName(name) else {
+                throw FarmError(.invalidInput, "no file '\(name.prefix(64))' of a result: its files are segment-NNN.mp4")
+            }
+            path = directory.appendingPathComponent(name).path
         }
         gone = FarmError(.resultGone, missingResultReason(record))
         readBlock(of: path, request, from: identity, gone: gone)
     }
 
     /// The parts of a live preview a client reads: its index and its file of segments.
-    static let previewFiles = ["preview": LivePreview.Index.fileName, "preview.mp4": LivePreview.Index.mediaFileName]
+    static let previewFiles: [ResultPart: String] = [.preview: LivePreview.Index.fileName, .previewMedia: LivePreview.Index.mediaFileName]
 
     /// Sends a block of `path` (`gone` if there is no such file), read on the I/O lane: a
     /// block is up to 4 MiB from the disk.
     private func readBlock(of path: String, _ request: FetchRequest, from identity: Data, gone: FarmError) {
         ioLane.post(key: "result " + request.jobID) {
-            let read = Result { () throws -> (Int, Data) in
+            let read = Result { () throws -> ResultBlockRead in
                 guard let handle = FileHandle(forReadingAtPath: path) else { throw gone }
                 defer { try? handle.close() }   // read-only: closing cannot lose data
                 let total = Int(try handle.seekToEnd())
                 try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
-                return (total, try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data())
+                return ResultBlockRead(total: total, data: try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data())
             }
-            return { coordinator in
-                switch read {
-                case .success(let (total, data)):
-                    coordinator.send(to: identity, .resultBlock, ResultBlock(offset: request.offset, total: total), payload: [data])
-                case .failure(let error): coordinator.refuse(.fetch, from: identity, error)
-                }
-            }
+            return .resultBlock(read, request: request, to: identity)
         }
     }
 }

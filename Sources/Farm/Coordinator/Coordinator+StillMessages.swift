@@ -24,14 +24,7 @@ extension Coordinator {
             }
             let laneStore = laneStore
             ioLane.post(key: "job " + request.jobID, label: "job stills") {
-                let origins = Result { try laneStore.origins(ofJob: request.jobID) }
-                return { coordinator in
-                    do {
-                        try coordinator.stills(still(try origins.get()), from: identity)
-                    } catch {
-                        coordinator.refuse(.jobStills, from: identity, error)
-                    }
-                }
+                .jobStillRequest(Result { still(try laneStore.origins(ofJob: request.jobID)) }, from: identity)
             }
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate:

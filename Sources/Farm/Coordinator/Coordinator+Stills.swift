@@ -13,12 +13,12 @@ extension Coordinator {
         ioLane.post(key: "media " + (files.values.min() ?? "")) {
             let missing = files.compactMap { reference, contentID in reader.file(for: contentID, candidate: paths[reference]) == nil ? contentID : nil }
             let all = Set(missing + unshown).sorted()
-            return { coordinator in coordinator.stills(request, from: client, missing: all) }
+            return .stillMediaChecked(request, from: client, missing: all)
         }
     }
 
     /// The request once its media are checked.
-    private func stills(_ request: StillsRequest, from client: Data, missing: [String]) {
+    func stills(_ request: StillsRequest, from client: Data, missing: [String]) {
         func reply(invalid path: String? = nil, _ message: String = "", missing: [String] = []) {
             let invalid = path.map { [ValidationReport.Issue(path: $0, message: message)] }
             send(to: client, .stillsReply, StillsReply(requestID: request.requestID, worker: "", results: [], invalid: invalid,

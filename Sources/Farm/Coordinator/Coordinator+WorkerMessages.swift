@@ -39,10 +39,7 @@ extension Coordinator {
             let reader = mediaReader
             ioLane.post(key: "media " + request.contentID) {
                 let (block, data) = reader.block(request, candidate: candidate)
-                return { coordinator in
-                    coordinator.send(to: identity, .mediaBlock, block, payload: [data])
-                    coordinator.countMediaSent(data.count, contentID: request.contentID, to: identity)
-                }
+                return .mediaBlock(block, data, to: identity, contentID: request.contentID)
             }
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")

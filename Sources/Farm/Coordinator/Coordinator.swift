@@ -85,7 +85,7 @@ public final class Coordinator {
     /// Jobs of one file are assembled on its thread as their chunks arrive.
     let assemblyLane: AssemblyLane
     /// The loop's blocking work: chunks, uploads, media blocks, sweeps.
-    let ioLane: IOLane
+    let ioLane: Lane<LaneOutcome>
     /// Reads media blocks for workers on the I/O lane.
     let mediaReader: MediaReader
     let laneStore: LaneStore
@@ -182,7 +182,7 @@ public final class Coordinator {
         scheduler = Scheduler(limits: Scheduler.Limits(
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
-        ioLane = IOLane(threads: Self.ioThreads, wakeup: wakeup)
+        ioLane = Lane(threads: Self.ioThreads, name: "io", wakeup: wakeup)
         context = try ZMQContext()
         // Sends never wait (a peer that does not read would stall every other), and each
         // peer's outgoing queue is bounded: past it, what would be sent is dropped
@@ -270,8 +270,8 @@ public final class Coordinator {
                         handled += 1
                     }
                 }
-                for (label, completion) in ioLane.take() {
-                    completion(self)
+                for (label, outcome) in ioLane.take() {
+                    apply(outcome)
                     profile.lap(.lane, label, at: Self.uptime)
                 }
                 collectAssemblies()
@@ -459,8 +459,11 @@ public final class Coordinator {
     }
 
     /// Under CURVE only the client that submitted a job, or an admin, may cancel or fetch it.
-    func mayManage(_ jobID: String, _ credentials: PeerCredentials?) throws {
-        guard let credentials else { return }
+    /// `onBehalfOf`: the owner an admin (or a peer of a farm without keys: the HTTP API)
+    /// acts for, who must own the job: the API's ownership check in the request's own round trip.
+    func mayManage(_ jobID: String, _ credentials: PeerCredentials?, onBehalfOf: String? = nil) throws {
+        let actsFor = credentials == nil || credentials?.role == .admin ? onBehalfOf : nil
+        guard credentials != nil || actsFor != nil else { return }
         let owner: String?
         if let job = scheduler.jobs[jobID] {
             owner = job.owner
@@ -469,7 +472,9 @@ public final class Coordinator {
         } else {
             return   // no such job: the request says so itself
         }
-        guard credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) else {
+        if let actsFor {
+            guard owner == actsFor else { throw FarmError(.notOwner, "job \(jobID) is another client's") }
+        } else if let credentials, !credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) {
             logLimited("not owner", "refused a \(credentials.role.rawValue) key \(credentials.key) acting on job \(jobID) of another client")
             throw FarmError(.notOwner, "job \(jobID) belongs to another client")
         }

@@ -138,17 +138,29 @@ public struct StatusReply: Codable, Sendable {
     public var next: String? = nil
 }
 
+/// A question or an order about one job. `onBehalfOf`: the owner an admin key (or any
+/// peer of a farm without keys: the HTTP API) acts for — the coordinator refuses the
+/// request `notOwner` unless the job is theirs, so the API checks ownership in the same
+/// round trip (docs/protocol.md, "Security"); ignored from a client key, whose own key is checked.
 public struct JobRequest: Codable, Sendable {
     public var jobID: String
+    public var onBehalfOf: String? = nil
+
+    public init(jobID: String, onBehalfOf: String? = nil) {
+        (self.jobID, self.onBehalfOf) = (jobID, onBehalfOf)
+    }
 }
 
 public struct FetchRequest: Codable, Sendable {
     public var jobID: String
     public var offset: Int
     public var length: Int
-    /// `output` or `sidecar` of a whole job; `files` (the payload is the JSON list of a
-    /// per-segment job's file names, empty for a whole job); `file:NAME` for one of them.
-    public var part: String
+    public var part: ResultPart
+    public var onBehalfOf: String? = nil
+
+    public init(jobID: String, offset: Int, length: Int, part: ResultPart, onBehalfOf: String? = nil) {
+        (self.jobID, self.offset, self.length, self.part, self.onBehalfOf) = (jobID, offset, length, part, onBehalfOf)
+    }
 }
 
 public struct ResultBlock: Codable, Sendable {
@@ -178,6 +190,11 @@ public struct WorkerStatus: Codable, Sendable {
 public struct SetPriority: Codable, Sendable {
     public var jobID: String
     public var priority: Int
+    public var onBehalfOf: String? = nil
+
+    public init(jobID: String, priority: Int, onBehalfOf: String? = nil) {
+        (self.jobID, self.priority, self.onBehalfOf) = (jobID, priority, onBehalfOf)
+    }
 }
 
 /// Whether the coordinator holds a media file (`HEAD /v1/media/{contentID}`): for a

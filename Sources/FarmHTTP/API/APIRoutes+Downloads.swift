@@ -7,13 +7,12 @@ import RenderEngine
 extension APIRoutes {
     // MARK: Downloads
 
-    func download(_ request: Request, _ context: BasicRequestContext, part: String, type: String) async throws -> Response {
+    /// The coordinator checks in the fetch itself that the job is the caller's and done.
+    func download(_ request: Request, _ context: BasicRequestContext, part: ResultPart, type: String) async throws -> Response {
         let id = try context.parameters.require("id")
         let caller = try authorizeRead(request)
-        let status = try await job(id, for: caller)
-        guard status.state == .done else { throw FarmError(.notEnded, "job \(id) is \(status.state.rawValue), not done") }
-        let share = caller.share
-        let first = try await gateway.call(for: share) { try $0.fetchBlock(id, part: part, offset: 0, length: 0) }
+        let (share, owner) = (caller.share, caller.onBehalfOf)
+        let first = try await gateway.call(for: share) { try $0.fetchBlock(id, part: part, offset: 0, length: 0, onBehalfOf: owner) }
         let size = first.total
         let range: ByteRange?
         do {
@@ -37,7 +36,9 @@ extension APIRoutes {
             let end = start + count
             while offset < end {
                 let (at, length) = (offset, min(4 << 20, end - offset))
-                let block = try await gateway.call(for: share) { try $0.fetchBlock(id, part: part, offset: at, length: length) }
+                let block = try await gateway.call(for: share) {
+                    try $0.fetchBlock(id, part: part, offset: at, length: length, onBehalfOf: owner)
+                }
                 guard !block.data.isEmpty else { break }
                 try await writer.write(ByteBuffer(bytes: block.data.prefix(end - offset)))
                 offset += block.data.count

@@ -12,8 +12,7 @@ extension APIRoutes {
     func previewPlaylist(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let caller = try authorizeRead(request)
-        _ = try await job(id, for: caller)
-        let index = try await previewIndex(id, share: caller.share)
+        let index = try await previewIndex(id, for: caller)
         let expires = request.uri.queryParameters["expires"].flatMap { Int(String($0)) }
         let text = PreviewPlaylist.text(of: index) { number in
             let name = number.map { "\($0).m4s" } ?? "init.mp4"
@@ -35,8 +34,7 @@ extension APIRoutes {
         let id = try context.parameters.require("id")
         let name = try context.parameters.require("name")
         let caller = try authorizeRead(request)
-        _ = try await job(id, for: caller)
-        let index = try await previewIndex(id, share: caller.share)
+        let index = try await previewIndex(id, for: caller)
         let range: (offset: Int64, length: Int64)
         if name == "init.mp4", !index.segments.isEmpty {
             range = (0, index.initLength)
@@ -44,9 +42,9 @@ extension APIRoutes {
                   index.segments.indices.contains(number) {
             range = (index.segments[number].offset, index.segments[number].length)
         } else {
-            throw FarmError(.noSuchJob, "job \(id) has no preview segment '\(name.prefix(40))' (yet): the playlist lists those there are")
+            throw FarmError(.notFound, "job \(id) has no preview segment '\(name.prefix(40))' (yet): the playlist lists those there are")
         }
-        let share = caller.share
+        let (share, owner) = (caller.share, caller.onBehalfOf)
         let gateway = self.gateway
         var headers = HTTPFields()
         headers[.contentType] = name == "init.mp4" ? "video/mp4" : "video/iso.segment"
@@ -57,7 +55,9 @@ extension APIRoutes {
             let end = Int(range.offset + range.length)
             while offset < end {
                 let (at, length) = (offset, min(4 << 20, end - offset))
-                let block = try await gateway.call(for: share) { try $0.fetchBlock(id, part: "preview.mp4", offset: at, length: length) }
+                let block = try await gateway.call(for: share) {
+                    try $0.fetchBlock(id, part: .previewMedia, offset: at, length: length, onBehalfOf: owner)
+                }
                 guard !block.data.isEmpty else { throw FarmError(.resultGone, "job \(id)'s preview was removed while it was sent") }
                 try await writer.write(ByteBuffer(bytes: block.data.prefix(end - offset)))
                 offset += block.data.count
@@ -66,9 +66,12 @@ extension APIRoutes {
         })
     }
 
-    /// The preview's index as the coordinator last published it.
-    private func previewIndex(_ id: String, share: String?) async throws -> LivePreview.Index {
-        let first = try await gateway.call(for: share) { try $0.fetchBlock(id, part: "preview", offset: 0, length: 4 << 20) }
+    /// The preview's index as the coordinator last published it (it checks the caller owns the job).
+    private func previewIndex(_ id: String, for caller: Caller) async throws -> LivePreview.Index {
+        let owner = caller.onBehalfOf
+        let first = try await gateway.call(for: caller.share) {
+            try $0.fetchBlock(id, part: .preview, offset: 0, length: 4 << 20, onBehalfOf: owner)
+        }
         guard first.data.count == first.total else {
             throw FarmError(.renderFailed, "job \(id)'s preview index is \(first.total) bytes, more than one read")
         }

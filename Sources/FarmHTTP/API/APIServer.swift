@@ -48,6 +48,10 @@ struct Caller {
     /// Whose share of the gateway's calls this caller's take (`Turns`): a token's holder;
     /// admins and signed URLs none.
     var share: String? { isAdmin ? nil : owner }
+
+    /// The owner a job must have for this caller to act on it, checked by the coordinator
+    /// in the request itself (one round trip); nil for admins and signed URLs.
+    var onBehalfOf: String? { isAdmin ? nil : owner }
 }
 
 struct APIRoutes: Sendable {
@@ -75,28 +79,25 @@ struct APIRoutes: Sendable {
         group.delete("jobs/:id") { request, context in
             let id = try context.parameters.require("id")
             let caller = try authorize(request)
-            _ = try await job(id, for: caller)
-            return try json(try await gateway.call(for: caller.share) { try $0.cancel(id) })
+            return try json(try await gateway.call(for: caller.share) { try $0.cancel(id, onBehalfOf: caller.onBehalfOf) })
         }
         group.patch("jobs/:id") { request, context in
             let id = try context.parameters.require("id")
             let caller = try authorize(request)
-            _ = try await job(id, for: caller)
             var request = request
             struct Change: Decodable { var priority: Int }
             let body = try await request.collectBody(upTo: 4096)
             guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)), (-1000...1000).contains(change.priority) else {
                 return try problem("priority", "must be an integer from -1000 to 1000")
             }
-            return try json(try await gateway.call(for: caller.share) { try $0.setPriority(id, change.priority) })
+            return try json(try await gateway.call(for: caller.share) { try $0.setPriority(id, change.priority, onBehalfOf: caller.onBehalfOf) })
         }
         group.get("jobs/:id/segments/:segment/thumbnail") { request, context in try await still(request, context, kind: .thumbnail) }
         group.get("jobs/:id/segments/:segment/frame") { request, context in try await still(request, context, kind: .frame) }
         group.get("jobs/:id/shards") { request, context in
             let id = try context.parameters.require("id")
             let caller = try authorize(request)
-            _ = try await job(id, for: caller)
-            return try json(try await gateway.call(for: caller.share) { try $0.shards(id) })
+            return try json(try await gateway.call(for: caller.share) { try $0.shards(id, onBehalfOf: caller.onBehalfOf) })
         }
         group.get("jobs/:id/events") { request, context in
             let id = try context.parameters.require("id")
@@ -105,10 +106,10 @@ struct APIRoutes: Sendable {
             return try events(id, client: caller.owner ?? "(no token)", after: request.headers[APIRoutes.lastEventID])
         }
         group.get("jobs/:id/output") { request, context in
-            try await download(request, context, part: "output", type: "video/mp4")
+            try await download(request, context, part: .output, type: "video/mp4")
         }
         group.get("jobs/:id/sidecar") { request, context in
-            try await download(request, context, part: "sidecar", type: "application/json")
+            try await download(request, context, part: .sidecar, type: "application/json")
         }
         group.get("workers") { request, _ in
             let caller = try authorize(request)

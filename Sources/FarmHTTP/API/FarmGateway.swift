@@ -66,11 +66,15 @@ final class ClientPool: Sendable {
 
     private let idle = Mutex<[Lent]>([])
     private let made = Atomic<Int>(0)
+    private let lends = Atomic<Int>(0)
 
     /// Connections made since the pool was (for its test: one for many calls in a row).
     var connectionsMade: Int { made.load(ordering: .relaxed) }
+    /// Calls to the coordinator since the pool was (for the test that a route makes one).
+    var callsMade: Int { lends.load(ordering: .relaxed) }
 
     func borrow(make: () throws -> FarmClient) throws -> Lent {
+        lends.add(1, ordering: .relaxed)
         if let lent = idle.withLock({ $0.popLast() }) { return lent }
         made.add(1, ordering: .relaxed)
         return Lent(client: try make())

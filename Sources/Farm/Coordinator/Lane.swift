@@ -1,24 +1,21 @@
 import Foundation
 import Synchronization
 
-/// The coordinator's blocking work, off its loop (docs/architecture.md, "The I/O lane"):
-/// verifying and writing chunks, receiving uploads, reading media blocks, removing a
-/// job's chunks, sweeping the state directory. A fixed pool of threads, each with its own
-/// queue; work posted under one key (a job, an upload) always runs on the same thread in
-/// the order posted, so a job's chunk writes and the removal of its chunks never overtake
-/// each other. Each piece of work returns what the loop must do with its outcome (apply
-/// a scheduler event, send a reply), and the loop's poll is woken to do it.
-final class IOLane: Sendable {
-    /// Runs on the loop with the coordinator, after the work.
-    typealias Completion = @Sendable (Coordinator) -> Void
-    typealias Work = @Sendable () -> Completion?
+/// Blocking work off an event loop (docs/architecture.md, "The I/O lane"): a fixed pool of
+/// threads, each with its own queue; work posted under one key (a job, an upload) always
+/// runs on the same thread in the order posted, so a job's chunk writes and the removal of
+/// its chunks never overtake each other. Each piece of work returns a value — what it
+/// found, never a closure over the loop's state — which the loop takes after its poll is
+/// woken and applies with one reducer (`Coordinator.apply(_: LaneOutcome)`).
+final class Lane<Outcome: Sendable>: Sendable {
+    typealias Work = @Sendable () -> Outcome?
 
     private let queues: [Queue]
     private let outcomes: Outcomes
 
-    init(threads: Int, wakeup: Wakeup) {
+    init(threads: Int, name: String, wakeup: Wakeup) {
         outcomes = Outcomes(wakeup: wakeup)
-        queues = (0..<max(1, threads)).map { Queue(name: "io-\($0)") }
+        queues = (0..<max(1, threads)).map { Queue(name: "\(name)-\($0)") }
         for queue in queues { queue.start(outcomes) }
     }
 
@@ -27,17 +24,17 @@ final class IOLane: Sendable {
     func post(key: String, label: String? = nil, _ work: @escaping Work) {
         outcomes.pending.add(1, ordering: .relaxed)
         let label = label ?? String(key.prefix { $0 != " " })
-        queues[Self.thread(of: key, among: queues.count)].post { work().map { completion in (label, completion) } }
+        queues[Self.thread(of: key, among: queues.count)].post { work().map { (label, $0) } }
     }
 
-    /// What finished work asks of the loop, each with its label, in the order it finished.
-    func take() -> [(label: String, completion: Completion)] {
+    /// What finished work found, each with its label, in the order it finished.
+    func take() -> [(label: String, outcome: Outcome)] {
         let taken = outcomes.done.take()
         outcomes.pending.subtract(taken.count, ordering: .relaxed)
         return taken
     }
 
-    /// Work posted whose completion the loop has not taken.
+    /// Work posted whose outcome the loop has not taken.
     var backlog: Int { outcomes.pending.load(ordering: .relaxed) }
 
     func shutDown() { for queue in queues { queue.stop() } }
@@ -49,23 +46,23 @@ final class IOLane: Sendable {
         return Int(hash % UInt64(count))
     }
 
-    /// Where the threads put what they finished.
+    /// Where the threads put what they found.
     private final class Outcomes: Sendable {
-        let done = Inbox<(label: String, completion: Completion)>()
+        let done = Inbox<(label: String, outcome: Outcome)>()
         let pending = Atomic<Int>(0)
         let wakeup: Wakeup
 
         init(wakeup: Wakeup) { self.wakeup = wakeup }
 
-        func finished(_ completion: (label: String, completion: Completion)?) {
-            if let completion { done.post(completion) } else { pending.subtract(1, ordering: .relaxed) }
+        func finished(_ outcome: (label: String, outcome: Outcome)?) {
+            if let outcome { done.post(outcome) } else { pending.subtract(1, ordering: .relaxed) }
             wakeup.signal()
         }
     }
 
     /// One thread and its queue.
     private final class Queue: Sendable {
-        private let work = Inbox<@Sendable () -> (label: String, completion: Completion)?>()
+        private let work = Inbox<@Sendable () -> (label: String, outcome: Outcome)?>()
         private let wake = DispatchSemaphore(value: 0)
         private let stopped = StopSignal()
         private let name: String
@@ -85,7 +82,7 @@ final class IOLane: Sendable {
             thread.start()
         }
 
-        func post(_ item: @escaping @Sendable () -> (label: String, completion: Completion)?) {
+        func post(_ item: @escaping @Sendable () -> (label: String, outcome: Outcome)?) {
             work.post(item)
             wake.signal()
         }

@@ -1,0 +1,54 @@
+import Foundation
+import SessionKit
+
+/// What a piece of the coordinator's I/O-lane work found (docs/architecture.md, "The I/O
+/// lane"): a value the loop applies with one reducer (`Coordinator.apply(_:)`), never a
+/// closure over the loop's state. Work that finds nothing to tell returns no outcome.
+enum LaneOutcome: Sendable {
+    /// A worker's chunk verified and written, or refused.
+    case chunk(ChunkArrival, ready: ChunkReady, from: PeerID, key: AttemptID, cacheFailure: String?)
+    /// An ended job's chunks could not be removed.
+    case chunksNotRemoved(job: String, directory: String, reason: String)
+    /// A block of a medium read for a worker.
+    case mediaBlock(MediaBlock, Data, to: PeerID, contentID: String)
+    /// A client's upload part received (or a handed-over file adopted).
+    case uploaded(Result<Uploaded, any Error>, from: PeerID, holder: String?, hadIt: Bool)
+    /// A block of a result (or preview) file read for a client.
+    case resultBlock(Result<ResultBlockRead, any Error>, request: FetchRequest, to: PeerID)
+    /// A per-segment result's file names, listed for a client.
+    case resultFiles(Result<[String], any Error>, to: PeerID)
+    /// A finished job's result files removed for a client (`deleteResult`).
+    case resultDeleted(job: String, failure: String?, to: PeerID)
+    /// A still request's media checked: those missing.
+    case stillMediaChecked(StillsRequest, from: PeerID, missing: [String])
+    /// A finished job's still request, made from its stored plan.
+    case jobStillRequest(Result<StillsRequest, any Error>, from: PeerID)
+    /// A job resumed after a restart: built, its kept chunks checked.
+    case resumed(ResumedJob, Result<ResumedJob.Built, any Error>)
+    /// The state directory listed and measured for a sweep, and which results are past
+    /// `--keep-results`.
+    case stateListed(StateListing, ended: Result<[EndedJob], any Error>, at: Double)
+    /// A sweep's removals done.
+    case swept(SweepRemovals)
+}
+
+/// A block read from a file: the file's size and the bytes.
+struct ResultBlockRead: Sendable {
+    var total: Int
+    var data: Data
+}
+
+/// A job that ended, and when.
+struct EndedJob: Sendable {
+    var id: String
+    var finished: Double
+}
+
+/// What a sweep removed, and what it could not.
+struct SweepRemovals: Sendable {
+    var results: [EndedJob]
+    var forgottenJobs: [String]
+    var failures: [String]
+    var uploads: [String]
+    var at: Double
+}
