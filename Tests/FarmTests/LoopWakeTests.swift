@@ -25,7 +25,7 @@ struct LoopWakeTests {
         lane.post(.finish(job: "j1"))   // never begun: answered at once, with its reason
         #expect(woken(wakeup))
         let answers = lane.finished.take()
-        #expect(answers.map(\.job) == ["j1"] && answers.first?.error?.contains("never begun") == true, "\(answers)")
+        #expect(answers.map(\.job) == ["j1"] && answers.first?.error?.message.contains("never begun") == true, "\(answers)")
     }
 
     @Test func aCompiledSubmissionWakesTheLoop() throws {

@@ -26,7 +26,9 @@ final class AssemblyLane: Sendable {
     /// the file in all.
     struct Finished: Sendable {
         var job: String
-        var error: String?
+        /// Why the file could not be made: a disk's refusal (`ioFailed`, `storageFull`) or
+        /// chunks that do not join (`renderFailed`).
+        var error: FarmError?
         var writing = 0.0
     }
 
@@ -152,7 +154,7 @@ final class AssemblyLane: Sendable {
     private struct State {
         let log: @Sendable (String) -> Void
         var running: [String: InProgress] = [:]
-        var unbegun: [String: String] = [:]
+        var unbegun: [String: FarmError] = [:]
         /// Jobs whose file is finished and whose preview is not ended yet.
         var previewsToEnd: [InProgress] = []
 
@@ -179,7 +181,7 @@ final class AssemblyLane: Sendable {
                     running[job] = progress
                     progress.advance()
                 } catch {
-                    unbegun[job] = "\(error)"
+                    unbegun[job] = FarmError(FileErrorText.code(of: error) ?? .renderFailed, "\(error)")
                 }
                 return nil
             case .advance(let job):
@@ -187,8 +189,8 @@ final class AssemblyLane: Sendable {
                 return nil
             case .finish(let job):
                 guard let progress = running.removeValue(forKey: job) else {
-                    let reason = unbegun.removeValue(forKey: job) ?? "the job's assembly was never begun"
-                    return Finished(job: job, error: "assembly failed: \(reason)")
+                    let reason = unbegun.removeValue(forKey: job) ?? FarmError(.internal, "the job's assembly was never begun")
+                    return Finished(job: job, error: FarmError(reason.code, "assembly failed: \(reason.message)"))
                 }
                 do {
                     try progress.finish(job: job)
@@ -197,7 +199,7 @@ final class AssemblyLane: Sendable {
                 } catch {
                     progress.assembly.abandon()
                     progress.dropPreview()
-                    return Finished(job: job, error: "assembly failed: \(error)", writing: progress.busy)
+                    return Finished(job: job, error: FarmError(FileErrorText.code(of: error) ?? .renderFailed, "assembly failed: \(error)"), writing: progress.busy)
                 }
             case .drop(let job, _):
                 if let progress = running.removeValue(forKey: job) {

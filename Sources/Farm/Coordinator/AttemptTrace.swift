@@ -9,23 +9,33 @@ import SessionKit
 final class AttemptTrace {
     /// One line. Times are Unix seconds; `chunkBytes` is the stored chunk's size.
     struct Line: Encodable {
-        var event: String
+        /// What the line records; its raw value is the JSON.
+        enum Event: String, Encodable {
+            /// A job made: its shards, and the probes its submission made.
+            case job
+            /// A job ended: its `state`.
+            case jobEnded
+            /// An attempt ended: its `outcome`, worker and times.
+            case attempt
+        }
+
+        var event: Event
         var job: String
         var time: Double
         var shard: Int?
         var attempt: Int?
-        var kind: String?
+        var kind: ShardTask.Kind?
         var segment: Int?
         var frames: Int64?
         var worker: String?
         var started: Double?
-        var outcome: String?
+        var outcome: AttemptOutcome?
         var chunkBytes: Int64?
         /// The worker's own time for the attempt, from its task's arrival to its chunk made:
         /// what is not in it (dispatch, transfer, commit) is the farm's overhead.
         var renderSeconds: Double?
         var shards: Int?
-        var state: String?
+        var state: JobPhase?
         /// On a job's line: the sources its submission probed (0 when every one was known
         /// by its content id), and the seconds that took.
         var probes: Int?
@@ -73,17 +83,17 @@ final class AttemptTrace {
         switch change {
         case .createJob(let record, let plan):
             let probed = probes.removeValue(forKey: record.id)
-            line = Line(event: "job", job: record.id, time: record.created, shards: plan.count, probes: probed?.count ?? 0,
+            line = Line(event: .job, job: record.id, time: record.created, shards: plan.count, probes: probed?.count ?? 0,
                         probeSeconds: probed?.seconds ?? 0, probesOnWorkers: probed?.onWorkers ?? 0)
         case .startAttempt(let key, let worker, let time):
             started[key] = (worker, time)
         case .finishShard(let key, _, let worker, let time):
-            line = attemptLine(key, outcome: "done", worker: worker, at: time, tasks: tasks)
+            line = attemptLine(key, outcome: .done, worker: worker, at: time, tasks: tasks)
             line?.chunkBytes = chunkBytes(key)
         case .endAttempt(let key, let outcome, _, let time) where outcome != .done:
-            line = attemptLine(key, outcome: outcome.rawValue, worker: started[key]?.worker, at: time, tasks: tasks)
+            line = attemptLine(key, outcome: outcome, worker: started[key]?.worker, at: time, tasks: tasks)
         case .jobPhase(let job, let phase, _, let finished) where phase.isFinal:
-            line = Line(event: "jobEnded", job: job, time: finished ?? Date().timeIntervalSince1970, state: phase.rawValue)
+            line = Line(event: .jobEnded, job: job, time: finished ?? Date().timeIntervalSince1970, state: phase)
             started = started.filter { $0.key.jobID != job }
             renderSeconds = renderSeconds.filter { $0.key.jobID != job }
         default:
@@ -101,11 +111,11 @@ final class AttemptTrace {
         }
     }
 
-    private func attemptLine(_ key: AttemptID, outcome: String, worker: String?, at time: Double,
+    private func attemptLine(_ key: AttemptID, outcome: AttemptOutcome, worker: String?, at time: Double,
                              tasks: (String) -> [ShardTask]?) -> Line {
         let task = tasks(key.jobID).flatMap { $0.indices.contains(key.shard) ? $0[key.shard] : nil }
         let opened = started.removeValue(forKey: key)
-        return Line(event: "attempt", job: key.jobID, time: time, shard: key.shard, attempt: key.attempt, kind: task?.kind.rawValue,
+        return Line(event: .attempt, job: key.jobID, time: time, shard: key.shard, attempt: key.attempt, kind: task?.kind,
                     segment: task?.segment, frames: task?.frameCount, worker: worker ?? opened?.worker, started: opened?.at,
                     outcome: outcome, renderSeconds: renderSeconds.removeValue(forKey: key))
     }

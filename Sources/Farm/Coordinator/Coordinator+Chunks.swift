@@ -5,10 +5,29 @@ import SessionKit
 /// What became of a chunk a worker delivered, on the I/O lane.
 enum ChunkArrival: Sendable, Equatable {
     case stored
-    /// The bytes are not the chunk the worker described (LZ4's checksum, the size or the SHA-256).
-    case rejected(String)
-    /// The disk refused it.
+    /// The bytes are not the chunk the worker described.
+    case rejected(ChunkRejection)
+    /// The disk refused it: why, for the job's error.
     case notStored(String)
+}
+
+/// How a delivered chunk differs from what its worker described: it is not trusted, and
+/// the attempt fails (`renderFailed`).
+enum ChunkRejection: Sendable, Equatable, CustomStringConvertible {
+    /// The LZ4 frame does not decode (its checksum, a truncation, past the size limit).
+    case undecodable(detail: String)
+    /// It decodes to another number of bytes than the worker said.
+    case wrongSize(expected: Int, got: Int)
+    /// Its SHA-256 is not the one the worker said.
+    case wrongDigest
+
+    var description: String {
+        switch self {
+        case .undecodable(let detail): "the chunk does not decompress: \(detail)"
+        case .wrongSize(let expected, let got): "the chunk is \(got) bytes, not the \(expected) its worker said"
+        case .wrongDigest: "the chunk does not match its SHA-256"
+        }
+    }
 }
 
 extension Coordinator {
@@ -34,12 +53,11 @@ extension Coordinator {
         let bytes: Data
         do {
             bytes = try LZ4Frame.decompress(payload, limit: 1 << 30)
-            guard bytes.count == ready.size, Digest.sha256(bytes) == ready.sha256 else {
-                throw FarmError(.renderFailed, "chunk does not match its SHA-256")
-            }
         } catch {
-            return .rejected("\(error)")
+            return .rejected(.undecodable(detail: "\(error)"))
         }
+        guard bytes.count == ready.size else { return .rejected(.wrongSize(expected: ready.size, got: bytes.count)) }
+        guard Digest.sha256(bytes) == ready.sha256 else { return .rejected(.wrongDigest) }
         do {
             try writeChunk(bytes, to: path, job: job, assembly: assembly)
         } catch {
@@ -64,9 +82,9 @@ extension Coordinator {
     /// On the loop, the outcome of `storeChunk`.
     func chunkArrived(_ arrival: ChunkArrival, ready: ChunkReady, from peer: PeerID, _ key: AttemptID, cacheFailure: String?) {
         switch arrival {
-        case .rejected(let reason):
+        case .rejected(let rejection):
             CoordinatorMetrics.chunkVerificationFailures.increment()
-            apply(scheduler.handle(.chunkRejected(peer, key, reason: reason), now: Self.now))
+            apply(scheduler.handle(.chunkRejected(peer, key, rejection), now: Self.now))
         case .notStored(let reason):
             apply(scheduler.handle(.chunkNotStored(peer, key, reason: reason), now: Self.now))
         case .stored:

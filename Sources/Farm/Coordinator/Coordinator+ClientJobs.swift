@@ -11,10 +11,8 @@ extension Coordinator {
             let request = try message.decode(StatusRequest.self)
             if let id = request.jobID {
                 send(to: identity, .statusReply, StatusReply(jobs: try statuses(id), stateBytes: housekeeping.stateBytes))
-            } else if let batch = request.batch {
-                send(to: identity, .statusReply, StatusReply(jobs: try batchStatuses(batch), stateBytes: housekeeping.stateBytes))
             } else {
-                send(to: identity, .statusReply, try statusPage(request))
+                try statusList(request, for: identity)   // answered from the I/O lane's reads
             }
         case .watch:
             let request = try message.decode(JobRequest.self)

@@ -153,8 +153,9 @@ extension Coordinator {
     private func create(_ compiled: SubmissionCompiler.Compiled) throws {
         if try answeredBefore(compiled.request, owner: compiled.owner, digest: compiled.digest, identity: compiled.identity) { return }
         for file in compiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
+        // Not a problem of the session: the farm's disk (507 over HTTP), nothing created.
         if let shortfall = diskShortfall(for: compiled.spec.output) {
-            send(to: compiled.identity, .submitted, Submitted(jobID: nil, missing: [], problems: [ValidationReport.Issue(path: "", message: shortfall)]))
+            send(to: compiled.identity, .error, FarmError(.storageFull, shortfall))
             return
         }
         let (id, reused) = try makeJob(compiled, batch: nil)
@@ -188,11 +189,9 @@ extension Coordinator {
         let (request, owner, digest) = (jobs.first?.request, jobs.first?.owner, jobs.first?.digest)
         if let request, try answeredBefore(request, owner: owner, digest: digest, identity: identity) { return }
         for job in jobs { for file in job.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) } }
-        let problems = jobs.compactMap { job in
-            diskShortfall(for: job.spec.output).map { ValidationReport.Issue(path: "", message: "variant \(job.variant ?? "?"): \($0)") }
-        }
-        guard problems.isEmpty else {
-            send(to: identity, .submitted, Submitted(jobID: nil, missing: [], problems: problems))
+        let shortfalls = jobs.compactMap { job in diskShortfall(for: job.spec.output).map { "variant \(job.variant ?? "?"): \($0)" } }
+        guard shortfalls.isEmpty else {
+            send(to: identity, .error, FarmError(.storageFull, shortfalls.joined(separator: "; ")))
             return
         }
         creatingBatches.append(BatchCreation(identity: identity, batch: "b" + Self.newJobID().dropFirst(), pending: jobs[...]))
@@ -290,143 +289,4 @@ extension Coordinator {
         return "j\(stamp)\(random)"
     }
 
-    /// The job's status, or none if there is no such job.
-    func statuses(_ id: String) throws -> [JobStatus] {
-        try store.jobSummary(id).map { [try status(of: $0)] } ?? []
-    }
-
-    /// Every job of a batch, in its variants' order.
-    func batchStatuses(_ batch: String) throws -> [JobStatus] {
-        try store.batchSummaries(batch).map(status(of:))
-    }
-
-    /// A page of the job list, newest first (docs/protocol.md, "Client ⇄ coordinator"): at most
-    /// `limit` (1 … 1000, default 100) after the request's cursor, and the cursor of the
-    /// next page when this one is full.
-    func statusPage(_ request: StatusRequest) throws -> StatusReply {
-        let limit = min(max(request.limit ?? 100, 1), 1000)
-        var cursor: JobStore.JobCursor?
-        if let text = request.after {
-            guard let parsed = JobStore.JobCursor(text) else { throw FarmError(.invalidInput, "'\(text.prefix(80))' is not a page cursor") }
-            cursor = parsed
-        }
-        let summaries = try store.jobSummaries(owner: request.owner, after: cursor, limit: limit)
-        let next = summaries.count == limit ? summaries.last.map { JobStore.JobCursor(created: $0.created, id: $0.id).text } : nil
-        return StatusReply(jobs: try summaries.map(status(of:)), stateBytes: housekeeping.stateBytes, next: next)
-    }
-
-    private func status(of record: JobStore.JobSummary) throws -> JobStatus {
-        // A running job is described from memory; an ended one's counts are summed by the store.
-        var counts = ShardCounts()
-        var perWorker: [String: Int] = [:]
-        var framesDone: Int64 = 0
-        let job = scheduler.jobs[record.id]
-        if let job {
-            counts = job.counts
-            perWorker = job.doneBy.filter { $0.value > 0 }
-            framesDone = job.framesDone
-        } else {
-            let summed = try store.shardCounts(of: record.id)
-            counts = summed.byState
-            framesDone = summed.framesDone
-            perWorker = summed.perWorker
-        }
-        let ended = endedUncommitted[record.id]
-        let state = job?.phase ?? ended?.phase ?? record.state
-        if state.isFinal { counts = counts.ended }
-        // A failed job's error keeps its code; a cancelled one's reason is `cancelled`.
-        let error = (ended?.error?.message ?? record.error).map {
-            FarmError(state == .failed ? ended?.error?.code ?? record.errorCode ?? .internal : .cancelled, publicText($0))
-        }
-        var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
-                               totalFrames: record.totalFrames, shards: counts, error: error,
-                               created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
-                               assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
-                               paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
-                               owner: record.owner, batch: record.batch, variant: record.variant)
-        if record.state == state, state.isFinal { status.webhook = try store.webhook(of: record.id) }
-        status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
-        if let fps = activity.framesPerSecond(ofJob: record.id) {
-            status.framesPerSecond = fps
-            if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
-        }
-        return status
-    }
-
-    func fetch(_ request: FetchRequest, from identity: Data) throws {
-        guard let record = try store.job(request.jobID) else {
-            throw FarmError(.noSuchJob, "no job \(request.jobID)")
-        }
-        let path: String
-        let gone: FarmError
-        if let file = Self.previewFiles[request.part] {
-            // A preview is read while the job runs, and after it is done (docs/api.md, "Live preview").
-            path = previewDirectory(job: request.jobID).appendingPathComponent(file).path
-            gone = FarmError(.resultGone, "job \(request.jobID) has no preview: it is not one file, it was not begun yet, or it was removed")
-            readBlock(of: path, request, from: identity, gone: gone)
-            return
-        }
-        guard record.state == .done else {
-            let phase = scheduler.jobs[request.jobID]?.phase ?? record.state
-            throw FarmError(phase.isFinal ? .alreadyEnded : .notEnded, "job \(request.jobID) is \(phase.rawValue), not done")
-        }
-        let directory = resultPath(job: request.jobID, layout: .segments)
-        let output = resultPath(job: request.jobID).path
-        switch request.part {
-        case .output: path = output
-        case .sidecar: path = Sidecar.path(for: output)
-        case .preview, .previewMedia: return   // read above
-        case .files:
-            // Listed on the I/O lane: a directory of thousands of segments is not read on the loop.
-            ioLane.post(key: "result " + request.jobID, label: "result files") {
-                .resultFiles(Result {
-                    LoopGuard.assertMayBlock("listing \(directory.path)")
-                    return FileManager.default.fileExists(atPath: directory.path)
-                        ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
-                }, to: identity)
-            }
-            return
-        case .file(let name):
-            guard Self.isResultFileName(name) else {
-                throw FarmError(.invalidInput, "no file '\(name.prefix(64))' of a result: its files are segment-NNN.mp4")
-            }
-            path = directory.appendingPathComponent(name).path
-        }
-        gone = FarmError(.resultGone, missingResultReason(record))
-        readBlock(of: path, request, from: identity, gone: gone)
-    }
-
-    /// The parts of a live preview a client reads: its index and its file of segments.
-    static let previewFiles: [ResultPart: String] = [.preview: LivePreview.Index.fileName, .previewMedia: LivePreview.Index.mediaFileName]
-
-    /// Sends a block of `path` (`gone` if there is no such file), read on the I/O lane: a
-    /// block is up to 4 MiB from the disk.
-    private func readBlock(of path: String, _ request: FetchRequest, from identity: Data, gone: FarmError) {
-        ioLane.post(key: "result " + request.jobID) {
-            let read = Result { () throws -> ResultBlockRead in
-                guard let handle = FileHandle(forReadingAtPath: path) else { throw gone }
-                defer { try? handle.close() }   // read-only: closing cannot lose data
-                let total = Int(try handle.seekToEnd())
-                try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
-                return ResultBlockRead(total: total, data: try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data())
-            }
-            return .resultBlock(read, request: request, to: identity)
-        }
-    }
-}
-
-/// A batch whose variants' jobs are being made, a slice each turn.
-struct BatchCreation {
-    let identity: Data
-    let batch: String
-    /// The variants compiled, in order; `pending` those not made yet.
-    let compiled: [SubmissionCompiler.Compiled]
-    var pending: ArraySlice<SubmissionCompiler.Compiled>
-    var variants: [VariantJob] = []
-    var reused = 0
-    var shards = 0
-
-    init(identity: Data, batch: String, pending: ArraySlice<SubmissionCompiler.Compiled>) {
-        (self.identity, self.batch, self.compiled, self.pending) = (identity, batch, Array(pending), pending)
-    }
 }

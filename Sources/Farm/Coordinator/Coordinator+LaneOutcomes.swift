@@ -18,6 +18,8 @@ extension Coordinator {
             send(to: peer, .resultBlock, ResultBlock(offset: request.offset, total: read.total), payload: [read.data])
         case .resultBlock(.failure(let error), _, let peer):
             refuse(.fetch, from: peer, error)
+        case .statusRows(let rows, let next, let peer):
+            statusRows(rows, next: next, to: peer)
         case .resultFiles(let listed, let peer):
             do {
                 let list = try JSONEncoder().encode(try listed.get())

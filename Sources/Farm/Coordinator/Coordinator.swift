@@ -8,70 +8,6 @@ import Synchronization
 /// The farm's coordinator (docs/operations.md): one ROUTER socket for workers and clients, a
 /// single-threaded event loop, SQLite for every state change, credit-based dispatch.
 public final class Coordinator {
-    public struct Options: Sendable {
-        public var endpoint: String
-        public var stateDirectory: URL
-        public var heartbeatMillis = 1000
-        /// Missed heartbeats before a worker is dead.
-        public var liveness = 3
-        public var maxFailuresPerShard = 3
-        public var backupAfterSeconds = 2.0
-        /// Directories whose files submitted by path may be read in place.
-        public var mediaRoots: [URL] = []
-        /// The farm's looks directory: its looks replace a submission's (docs/filters.md).
-        public var looks: URL?
-        /// Refuse ReelFarm's stand-in images for the SDK's named looks.
-        public var strictLooks = false
-        /// Reads sources named by URL, to validate and plan (docs/operations.md, "Sources by URL").
-        public var origins = OriginClient(policy: URLPolicy())
-        /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
-        public var curve: CurveServer?
-        /// Finished chunks kept for reuse by later jobs (docs/rendering.md, "Reusing chunks").
-        public var chunkCacheBytes: Int64 = 1 << 30
-        /// Reuse chunks across owners (`--share-chunks`): faster for tenants with the same
-        /// media, and a side channel between them (docs/rendering.md, "Reusing chunks").
-        public var shareChunks = false
-        /// How long a finished job's result (and unused uploads) are kept (docs/operations.md, "Housekeeping").
-        public var keepResultsSeconds = 24 * 3600.0
-        /// How long what is remembered of an ended job (its status, shards, attempts) is
-        /// kept (docs/operations.md, "Housekeeping"); at least `keepResultsSeconds`.
-        public var keepJobsSeconds = 30 * 86_400.0
-        /// Free space kept in the state directory (docs/operations.md, "Disks").
-        public var minimumFreeBytes: Int64 = 64 << 20
-        /// Where the HTTP API in this process keeps uploads until they are whole, and hands
-        /// them over from by path (docs/protocol.md, "Uploads").
-        public var apiUploads: URL { stateDirectory.appendingPathComponent("api-uploads") }
-        /// Ends `run()` when raised (from any thread).
-        public var stop = StopSignal()
-        /// Beats each turn of the loop, for `/healthz`.
-        public var pulse = LoopPulse()
-        /// How long the loop keeps work waiting (`reel_coordinator_loop_lag_seconds`).
-        public var loopLag = LoopLag()
-        /// The loop thread's scheduling policy (`--loop-priority`).
-        public var loopPriority = LoopPriority.normal
-        /// Jobs may name a callback URL: a webhook deliverer runs beside the coordinator
-        /// (docs/api.md, "Webhooks").
-        public var acceptsCallbacks = false
-        /// Where callbacks may go: checked by name at submission (the deliverer checks
-        /// the addresses at each attempt).
-        public var callbackPolicy = URLPolicy()
-        /// The largest job taken (`--max-segments`, `--max-shards`).
-        public var jobLimits = JobLimits()
-        /// `--planned-slots`: the render slots the farm is sized for; a job that does not say
-        /// how long its shards are gets the length for that many (docs/scale.md). 0: 2 GOPs.
-        public var plannedSlots = 0
-        /// `--trace FILE`: one JSON line per job and per attempt (`AttemptTrace`).
-        public var tracePath: String?
-        /// Files in place whose content ids and probes this process already has (`reel
-        /// render`'s embedded farm: the command loaded and hashed them): kept at start, so
-        /// the job's compile neither hashes nor probes them again. Never from a peer.
-        public var knownMedia: [KnownMedium] = []
-
-        public init(endpoint: String, stateDirectory: URL) {
-            self.endpoint = endpoint
-            self.stateDirectory = stateDirectory
-        }
-    }
 
     let options: Options
     let store: JobStore
@@ -117,7 +53,7 @@ public final class Coordinator {
     /// Clients watching a job's progress.
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
-    private let finishedAssemblies: Inbox<(String, FarmError?, Double, PublishedOutput?)>
+    let finishedAssemblies: Inbox<(String, FarmError?, Double, PublishedOutput?)>
     /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
     var assemblyTimes: [String: Double] = [:]
     var finishedPeakRSS: [String: Int] = [:]
@@ -128,7 +64,7 @@ public final class Coordinator {
     /// Wakes the loop's poll when a lane, a compile thread or an assembly has posted a result.
     let wakeup: Wakeup
     private var logLimiter = LogLimiter()
-    private var budget = PeerBudget()
+    var budget = PeerBudget()
     /// The payload of the chunk message being handled, for a `storeChunk` effect.
     var chunkAtHand: (ready: ChunkReady, payload: Data)?
     /// Store changes of this turn, and those the disk refused in earlier turns (written
@@ -351,70 +287,6 @@ public final class Coordinator {
         }
     }
 
-    /// Returns what the message was, for the turn's profile.
-    private func handle(_ frames: [Data], userID: String?) -> String {
-        guard frames.count >= 2 else { return "short" }
-        let identity = frames[0]
-        switch budget.admit(identity, now: Self.now) {
-        case .accept: break
-        case .ignore: return "ignored"
-        case .cutOff:
-            logLimited("cut off", "cut off a peer that sent over \(budget.messagesPerTurn) messages in one turn: "
-                + "its messages are dropped for \(Int(budget.cutOffSeconds)) s")
-            if workers[identity] != nil { apply(scheduler.handle(.sendFailed(identity), now: Self.now)) }
-            return "cut off"
-        }
-        let message: WireMessage
-        do {
-            message = try WireMessage.parse(Array(frames.dropFirst()))
-        } catch let mismatch as FarmError where mismatch.code == .versionMismatch {
-            log("refused a peer: \(mismatch)", level: .warning)
-            send(to: identity, .refused, mismatch)
-            return "refused"
-        } catch {
-            logLimited("malformed", "dropped a malformed message: \(error)")
-            send(to: identity, .error, FarmError.from(error, fallback: .malformed))
-            return "malformed"
-        }
-        let credentials: PeerCredentials?
-        if let curve = options.curve {
-            // The handshake admitted only listed keys; the key's role decides what it may say.
-            guard let key = userID, let role = curve.authorized[key] else {
-                logLimited("no key", "refused \(message.type.rawValue) from a peer without an authorized key")
-                send(to: identity, .refused, FarmError(.unauthorized, "this connection has no authorized key"))
-                return "refused"
-            }
-            guard role.may(send: message.type) else {
-                logLimited("wrong role", "refused \(message.type.rawValue) from \(role.rawValue) key \(key)")
-                send(to: identity, .refused, FarmError(.forbidden, "a \(role.rawValue) key may not send \(message.type.rawValue)"))
-                return "refused"
-            }
-            credentials = PeerCredentials(key: key, role: role)
-        } else {
-            credentials = nil
-        }
-        apply(scheduler.handle(.heard(identity), now: Self.now))   // any message is a heartbeat
-        do {
-            try route(message, from: identity, credentials: credentials)
-        } catch {
-            refuse(message.type, from: identity, error)
-        }
-        return message.type.rawValue
-    }
-
-    /// One handler per family of messages (docs/protocol.md): a worker's, a client's
-    /// submission and media, a client's jobs, thumbnails and frames.
-    private func route(_ message: WireMessage, from identity: Data, credentials: PeerCredentials?) throws {
-        switch message.type {
-        case .hello, .heartbeat, .chunk, .failed, .mediaRequest: try workerSaid(message, from: identity)
-        case .submit, .upload, .adopt, .mediaQuery: try clientSent(message, from: identity, credentials: credentials)
-        case .status, .watch, .cancel, .fetch, .deleteResult, .workers, .setPriority, .shards:
-            try clientAsked(message, from: identity, credentials: credentials)
-        case .stills, .jobStills, .stillsReply, .invalidate: try stillsMessage(message, from: identity, credentials: credentials)
-        default:
-            throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
-        }
-    }
 
     func send<Body: Encodable>(to identity: Data, _ type: MessageType, _ body: Body, payload: [Data] = []) {
         do {
@@ -443,90 +315,6 @@ public final class Coordinator {
         }
     }
 
-    // MARK: Who may do what (docs/operations.md, "Trust")
-
-    /// Who must have sent a file's bytes before it learns the file is stored or renders it
-    /// (docs/api.md, "Uploading media"): a client key itself; for an admin (the HTTP API's
-    /// gateway among them) or any peer of a farm without keys, the holder it names for a
-    /// client it serves (`token:NAME`), or nobody when it acts for itself.
-    static func mustShowMedia(_ credentials: PeerCredentials?, naming named: String? = nil) -> String? {
-        guard let credentials else { return named }
-        switch credentials.role {
-        case .client: return credentials.key
-        case .admin: return named
-        case .worker: return credentials.key   // never reached: a worker sends no client messages
-        }
-    }
-
-    /// Under CURVE only the client that submitted a job, or an admin, may cancel or fetch it.
-    /// `onBehalfOf`: the owner an admin (or a peer of a farm without keys: the HTTP API)
-    /// acts for, who must own the job: the API's ownership check in the request's own round trip.
-    func mayManage(_ jobID: String, _ credentials: PeerCredentials?, onBehalfOf: String? = nil) throws {
-        let actsFor = credentials == nil || credentials?.role == .admin ? onBehalfOf : nil
-        guard credentials != nil || actsFor != nil else { return }
-        let owner: String?
-        if let job = scheduler.jobs[jobID] {
-            owner = job.owner
-        } else if let record = try store.job(jobID) {
-            owner = record.owner
-        } else {
-            return   // no such job: the request says so itself
-        }
-        if let actsFor {
-            guard owner == actsFor else { throw FarmError(.notOwner, "job \(jobID) is another client's") }
-        } else if let credentials, !credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) {
-            logLimited("not owner", "refused a \(credentials.role.rawValue) key \(credentials.key) acting on job \(jobID) of another client")
-            throw FarmError(.notOwner, "job \(jobID) belongs to another client")
-        }
-    }
-
-    /// Media blocks go only to registered workers, and only of media that a shard or a
-    /// still request they hold needs; a worker still fetching for work it no longer holds
-    /// (cancelled, beaten by a backup) is told the media is not there, which ends its fetch.
-    func mayRead(_ request: MediaRequest, from identity: Data) -> Bool {
-        let contentID = request.contentID
-        guard let worker = workers[identity] else {
-            let line = "a media request from a peer that is not a worker"
-            logLimited("forged media request", "refused \(line)")
-            send(to: identity, .refused, FarmError(.unknownWorker, "unknown worker: say hello (refused \(line))"))
-            return false
-        }
-        let forStill = stillsBroker.serves(identity, contentID: contentID)
-        guard scheduler.job(reading: contentID, peer: identity) != nil || forStill else {
-            logLimited("unneeded media", "\(worker.workerID) asked for \(contentID), which no work it holds needs")
-            send(to: identity, .mediaBlock, MediaBlock(contentID: contentID, offset: request.offset, total: 0, missing: true),
-                 payload: [Data()])
-            return false
-        }
-        return true
-    }
-
-    /// An error as a peer may read it: the coordinator's own directories are not its
-    /// business (docs/operations.md, "Trust"); content ids name the media.
-    func publicText(_ error: Error) -> String { publicText("\(error)") }
-
-    func publicText(_ message: String) -> String {
-        let state = options.stateDirectory.standardizedFileURL
-        return Self.scrub(message, naming: [(state.appendingPathComponent("media"), "the coordinator's media store"),
-                                            (state, "the coordinator's state directory")]
-                                           + options.mediaRoots.map({ ($0, "a media root") }))
-    }
-
-    /// `message` with each directory's path, and its `file://` URL, told by name instead:
-    /// what a client may read of the coordinator's disk. The innermost first (`media`
-    /// inside the state directory).
-    static func scrub(_ message: String, naming directories: [(URL, String)]) -> String {
-        var text = message
-        for (directory, name) in directories {
-            let path = directory.standardizedFileURL.path
-            // As a URL the path would read `file://the coordinator's state directory/…`.
-            text = text.replacingOccurrences(of: "file://" + path, with: name)
-            text = text.replacingOccurrences(of: path, with: name)
-        }
-        return text
-    }
-
-    /// Media bytes sent, by worker id and by job (docs/operations.md, "Media").
     func countMediaSent(_ bytes: Int, contentID: String, to peer: PeerID) {
         guard bytes > 0, let worker = workers[peer] else { return }
         mediaBytesSent.byWorker[worker.workerID, default: 0] += Int64(bytes)
@@ -552,37 +340,6 @@ public final class Coordinator {
             return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
         }
         if let failure { log("the trace file cannot be written (\(failure)); tracing stops", level: .error) }
-    }
-
-    func chunkPath(job: String, shard: Int) -> URL {
-        URL(fileURLWithPath: chunkDirectory(job) + Self.chunkName(shard))
-    }
-
-    /// Every chunk's path of a job of `count` shards. Made by joining strings: a URL and a
-    /// `String(format:)` per shard took 60 ms of the loop for a job of 7,204 shards.
-    func chunkPaths(job: String, count: Int) -> [String] {
-        let directory = chunkDirectory(job)
-        return (0..<count).map { directory + Self.chunkName($0) }
-    }
-
-    private func chunkDirectory(_ job: String) -> String {
-        options.stateDirectory.appendingPathComponent("chunks/\(job)").path + "/"
-    }
-
-    /// `000042.mp4`: the shard's index, six digits at least.
-    static func chunkName(_ shard: Int) -> String {
-        let digits = String(shard)
-        return String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".mp4"
-    }
-
-    /// A whole job's MP4 (its sidecar beside it), or a per-segment job's directory.
-    func resultPath(job: String, layout: Plan.Layout = .whole) -> URL {
-        options.stateDirectory.appendingPathComponent(layout == .whole ? "results/\(job).mp4" : "results/\(job)")
-    }
-
-    /// A job's live preview: its growing fMP4 file and index (docs/rendering.md, "Live preview").
-    func previewDirectory(job: String) -> URL {
-        options.stateDirectory.appendingPathComponent("previews/\(job)")
     }
 
     func cancel(_ jobID: String, from identity: Data) throws {
@@ -611,120 +368,4 @@ public final class Coordinator {
         }
     }
 
-    // MARK: Assembly
-
-    /// A job of one file is assembled on the lane from its first chunk on (docs/rendering.md,
-    /// "Assembly"); called when the job is created or resumed, before the scheduler has it
-    /// (which may ask for its end at once).
-    func beginAssembly(of job: ScheduledJob) {
-        guard job.spec.layout == .whole else { return }
-        assemblyLane.post(.begin(job: job.id, spec: job.spec, output: resultPath(job: job.id, layout: .whole).path,
-                                 preview: previewDirectory(job: job.id).path, chunks: chunkPaths(job: job.id, count: job.spec.tasks.count)))
-    }
-
-    /// Every chunk is stored: the lane writes the index of a job of one file; a job of one
-    /// file per segment is assembled now on a thread of its own.
-    func startAssembly(_ id: String) {
-        guard let job = scheduler.jobs[id] else { return }
-        let spec = job.spec
-        if spec.layout == .whole {
-            assemblyStarted[id] = Date()
-            assemblyLane.post(.finish(job: id))
-            return
-        }
-        let chunks = chunkPaths(job: id, count: job.tasks.count)
-        let output = resultPath(job: id, layout: spec.layout).path
-        let finished = finishedAssemblies
-        let thread = Thread {
-            let started = Date()
-            do {
-                try spec.assemble(to: output) { chunks[$0] }
-                finished.post((id, nil, Date().timeIntervalSince(started), nil))
-            } catch {
-                finished.post((id, FarmError(.renderFailed, "assembly failed: \(error)"), Date().timeIntervalSince(started), nil))
-            }
-        }
-        thread.start()
-    }
-
-    /// Sends an assembled result where its job asked (docs/api.md, "Output to a URL"), on
-    /// a thread of its own: the job is done only once it is there.
-    private func publish(_ id: String, to destination: OutputTarget, owner: String?, assembledIn seconds: Double) {
-        let output = resultPath(job: id, layout: .whole).path
-        let finished = finishedAssemblies
-        // One tenant's hanging upload targets hold only its share of the connections.
-        let origins = options.origins.onBehalf(of: owner ?? "")
-        let thread = Thread {
-            let started = Date()
-            do {
-                let published = try origins.publish(output, sidecar: Sidecar.path(for: output), to: destination)
-                finished.post((id, nil, seconds + Date().timeIntervalSince(started), published))
-            } catch {
-                unlink(output)
-                unlink(Sidecar.path(for: output))
-                finished.post((id, FarmError(FarmErrorCode.of(error), "sending the result failed: \(error)"),
-                               seconds + Date().timeIntervalSince(started), nil))
-            }
-        }
-        thread.start()
-    }
-
-    /// Assemblies the lane has finished: published first where the job asked.
-    private func collectLane() {
-        for done in assemblyLane.finished.take() {
-            guard let job = scheduler.jobs[done.job] else { continue }
-            // From the last chunk stored: the lane's queue, the index and the sidecar.
-            let seconds = assemblyStarted.removeValue(forKey: done.job).map { Date().timeIntervalSince($0) } ?? 0
-            log(String(format: "job %@: index written %.3f s after the last chunk; %.2f s writing the file in all", done.job, seconds, done.writing),
-                LogIDs(job: done.job), level: .debug)
-            if done.error == nil, let destination = job.spec.destination {
-                publish(done.job, to: destination, owner: job.owner, assembledIn: seconds)
-            } else {
-                finishedAssemblies.post((done.job, done.error.map { FarmError(.renderFailed, $0) }, seconds, nil))
-            }
-        }
-    }
-
-    private func collectAssemblies() {
-        collectLane()
-        for (id, error, seconds, published) in finishedAssemblies.take() {
-            guard let job = scheduler.jobs[id] else { continue }
-            if let published {
-                do {
-                    try store.setPublished(id, String(decoding: try JSONEncoder().encode(published), as: UTF8.self))
-                    log("job \(id) sent to \(published.url) (\(published.bytes) bytes, sha256 \(published.sha256))", LogIDs(job: id))
-                } catch {
-                    log("job \(id): could not record where its result went: \(error)", LogIDs(job: id), level: .warning)
-                }
-            }
-            assemblyTimes[id] = seconds
-            CoordinatorMetrics.assembly.recordSeconds(seconds)
-            if let rss = job.workerPeakRSSKB { finishedPeakRSS[id] = rss }
-            log("job \(id) assembled in \(String(format: "%.2f", seconds)) s", LogIDs(job: id))
-            apply(scheduler.handle(.assembled(id, error: error), now: Self.now))
-        }
-    }
-
-}
-
-/// A flag one thread raises and a loop on another checks.
-public final class StopSignal: Sendable {
-    private let flag = Atomic<Bool>(false)
-    private let wakes = Mutex<[@Sendable () -> Void]>([])
-    public init() {}
-
-    public func raise() {
-        flag.store(true, ordering: .relaxed)
-        for wake in wakes.withLock({ $0 }) { wake() }
-    }
-
-    public var isRaised: Bool { flag.load(ordering: .relaxed) }
-
-    /// Calls `wake` when the signal is raised (at once if it is already): a loop that polls
-    /// returns then, not at its poll's time-out (`reel render` stops its farm in
-    /// milliseconds, not in two 100-ms polls).
-    public func wakes(_ wake: @escaping @Sendable () -> Void) {
-        wakes.withLock { $0.append(wake) }
-        if isRaised { wake() }
-    }
 }

@@ -17,10 +17,35 @@ final class LaneStore: Sendable {
         try store.withLock { try $0.ended(before: cutoff, among: ids) }
     }
 
+    /// Pages of the job list and a batch's jobs as stored, each with its shard counts and
+    /// webhook: a query or three per job, up to 10,000 jobs, read here instead of on the
+    /// loop, which adds what only it knows (docs/architecture.md, "What runs where").
+    func page(owner: String?, after cursor: JobStore.JobCursor?, limit: Int) throws -> [StoredJob] {
+        try store.withLock { store in try store.jobSummaries(owner: owner, after: cursor, limit: limit).map { try StoredJob($0, in: store) } }
+    }
+
+    func batch(_ id: String) throws -> [StoredJob] {
+        try store.withLock { store in try store.batchSummaries(id).map { try StoredJob($0, in: store) } }
+    }
+
     /// The pinned URL sources of a stored job, from its plan (a finished job's pictures; a
     /// running one's plan is in memory).
     func origins(ofJob id: String) throws -> [String: OriginObject] {
         guard let text = try store.withLock({ try $0.spec(of: id) }) else { return [:] }
         return try JobSpec.decode(Data(text.utf8)).files.compactMapValues(\.origin)
+    }
+}
+
+/// A job as the store holds it, for a status built on the loop: its summary, its shards
+/// counted by the store (used for a job the scheduler no longer holds), its webhook.
+struct StoredJob: Sendable {
+    var summary: JobStore.JobSummary
+    var counts: (byState: ShardCounts, framesDone: Int64, perWorker: [String: Int])
+    var webhook: WebhookStatus?
+
+    init(_ summary: JobStore.JobSummary, in store: JobStore) throws {
+        self.summary = summary
+        counts = try store.shardCounts(of: summary.id)
+        webhook = summary.state.isFinal ? try store.webhook(of: summary.id) : nil
     }
 }

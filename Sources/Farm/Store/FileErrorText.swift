@@ -12,4 +12,17 @@ enum FileErrorText {
         }
         return "\(error)"
     }
+
+    /// The farm's code for a failed file operation: a full disk (or quota) is `storageFull`,
+    /// any other refusal of the file system `ioFailed`; nil for an error not of a file.
+    static func code(of error: Error) -> FarmErrorCode? {
+        let ns = error as NSError
+        let posix = ns.domain == NSPOSIXErrorDomain ? ns.code
+            : (ns.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
+        if let posix { return posix == Int(ENOSPC) || posix == Int(EDQUOT) ? .storageFull : .ioFailed }
+        if ns.domain == NSCocoaErrorDomain, (CocoaError.fileNoSuchFile.rawValue...CocoaError.fileWriteVolumeReadOnly.rawValue).contains(ns.code) {
+            return ns.code == CocoaError.fileWriteOutOfSpace.rawValue ? .storageFull : .ioFailed
+        }
+        return nil
+    }
 }

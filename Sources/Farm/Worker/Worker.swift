@@ -9,77 +9,37 @@ import SessionKit
 /// `slots` shards at once on its own threads, sends LZ4 chunks, fetches media it cannot
 /// read, and reconnects with backoff when the coordinator goes away.
 public final class Worker {
-    public struct Options: Sendable {
-        public var endpoint: String
-        public var slots: Int
-        public var cacheDirectory: URL
-        public var cacheLimit: Int64 = 10 << 30
-        /// Thumbnails and frames kept in `cacheDirectory/stills`.
-        public var stillCacheLimit: Int64 = 1 << 30
-        public var workerID = "w-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
-        public var heartbeatMillis = 1000
-        public var liveness = 3
-        /// Test hooks: a hostile worker that corrupts its chunks, one that always fails,
-        /// and a file that gets one line per render.
-        public var corruptChunks = false
-        public var failAlways = false
-        public var renderLog: String?
-        /// Test hook: a pause before each shard, so a test can act while a job is surely running.
-        public var shardDelayMillis = 0
-        /// CURVE keys for a coordinator that requires them.
-        public var curve: CurveClient?
-        /// Directories whose files may be read in place (a shared filesystem).
-        public var mediaRoots: [URL] = []
-        /// Reads media named by URL straight from their origins (docs/operations.md, "Sources by URL").
-        public var origins = OriginClient(policy: URLPolicy())
-        /// Raised by SIGTERM/SIGINT: take no more work, finish or hand back running shards
-        /// within `drainSeconds`, then leave (docs/operations.md, "Shutting down").
-        public var drain = StopSignal()
-        public var drainSeconds = 30.0
-        /// The process whose worker this is (`reel render`'s embedded farm): when it dies,
-        /// this worker leaves too instead of running on as an orphan.
-        public var parentPID: Int32?
-        public var stop = StopSignal()
-        /// Beats each time round the loop, for `/healthz`.
-        public var pulse = LoopPulse()
-
-        public init(endpoint: String, slots: Int, cacheDirectory: URL) {
-            self.endpoint = endpoint
-            self.slots = slots
-            self.cacheDirectory = cacheDirectory
-        }
-    }
 
     let options: Options
-    private let context: ZMQContext
-    private var socket: ZMQSocket
-    private let cache: WorkerMediaCache
-    private let results = Inbox<(key: AttemptID, outcome: Outcome)>()
-    private var running: [AttemptID: Date] = [:] {
+    let context: ZMQContext
+    var socket: ZMQSocket
+    let cache: WorkerMediaCache
+    let results = Inbox<(key: AttemptID, outcome: Outcome)>()
+    var running: [AttemptID: Date] = [:] {
         didSet { busySlots.set(running.count) }
     }
     /// How many slots render, for the still thread's choice of frame threads.
-    private let busySlots = SlotGauge()
+    let busySlots = SlotGauge()
     /// Raised to stop a running shard (cancel, or a backup copy that won elsewhere).
-    private var stopFlags: [AttemptID: StopSignal] = [:]
-    private var waiting: [Waiting] = []                  // for media
-    private let stills: StillThread
+    var stopFlags: [AttemptID: StopSignal] = [:]
+    var waiting: [Waiting] = []                  // for media
+    let stills: StillThread
     /// Signalled by render and still threads when a result is ready.
-    private let wakeup: Wakeup
-    private var fetches: [String: (handle: FileHandle, received: Int)] = [:]
+    let wakeup: Wakeup
+    var fetches: [String: (handle: FileHandle, received: Int)] = [:]
     /// A video shard's source is read by ranges: only the blocks its demuxer touches.
-    private let ranges: RangeFetcher
+    let ranges: RangeFetcher
     /// Media read by ranges, per running shard: their blocks stay in the cache meanwhile.
-    private var runningRemote: [AttemptID: Set<String>] = [:]
-    private var runningMedia: Set<String> { runningRemote.values.reduce(into: []) { $0.formUnion($1) } }
-    private var lastHeard = Date()
-    private var lastSent = Date.distantPast
-    private var lastSample = Date.distantPast
-    private var welcomed = false
-    private var backoff = 1.0
+    var runningRemote: [AttemptID: Set<String>] = [:]
+    var runningMedia: Set<String> { runningRemote.values.reduce(into: []) { $0.formUnion($1) } }
+    var lastHeard = Date()
+    var lastSent = Date.distantPast
+    var lastSample = Date.distantPast
+    var welcomed = false
+    var backoff = 1.0
     /// Every line carries this worker's id (docs/operations.md, "Logs").
     let logger: Logger
-    private let scratch: URL
+    let scratch: URL
 
     public init(options: Options, logger: Logger = Logger(label: "reel.worker", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
         self.options = options
@@ -121,7 +81,7 @@ public final class Worker {
         }
     }
 
-    private static func connect(_ context: ZMQContext, _ endpoint: String, curve: CurveClient?) throws -> ZMQSocket {
+    static func connect(_ context: ZMQContext, _ endpoint: String, curve: CurveClient?) throws -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 1000)
         try socket.set(ZMQ_RECONNECT_IVL, Int32(200))
         if let curve { try socket.secure(curve) }
@@ -177,7 +137,7 @@ public final class Worker {
 
     /// Paranoid Pirate: a silent coordinator means a new socket and a new hello, after a
     /// growing pause (1 s … 16 s).
-    private func reconnect() throws {
+    func reconnect() throws {
         logger.warning("coordinator silent; reconnecting in \(Int(backoff)) s")
         socket.close()
         Thread.sleep(forTimeInterval: backoff)
@@ -190,13 +150,13 @@ public final class Worker {
         sendHello()
     }
 
-    private func sendHello() {
+    func sendHello() {
         send(.hello, Hello(workerID: options.workerID, host: ProcessInfo.processInfo.hostName, slots: options.slots,
                            capabilities: ["video", "audio", "stills"], engineVersion: EngineVersion.engine,
                            encoders: EncoderFingerprint.all))
     }
 
-    private func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {
+    func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {
         do {
             let message = try WireMessage(type, body)
             try socket.send([.bytes(message.header())] + payload)
@@ -209,7 +169,7 @@ public final class Worker {
     /// One message from the coordinator. Only a refusal of this worker (another protocol
     /// or engine version, a key it will not take) ends the worker; anything else that fails
     /// fails the one shard or request it concerns, and the worker goes on.
-    private func handle(_ frames: [Data]) throws {
+    func handle(_ frames: [Data]) throws {
         lastHeard = Date()
         let message: WireMessage
         do {
@@ -236,7 +196,7 @@ public final class Worker {
         }
     }
 
-    private func process(_ message: WireMessage) throws {
+    func process(_ message: WireMessage) throws {
         switch message.type {
         case .welcome:
             welcomed = true
@@ -277,123 +237,9 @@ public final class Worker {
         }
     }
 
-    // MARK: Media
-
-    private func accept(_ work: Waiting) {
-        waiting.append(work)
-        startReady()
-    }
-
-    /// Starts every waiting shard whose files are all here (a video shard's source may be
-    /// read by ranges instead); requests the first missing block otherwise.
-    private func startReady() {
-        var still: [Waiting] = []
-        for assignment in waiting {
-            var files: [String: URL] = [:]
-            var remote: [String: String] = [:]
-            var missing: String?
-            var hits = 0
-            for (reference, contentID) in assignment.files {
-                let path = assignment.paths[reference].flatMap { MediaStore.isInside($0, options.mediaRoots) ? $0 : nil }
-                let trusted: FileStat? = if case .shard(let a) = assignment { a.pathStats[reference] } else { nil }
-                if let url = cache.cached(contentID) {
-                    files[reference] = url
-                    hits += 1
-                } else if let url = cache.inPlace(path, contentID: contentID, trusted: trusted) {
-                    files[reference] = url
-                } else if case .shard(let a) = assignment, a.spec.origins?[reference] != nil {
-                    continue   // read from its origin by the render
-                } else if case .shard(let a) = assignment, a.spec.media.contains(reference) {   // video and audio read by ranges
-                    remote[reference] = contentID
-                } else {
-                    missing = contentID
-                }
-            }
-            for (path, trusted) in cache.takeInPlaceNews() {
-                logger.info("reading \(path) in place (\(trusted ? "its size and time match the coordinator's check: not hashed" : "hashed to check it"))")
-            }
-            if let missing {
-                still.append(assignment)
-                if fetches[missing] == nil { startFetch(missing) }
-            } else {
-                WorkerMetrics.mediaCacheHits.increment(by: Int64(hits))
-                WorkerMetrics.mediaCacheMisses.increment(by: Int64(remote.count))
-                switch assignment {
-                case .shard(let shard): start(shard, files: files, remote: remote)
-                case .stills(let request): stills.post(.serve(request, files: files))
-                }
-            }
-        }
-        waiting = still
-    }
-
-    private func startFetch(_ contentID: String) {
-        guard let partial = cache.partialURL(contentID) else {
-            return failWaiting(on: contentID, FarmError(.invalidInput, "'\(contentID)' is not a content id"))
-        }
-        let handle: FileHandle
-        do {
-            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-                throw FarmError(.ioFailed, "cannot create \(partial.path)")
-            }
-            handle = try FileHandle(forWritingTo: partial)
-        } catch {
-            return failWaiting(on: contentID, FarmError(.ioFailed, "cannot fetch \(contentID) into the media cache: \(error)"))
-        }
-        fetches[contentID] = (handle, 0)
-        WorkerMetrics.mediaCacheMisses.increment()
-        logger.info("fetching \(contentID.prefix(19))… from the coordinator")
-        send(.mediaRequest, MediaRequest(contentID: contentID, offset: 0, length: WireProtocol.blockSize))
-    }
-
-    /// A block of a whole-file fetch. Whatever fails (the coordinator lacks or cannot read
-    /// the file, the cache cannot write it, the bytes do not match their content id) fails
-    /// the work that waits for the file, with its code; the worker goes on.
-    private func received(_ block: MediaBlock, data: Data) {
-        guard var fetch = fetches[block.contentID], block.offset == fetch.received else { return }
-        do {
-            if let error = block.error { throw error }
-            if block.missing { throw FarmError(.missingMedia, "the coordinator does not have \(block.contentID)") }
-            try fetch.handle.write(contentsOf: data)
-            WorkerMetrics.mediaBytesFetched.increment(by: Int64(data.count))
-            fetch.received += data.count
-            fetches[block.contentID] = fetch
-            if fetch.received < block.total, !data.isEmpty {
-                send(.mediaRequest, MediaRequest(contentID: block.contentID, offset: fetch.received, length: WireProtocol.blockSize))
-                return
-            }
-            fetches[block.contentID] = nil
-            try fetch.handle.close()
-            let inUse = Set(waiting.flatMap { $0.files.values })
-            _ = try cache.complete(block.contentID, keeping: inUse)
-            startReady()
-        } catch {
-            fetches[block.contentID] = nil
-            try? fetch.handle.close()   // the partial file is abandoned: nothing to keep
-            if let partial = cache.partialURL(block.contentID) { unlink(partial.path) }
-            failWaiting(on: block.contentID, FarmError.from(error, fallback: .ioFailed))
-        }
-    }
-
-    /// Every shard and still request waiting for `contentID` fails with `error`.
-    private func failWaiting(on contentID: String, _ error: FarmError) {
-        let failing = waiting.filter { $0.files.values.contains(contentID) }
-        waiting.removeAll { $0.files.values.contains(contentID) }
-        logger.warning("\(failing.count) item(s) waiting for \(contentID.prefix(19))… failed: \(error)")
-        for work in failing {
-            switch work {
-            case .shard(let a):
-                send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: error.code, reason: error.message))
-            case .stills(let r):
-                send(.stillsReply, StillsReply(requestID: r.requestID, worker: options.workerID, results: [], invalid: nil,
-                                               error: error, missing: []))
-            }
-        }
-    }
-
     // MARK: Rendering
 
-    private func start(_ assignment: ShardAssignment, files: [String: URL], remote: [String: String]) {
+    func start(_ assignment: ShardAssignment, files: [String: URL], remote: [String: String]) {
         let key = assignment.attemptID
         running[key] = Date()
         runningRemote[key] = Set(remote.values)
@@ -424,7 +270,7 @@ public final class Worker {
         case failed(ShardFailed)
     }
 
-    private static func render(_ a: ShardAssignment, files: [String: URL], sources: RemoteSources, chunk: String,
+    static func render(_ a: ShardAssignment, files: [String: URL], sources: RemoteSources, chunk: String,
                                options: Options, stop: StopSignal) -> Outcome {
         let started = Date()
         defer { unlink(chunk) }
@@ -459,7 +305,7 @@ public final class Worker {
     }
 
     /// Shards still waiting for media go back to the coordinator at once.
-    private func handBackWaiting() {
+    func handBackWaiting() {
         for case .shard(let a) in waiting {
             send(.failed, ShardFailed(jobID: a.jobID, shard: a.shard, attempt: a.attempt, code: .handedBack,
                                       reason: "handed back: the worker is shutting down"))
@@ -468,7 +314,7 @@ public final class Worker {
     }
 
     /// The test hook's pause, cut short by a cancel.
-    private static func pause(milliseconds: Int, unless stop: StopSignal) throws {
+    static func pause(milliseconds: Int, unless stop: StopSignal) throws {
         let until = Date().addingTimeInterval(Double(milliseconds) / 1000)
         while Date() < until {
             if stop.isRaised { throw RenderCancelled() }
@@ -476,7 +322,7 @@ public final class Worker {
         }
     }
 
-    private func deliver(_ result: (key: AttemptID, outcome: Outcome)) {
+    func deliver(_ result: (key: AttemptID, outcome: Outcome)) {
         running[result.key] = nil
         runningRemote[result.key] = nil
         stopFlags[result.key] = nil

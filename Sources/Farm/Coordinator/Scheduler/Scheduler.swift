@@ -8,74 +8,6 @@ import RenderEngine
 /// what to do comes out as effects for the ZeroMQ/SQLite shell to carry out. No I/O, no
 /// clock, no randomness here, so every rule is tested on a fake clock.
 struct Scheduler {
-    struct Limits: Sendable {
-        var maxFailuresPerShard = 3
-        /// A shard running this long on one worker gets a second attempt elsewhere once
-        /// nothing is queued (the first valid chunk wins).
-        var backupAfterSeconds = 2.0
-        /// A worker not heard from for this long is gone.
-        var workerTimeoutSeconds = 3.0
-        /// Shards given out in one tick at most: each is a message to encode and an attempt
-        /// to write (about 0.23 ms), so a hundred idle workers meeting a new job of
-        /// thousands of shards held the loop 39 ms; the rest go out on the next turns,
-        /// which the shell runs at once (`moreToDispatch`; docs/operations.md, "Loop lag").
-        var dispatchesPerTick = 24
-    }
-
-    enum Event {
-        /// Any message from a peer: it is alive.
-        case heard(PeerID)
-        case hello(PeerID, workerID: String, host: String, slots: Int, encoders: [String: String]? = nil)
-        case heartbeat(PeerID, draining: Bool)
-        /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
-        /// reports one of the three outcomes below.
-        case chunk(PeerID, AttemptID)
-        case chunkStored(PeerID, AttemptID, sha256: String, peakRSSKB: Int?)
-        case chunkRejected(PeerID, AttemptID, reason: String)
-        case chunkNotStored(PeerID, AttemptID, reason: String)
-        case failed(PeerID, AttemptID, code: FarmErrorCode, reason: String)
-        /// A new job (with its record to persist), or one resumed from the store (`nil`).
-        case submitted(ScheduledJob, JobStore.JobRecord?)
-        /// A queued shard's chunk was found in the chunk cache and put in place.
-        case reused(String, shard: Int, sha256: String)
-        case cancel(String)
-        /// A new priority for an unfinished job: it counts from the next dispatch.
-        case reprioritize(String, priority: Int)
-        case assembled(String, error: FarmError?)
-        case sendFailed(PeerID)
-        /// Dispatch stops while any cause holds (the store cannot write, the disk is full);
-        /// `detail` says why, for statuses and logs.
-        case pause(PauseCause, detail: String)
-        /// One cause has passed; dispatch resumes when none is left.
-        case resume(PauseCause)
-        /// Reap the silent, then dispatch.
-        case tick
-    }
-
-    enum Message {
-        case welcome
-        case heartbeat(busy: Int)
-        case shard(ShardAssignment)
-        case cancelShard(job: String, shard: Int)
-        case refused(FarmError)
-    }
-
-    enum Effect {
-        case send(PeerID, Message)
-        case persist(StoreChange)
-        /// Verify the chunk at hand and write it, then report `chunkStored`, `chunkRejected`
-        /// or `chunkNotStored`.
-        case storeChunk(PeerID, AttemptID)
-        case assemble(String)
-        /// Watchers of the job get its status (`final`: they must, whatever the rate).
-        case notify(String, final: Bool)
-        /// The job has ended: its chunks are no longer needed.
-        case discardChunks(String)
-        case log(Logger.Level, String, LogIDs)
-        /// A line that a misbehaving peer could repeat: written at a limited rate per kind.
-        case logLimited(kind: String, String, LogIDs)
-    }
-
     let limits: Limits
     private(set) var workers: [PeerID: WorkerState] = [:]
     /// A job is changed taken out of this table and put back (`jobs.removeValue`): while the
@@ -87,12 +19,6 @@ struct Scheduler {
     /// The last tick gave out its most (`Limits.dispatchesPerTick`) and more may go: the
     /// next turn should come at once.
     private(set) var moreToDispatch = false
-    /// The pause as statuses show it: its causes, and one line (`nil` while dispatching).
-    var paused: DispatchPause? {
-        guard !pauses.isEmpty else { return nil }
-        let held = pauses.sorted { $0.key < $1.key }
-        return DispatchPause(causes: held.map(\.key), message: held.map(\.value).joined(separator: "; "))
-    }
     private var effects: [Effect] = []
     private(set) var now = 0.0
 
@@ -109,9 +35,9 @@ struct Scheduler {
         case .heartbeat(let peer, let draining): heartbeat(peer, draining: draining)
         case .chunk(let peer, let key): chunk(from: peer, key)
         case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
-        case .chunkRejected(let peer, let key, let reason):
-            emit(.log(.warning, "rejected chunk \(key.shard) of job \(key.jobID) from \(name(peer)): \(reason)", LogIDs(key, worker: name(peer))))
-            failed(key, from: peer, code: .renderFailed, reason: "corrupt chunk: \(reason)")
+        case .chunkRejected(let peer, let key, let rejection):
+            emit(.log(.warning, "rejected chunk \(key.shard) of job \(key.jobID) from \(name(peer)): \(rejection)", LogIDs(key, worker: name(peer))))
+            failed(key, from: peer, code: .renderFailed, reason: "corrupt chunk: \(rejection)")
         case .chunkNotStored(let peer, let key, let reason): notStored(key, from: peer, reason: reason)
         case .failed(let peer, let key, let code, let reason):
             if mayReport(key, from: peer, what: "a failure") { failed(key, from: peer, code: code, reason: reason) }
@@ -229,13 +155,6 @@ struct Scheduler {
         return true
     }
 
-    /// The job whose attempt held by `peer` reads the media `contentID`, if any: only such
-    /// a worker is sent its blocks.
-    func job(reading contentID: String, peer: PeerID) -> String? {
-        workers[peer]?.running.first { key in
-            jobs[key.jobID]?.spec.task(key.shard, reads: contentID) ?? false
-        }?.jobID
-    }
 
     // MARK: Results
 
@@ -354,8 +273,6 @@ struct Scheduler {
         jobs[id] = job
     }
 
-    /// The "worker" of a shard whose chunk came from the chunk cache.
-    static let reusedBy = JobStatus.reusedWorkerID
 
     /// Ends a job: its running attempts are stopped on their workers (each slot is freed
     /// when its worker confirms, so a slot is never given out twice) and watchers get the
@@ -451,33 +368,7 @@ extension Scheduler {
             jobs[id] = job
             if let shard { return (id, shard) }
         }
-        // Nothing queued: back up the slowest running shard near the end of a job — one
-        // running well past what this job's shards take (docs/operations.md, "Scaling") —
-        // with at most a tenth of its shards copied at once: on a big farm every shard
-        // starts together and none has finished by the first threshold, and copying them
-        // all doubled the media the coordinator sends (docs/scale.md, "Backup copies").
-        for id in candidates {
-            guard let job = jobs[id], !job.hasQueued, job.accepts(worker.encoders) else { continue }
-            let copies = job.running.values.filter { $0.count > 1 }.count
-            guard copies < max(1, job.tasks.count / 10) else { continue }
-            let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
-            let slow = job.running.filter { _, attempts in
-                attempts.count == 1 && attempts.values.allSatisfy {
-                    $0.worker != peer && now - $0.started > threshold
-                }
-            }.min { ($0.value.values.first?.started ?? 0, $0.key) < ($1.value.values.first?.started ?? 0, $1.key) }
-            if let shard = slow?.key { return (job.id, shard) }
-        }
-        return nil
-    }
-
-    /// Queued shards, in any job, with the recipe of `shard` of job `id`: they take its
-    /// chunk instead of rendering it again (docs/rendering.md, "Twins").
-    func twins(ofShard shard: Int, job id: String) -> [(job: String, shard: Int)] {
-        guard let key = jobs[id]?.recipeKey(shard) else { return [] }
-        return jobs.values.filter(\.isDispatchable).sorted { $0.id < $1.id }.flatMap { job in
-            job.queuedShards(withKey: key).filter { job.id != id || $0 != shard }.map { (job.id, $0) }
-        }
+        return backupShard(for: peer, encoders: worker.encoders, among: candidates)
     }
 
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {
@@ -505,37 +396,5 @@ extension Scheduler {
         persist(.startAttempt(key, worker: worker.workerID, at: now))
         emit(.log(.debug, "shard \(shard) of job \(id) to \(worker.workerID) (attempt \(attempt))", LogIDs(key, worker: worker.workerID)))
         emit(.send(peer, .shard(assignment)))
-    }
-}
-
-/// A dispatchable job's place in line for a free slot: higher priority first; of equal
-/// priority the one with fewer shards running (jobs share the workers), then the older,
-/// then by id, so equal cases always go the same way.
-struct Rank: Comparable {
-    let id: String
-    let priority: Int
-    var running: Int
-    let created: Double
-
-    init(_ job: ScheduledJob) {
-        (id, priority, running, created) = (job.id, job.priority, job.runningCount, job.created)
-    }
-
-    /// Whether `a` goes before `b`.
-    static func < (a: Rank, b: Rank) -> Bool {
-        (a.priority, -a.running, -a.created, b.id) > (b.priority, -b.running, -b.created, a.id)
-    }
-
-    /// `job` has one more shard running: it moves back past the jobs it now ranks after.
-    static func moveAfterAssignment(of job: String, in order: inout [Rank]) {
-        guard let index = order.firstIndex(where: { $0.id == job }) else { return }
-        var rank = order.remove(at: index)
-        rank.running += 1
-        var low = index, high = order.count   // it can only move back
-        while low < high {
-            let middle = (low + high) / 2
-            if order[middle] < rank { low = middle + 1 } else { high = middle }
-        }
-        order.insert(rank, at: low)
     }
 }

@@ -1,0 +1,73 @@
+import CZeroMQ
+import Foundation
+import Logging
+import RenderEngine
+import SessionKit
+import Synchronization
+
+extension Coordinator {
+    public struct Options: Sendable {
+        public var endpoint: String
+        public var stateDirectory: URL
+        public var heartbeatMillis = 1000
+        /// Missed heartbeats before a worker is dead.
+        public var liveness = 3
+        public var maxFailuresPerShard = 3
+        public var backupAfterSeconds = 2.0
+        /// Directories whose files submitted by path may be read in place.
+        public var mediaRoots: [URL] = []
+        /// The farm's looks directory: its looks replace a submission's (docs/filters.md).
+        public var looks: URL?
+        /// Refuse ReelFarm's stand-in images for the SDK's named looks.
+        public var strictLooks = false
+        /// Reads sources named by URL, to validate and plan (docs/operations.md, "Sources by URL").
+        public var origins = OriginClient(policy: URLPolicy())
+        /// CURVE keys and the allow-list; `nil` for a plain socket (loopback, or `--insecure`).
+        public var curve: CurveServer?
+        /// Finished chunks kept for reuse by later jobs (docs/rendering.md, "Reusing chunks").
+        public var chunkCacheBytes: Int64 = 1 << 30
+        /// Reuse chunks across owners (`--share-chunks`): faster for tenants with the same
+        /// media, and a side channel between them (docs/rendering.md, "Reusing chunks").
+        public var shareChunks = false
+        /// How long a finished job's result (and unused uploads) are kept (docs/operations.md, "Housekeeping").
+        public var keepResultsSeconds = 24 * 3600.0
+        /// How long what is remembered of an ended job (its status, shards, attempts) is
+        /// kept (docs/operations.md, "Housekeeping"); at least `keepResultsSeconds`.
+        public var keepJobsSeconds = 30 * 86_400.0
+        /// Free space kept in the state directory (docs/operations.md, "Disks").
+        public var minimumFreeBytes: Int64 = 64 << 20
+        /// Where the HTTP API in this process keeps uploads until they are whole, and hands
+        /// them over from by path (docs/protocol.md, "Uploads").
+        public var apiUploads: URL { stateDirectory.appendingPathComponent("api-uploads") }
+        /// Ends `run()` when raised (from any thread).
+        public var stop = StopSignal()
+        /// Beats each turn of the loop, for `/healthz`.
+        public var pulse = LoopPulse()
+        /// How long the loop keeps work waiting (`reel_coordinator_loop_lag_seconds`).
+        public var loopLag = LoopLag()
+        /// The loop thread's scheduling policy (`--loop-priority`).
+        public var loopPriority = LoopPriority.normal
+        /// Jobs may name a callback URL: a webhook deliverer runs beside the coordinator
+        /// (docs/api.md, "Webhooks").
+        public var acceptsCallbacks = false
+        /// Where callbacks may go: checked by name at submission (the deliverer checks
+        /// the addresses at each attempt).
+        public var callbackPolicy = URLPolicy()
+        /// The largest job taken (`--max-segments`, `--max-shards`).
+        public var jobLimits = JobLimits()
+        /// `--planned-slots`: the render slots the farm is sized for; a job that does not say
+        /// how long its shards are gets the length for that many (docs/scale.md). 0: 2 GOPs.
+        public var plannedSlots = 0
+        /// `--trace FILE`: one JSON line per job and per attempt (`AttemptTrace`).
+        public var tracePath: String?
+        /// Files in place whose content ids and probes this process already has (`reel
+        /// render`'s embedded farm: the command loaded and hashed them): kept at start, so
+        /// the job's compile neither hashes nor probes them again. Never from a peer.
+        public var knownMedia: [KnownMedium] = []
+
+        public init(endpoint: String, stateDirectory: URL) {
+            self.endpoint = endpoint
+            self.stateDirectory = stateDirectory
+        }
+    }
+}

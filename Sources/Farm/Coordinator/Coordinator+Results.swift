@@ -1,0 +1,152 @@
+import Foundation
+import RenderEngine
+import SessionKit
+
+/// A job as clients see it: its status, and its result's files read for them.
+extension Coordinator {
+    /// The job's status, or none if there is no such job: one job's few queries, on the loop.
+    func statuses(_ id: String) throws -> [JobStatus] {
+        try store.jobSummary(id).map { [try status(of: $0)] } ?? []
+    }
+
+    /// Every job of a batch, in its variants' order, or a page of the job list, newest
+    /// first (docs/protocol.md, "Client ⇄ coordinator"): at most `limit` (1 … 1000, default
+    /// 100) after the request's cursor, and the cursor of the next page when this one is
+    /// full. Read on the I/O lane from its own store connection (a query or three a job),
+    /// then told on the loop from what it knows of running jobs (`statusRows`).
+    func statusList(_ request: StatusRequest, for identity: PeerID) throws {
+        let laneStore = laneStore
+        if let batch = request.batch {
+            ioLane.post(key: "status " + identity.base64EncodedString(), label: "status batch") {
+                .statusRows(Result { try laneStore.batch(batch) }, next: nil, to: identity)
+            }
+            return
+        }
+        let limit = min(max(request.limit ?? 100, 1), 1000)
+        let cursor = try request.after.map { text in
+            guard let parsed = JobStore.JobCursor(text) else { throw FarmError(.invalidInput, "'\(text.prefix(80))' is not a page cursor") }
+            return parsed
+        }
+        let owner = request.owner
+        ioLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
+            let rows = Result { try laneStore.page(owner: owner, after: cursor, limit: limit) }
+            let next = (try? rows.get()).flatMap { $0.count == limit ? $0.last : nil }
+                .map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text }
+            return .statusRows(rows, next: next, to: identity)
+        }
+    }
+
+    /// On the loop, the rows the lane read made statuses and sent.
+    func statusRows(_ rows: Result<[StoredJob], any Error>, next: String?, to identity: PeerID) {
+        do {
+            let jobs = try rows.get().map { status(of: $0.summary, stored: $0) }
+            send(to: identity, .statusReply, StatusReply(jobs: jobs, stateBytes: housekeeping.stateBytes, next: next))
+        } catch {
+            refuse(.status, from: identity, error)
+        }
+    }
+
+    func status(of record: JobStore.JobSummary) throws -> JobStatus {
+        let stored = scheduler.jobs[record.id] == nil ? try StoredJob(record, in: store) : nil
+        return status(of: record, stored: stored)
+    }
+
+    /// `stored`: the store's counts and webhook, for a job the scheduler does not hold.
+    func status(of record: JobStore.JobSummary, stored: StoredJob?) -> JobStatus {
+        // A running job is described from memory; an ended one's counts are summed by the store.
+        var counts = ShardCounts()
+        var perWorker: [String: Int] = [:]
+        var framesDone: Int64 = 0
+        let job = scheduler.jobs[record.id]
+        if let job {
+            counts = job.counts
+            perWorker = job.doneBy.filter { $0.value > 0 }
+            framesDone = job.framesDone
+        } else if let stored {
+            counts = stored.counts.byState
+            framesDone = stored.counts.framesDone
+            perWorker = stored.counts.perWorker
+        }
+        let ended = endedUncommitted[record.id]
+        let state = job?.phase ?? ended?.phase ?? record.state
+        if state.isFinal { counts = counts.ended }
+        // A failed job's error keeps its code; a cancelled one's reason is `cancelled`.
+        let error = (ended?.error?.message ?? record.error).map {
+            FarmError(state == .failed ? ended?.error?.code ?? record.errorCode ?? .internal : .cancelled, publicText($0))
+        }
+        var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
+                               totalFrames: record.totalFrames, shards: counts, error: error,
+                               created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
+                               assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
+                               paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
+                               owner: record.owner, batch: record.batch, variant: record.variant)
+        if record.state == state, state.isFinal { status.webhook = stored?.webhook }
+        status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
+        if let fps = activity.framesPerSecond(ofJob: record.id) {
+            status.framesPerSecond = fps
+            if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
+        }
+        return status
+    }
+
+    func fetch(_ request: FetchRequest, from identity: Data) throws {
+        guard let record = try store.job(request.jobID) else {
+            throw FarmError(.noSuchJob, "no job \(request.jobID)")
+        }
+        let path: String
+        let gone: FarmError
+        if let file = Self.previewFiles[request.part] {
+            // A preview is read while the job runs, and after it is done (docs/api.md, "Live preview").
+            path = previewDirectory(job: request.jobID).appendingPathComponent(file).path
+            gone = FarmError(.resultGone, "job \(request.jobID) has no preview: it is not one file, it was not begun yet, or it was removed")
+            readBlock(of: path, request, from: identity, gone: gone)
+            return
+        }
+        guard record.state == .done else {
+            let phase = scheduler.jobs[request.jobID]?.phase ?? record.state
+            throw FarmError(phase.isFinal ? .alreadyEnded : .notEnded, "job \(request.jobID) is \(phase.rawValue), not done")
+        }
+        let directory = resultPath(job: request.jobID, layout: .segments)
+        let output = resultPath(job: request.jobID).path
+        switch request.part {
+        case .output: path = output
+        case .sidecar: path = Sidecar.path(for: output)
+        case .preview, .previewMedia: return   // read above
+        case .files:
+            // Listed on the I/O lane: a directory of thousands of segments is not read on the loop.
+            ioLane.post(key: "result " + request.jobID, label: "result files") {
+                .resultFiles(Result {
+                    LoopGuard.assertMayBlock("listing \(directory.path)")
+                    return FileManager.default.fileExists(atPath: directory.path)
+                        ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
+                }, to: identity)
+            }
+            return
+        case .file(let name):
+            guard Self.isResultFileName(name) else {
+                throw FarmError(.invalidInput, "no file '\(name.prefix(64))' of a result: its files are segment-NNN.mp4")
+            }
+            path = directory.appendingPathComponent(name).path
+        }
+        gone = FarmError(.resultGone, missingResultReason(record))
+        readBlock(of: path, request, from: identity, gone: gone)
+    }
+
+    /// The parts of a live preview a client reads: its index and its file of segments.
+    static let previewFiles: [ResultPart: String] = [.preview: LivePreview.Index.fileName, .previewMedia: LivePreview.Index.mediaFileName]
+
+    /// Sends a block of `path` (`gone` if there is no such file), read on the I/O lane: a
+    /// block is up to 4 MiB from the disk.
+    func readBlock(of path: String, _ request: FetchRequest, from identity: Data, gone: FarmError) {
+        ioLane.post(key: "result " + request.jobID) {
+            let read = Result { () throws -> ResultBlockRead in
+                guard let handle = FileHandle(forReadingAtPath: path) else { throw gone }
+                defer { try? handle.close() }   // read-only: closing cannot lose data
+                let total = Int(try handle.seekToEnd())
+                try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
+                return ResultBlockRead(total: total, data: try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data())
+            }
+            return .resultBlock(read, request: request, to: identity)
+        }
+    }
+}

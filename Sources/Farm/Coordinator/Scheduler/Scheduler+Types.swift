@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import SessionKit
+
+/// What goes into the scheduler and what comes out of it.
+extension Scheduler {
+    struct Limits: Sendable {
+        var maxFailuresPerShard = 3
+        /// A shard running this long on one worker gets a second attempt elsewhere once
+        /// nothing is queued (the first valid chunk wins).
+        var backupAfterSeconds = 2.0
+        /// A worker not heard from for this long is gone.
+        var workerTimeoutSeconds = 3.0
+        /// Shards given out in one tick at most: each is a message to encode and an attempt
+        /// to write (about 0.23 ms), so a hundred idle workers meeting a new job of
+        /// thousands of shards held the loop 39 ms; the rest go out on the next turns,
+        /// which the shell runs at once (`moreToDispatch`; docs/operations.md, "Loop lag").
+        var dispatchesPerTick = 24
+    }
+
+    enum Event {
+        /// Any message from a peer: it is alive.
+        case heard(PeerID)
+        case hello(PeerID, workerID: String, host: String, slots: Int, encoders: [String: String]? = nil)
+        case heartbeat(PeerID, draining: Bool)
+        /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
+        /// reports one of the three outcomes below.
+        case chunk(PeerID, AttemptID)
+        case chunkStored(PeerID, AttemptID, sha256: String, peakRSSKB: Int?)
+        case chunkRejected(PeerID, AttemptID, ChunkRejection)
+        case chunkNotStored(PeerID, AttemptID, reason: String)
+        case failed(PeerID, AttemptID, code: FarmErrorCode, reason: String)
+        /// A new job (with its record to persist), or one resumed from the store (`nil`).
+        case submitted(ScheduledJob, JobStore.JobRecord?)
+        /// A queued shard's chunk was found in the chunk cache and put in place.
+        case reused(String, shard: Int, sha256: String)
+        case cancel(String)
+        /// A new priority for an unfinished job: it counts from the next dispatch.
+        case reprioritize(String, priority: Int)
+        case assembled(String, error: FarmError?)
+        case sendFailed(PeerID)
+        /// Dispatch stops while any cause holds (the store cannot write, the disk is full);
+        /// `detail` says why, for statuses and logs.
+        case pause(PauseCause, detail: String)
+        /// One cause has passed; dispatch resumes when none is left.
+        case resume(PauseCause)
+        /// Reap the silent, then dispatch.
+        case tick
+    }
+
+    enum Message {
+        case welcome
+        case heartbeat(busy: Int)
+        case shard(ShardAssignment)
+        case cancelShard(job: String, shard: Int)
+        case refused(FarmError)
+    }
+
+    enum Effect {
+        case send(PeerID, Message)
+        case persist(StoreChange)
+        /// Verify the chunk at hand and write it, then report `chunkStored`, `chunkRejected`
+        /// or `chunkNotStored`.
+        case storeChunk(PeerID, AttemptID)
+        case assemble(String)
+        /// Watchers of the job get its status (`final`: they must, whatever the rate).
+        case notify(String, final: Bool)
+        /// The job has ended: its chunks are no longer needed.
+        case discardChunks(String)
+        case log(Logger.Level, String, LogIDs)
+        /// A line that a misbehaving peer could repeat: written at a limited rate per kind.
+        case logLimited(kind: String, String, LogIDs)
+    }
+}
