@@ -7,6 +7,7 @@ import Farm
 import Foundation
 import RenderEngine
 import SessionKit
+import Synchronization
 
 func measureLoopLag(_ arguments: Arguments) throws {
     let dir = arguments.directory
@@ -98,6 +99,25 @@ func measureLoopLag(_ arguments: Arguments) throws {
         print(String(format: "upload of %.1f GB done in %.1f s", Double(uploadBytes) / 1e9, Date().timeIntervalSince(uploadStart)))
         uploaded.signal()
     }.start()
+    // Clients that read what a dashboard reads, over and over: a page of 1,000 jobs and
+    // the running job's 7,200 shards (as another host, like the workers).
+    let polling = StopSignal()
+    let polls = PollCounts()
+    for _ in 0..<arguments.pollers {
+        Thread {
+            runAsAnotherHost()
+            do {
+                let poller = try FarmClient(endpoint: endpoint)
+                while !polling.isRaised {
+                    let page = try poller.statusReply(limit: 1000)
+                    let shards = try poller.shards(job)
+                    polls.add(jobs: page.jobs.count, shards: shards.count)
+                }
+            } catch {
+                print("poller: \(error)")
+            }
+        }.start()
+    }
     client = try FarmClient(endpoint: second.endpoint)
     status = try client.status(job)[0]
     let started = Date()
@@ -111,7 +131,24 @@ func measureLoopLag(_ arguments: Arguments) throws {
                  second.startSeconds, workers.chunksSent, delivered, arguments.workers)
           + "; the job \(status.state.rawValue) with \(status.shards.done) of \(status.shards.total) shards done\(status.error.map { ": " + $0.message } ?? "")")
     print("loop lag: \(lag)")
+    polling.raise()
+    if arguments.pollers > 0 {
+        print("\(arguments.pollers) pollers read \(polls.rounds) job-list pages (\(polls.jobs) jobs) and shard lists (\(polls.shards) shards)")
+    }
     workers.stop.raise()
     options.stop.raise()
     second.thread.waitUntilEnded()
+}
+
+/// What the pollers read, counted across their threads.
+final class PollCounts: Sendable {
+    private let counts = Mutex((rounds: 0, jobs: 0, shards: 0))
+
+    func add(jobs: Int, shards: Int) {
+        counts.withLock { $0 = ($0.rounds + 1, $0.jobs + jobs, $0.shards + shards) }
+    }
+
+    var rounds: Int { counts.withLock { $0.rounds } }
+    var jobs: Int { counts.withLock { $0.jobs } }
+    var shards: Int { counts.withLock { $0.shards } }
 }

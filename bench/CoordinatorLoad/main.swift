@@ -13,7 +13,8 @@
 //   [--clip-seconds S] (default 60).
 //   … --lag: instead, the loop's lag while it restarts, workers deliver, a client uploads
 //   and the housekeeping runs (LoopLagLoad.swift). [--loop-priority normal|realtime]
-//   (realtime needs root or CAP_SYS_NICE).
+//   (realtime needs root or CAP_SYS_NICE). [--pollers N]: N more clients meanwhile, each
+//   reading the job list's first 1,000 jobs and the job's shard details in turn.
 import Farm
 import Foundation
 import RenderEngine
@@ -28,6 +29,7 @@ struct Arguments {
     var lag = false
     var clipSeconds = 60
     var loopPriority = LoopPriority.normal
+    var pollers = 0
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
 
     init() {
@@ -46,13 +48,14 @@ struct Arguments {
             case "--clip-seconds": clipSeconds = Int(value) ?? clipSeconds
             case "--dir": directory = URL(fileURLWithPath: value)
             case "--loop-priority": loopPriority = LoopPriority(rawValue: value) ?? loopPriority
+            case "--pollers": pollers = Int(value) ?? pollers
             default: Self.usage()
             }
         }
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag [--loop-priority P]] [--dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag [--loop-priority P] [--pollers N]] [--dir DIR]\n".utf8))
         exit(2)
     }
 }

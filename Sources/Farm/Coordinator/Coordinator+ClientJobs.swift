@@ -54,7 +54,10 @@ extension Coordinator {
             let jobID = request.jobID
             guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
             try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
-            send(to: identity, .shardsReply, ShardsReply(shards: try store.shardDetails(of: jobID, now: Self.now)))
+            let (laneStore, now) = (laneStore, Self.now)
+            ioLane.post(key: "status " + identity.base64EncodedString(), label: "shards") {
+                .shardDetails(Result { try laneStore.shardDetails(of: jobID, now: now) }, to: identity)
+            }
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
         }

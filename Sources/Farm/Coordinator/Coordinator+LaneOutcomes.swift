@@ -20,6 +20,10 @@ extension Coordinator {
             refuse(.fetch, from: peer, error)
         case .statusRows(let rows, let next, let peer):
             statusRows(rows, next: next, to: peer)
+        case .shardDetails(.success(let shards), let peer):
+            send(to: peer, .shardsReply, ShardsReply(shards: shards))
+        case .shardDetails(.failure(let error), let peer):
+            refuse(.shards, from: peer, error)
         case .resultFiles(let listed, let peer):
             do {
                 let list = try JSONEncoder().encode(try listed.get())

@@ -15,6 +15,8 @@ enum LaneOutcome: Sendable {
     case uploaded(Result<Uploaded, any Error>, from: PeerID, holder: String?, hadIt: Bool)
     /// A page of the job list or a batch's jobs, read on the lane's store connection.
     case statusRows(Result<[StoredJob], any Error>, next: String?, to: PeerID)
+    /// Every shard of a job with its last attempt, read on the lane's store connection.
+    case shardDetails(Result<[ShardInfo], any Error>, to: PeerID)
     /// A block of a result (or preview) file read for a client.
     case resultBlock(Result<ResultBlockRead, any Error>, request: FetchRequest, to: PeerID)
     /// A per-segment result's file names, listed for a client.

@@ -28,6 +28,12 @@ final class LaneStore: Sendable {
         try store.withLock { store in try store.batchSummaries(id).map { try StoredJob($0, in: store) } }
     }
 
+    /// Every shard of a job with its last attempt: each shard's task decoded, 7,200 of them
+    /// for a long job — read here, not on the loop.
+    func shardDetails(of job: String, now: Double) throws -> [ShardInfo] {
+        try store.withLock { try $0.shardDetails(of: job, now: now) }
+    }
+
     /// The pinned URL sources of a stored job, from its plan (a finished job's pictures; a
     /// running one's plan is in memory).
     func origins(ofJob id: String) throws -> [String: OriginObject] {
