@@ -56,7 +56,8 @@ extension Coordinator {
             try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
             let (laneStore, now) = (laneStore, Self.now)
             ioLane.post(key: "status " + identity.base64EncodedString(), label: "shards") {
-                .shardDetails(Result { try laneStore.shardDetails(of: jobID, now: now) }, to: identity)
+                .reply(Result { try WireMessage(.shardsReply, ShardsReply(shards: try laneStore.shardDetails(of: jobID, now: now))) },
+                       to: identity, type: .shards)
             }
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")

@@ -18,12 +18,10 @@ extension Coordinator {
             send(to: peer, .resultBlock, ResultBlock(offset: request.offset, total: read.total), payload: [read.data])
         case .resultBlock(.failure(let error), _, let peer):
             refuse(.fetch, from: peer, error)
-        case .statusRows(let rows, let next, let peer):
-            statusRows(rows, next: next, to: peer)
-        case .shardDetails(.success(let shards), let peer):
-            send(to: peer, .shardsReply, ShardsReply(shards: shards))
-        case .shardDetails(.failure(let error), let peer):
-            refuse(.shards, from: peer, error)
+        case .reply(.success(let message), let peer, _):
+            send(message, to: peer)
+        case .reply(.failure(let error), let peer, let type):
+            refuse(type, from: peer, error)
         case .resultFiles(let listed, let peer):
             do {
                 let list = try JSONEncoder().encode(try listed.get())

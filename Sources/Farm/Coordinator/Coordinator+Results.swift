@@ -12,13 +12,17 @@ extension Coordinator {
     /// Every job of a batch, in its variants' order, or a page of the job list, newest
     /// first (docs/protocol.md, "Client ⇄ coordinator"): at most `limit` (1 … 1000, default
     /// 100) after the request's cursor, and the cursor of the next page when this one is
-    /// full. Read on the I/O lane from its own store connection (a query or three a job),
-    /// then told on the loop from what it knows of running jobs (`statusRows`).
+    /// full. Read, made and encoded on the I/O lane (its own store connection: a query or
+    /// three a job) from a copy of what the loop knows of running jobs (`JobStatusMaker`);
+    /// the loop only sends the bytes.
     func statusList(_ request: StatusRequest, for identity: PeerID) throws {
-        let laneStore = laneStore
+        let (laneStore, maker, stateBytes) = (laneStore, statusMaker(), housekeeping.stateBytes)
         if let batch = request.batch {
             ioLane.post(key: "status " + identity.base64EncodedString(), label: "status batch") {
-                .statusRows(Result { try laneStore.batch(batch) }, next: nil, to: identity)
+                .reply(Result {
+                    let jobs = try laneStore.batch(batch).map { maker.status(of: $0.summary, stored: $0) }
+                    return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes))
+                }, to: identity, type: .status)
             }
             return
         }
@@ -29,64 +33,18 @@ extension Coordinator {
         }
         let owner = request.owner
         ioLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
-            let rows = Result { try laneStore.page(owner: owner, after: cursor, limit: limit) }
-            let next = (try? rows.get()).flatMap { $0.count == limit ? $0.last : nil }
-                .map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text }
-            return .statusRows(rows, next: next, to: identity)
-        }
-    }
-
-    /// On the loop, the rows the lane read made statuses and sent.
-    func statusRows(_ rows: Result<[StoredJob], any Error>, next: String?, to identity: PeerID) {
-        do {
-            let jobs = try rows.get().map { status(of: $0.summary, stored: $0) }
-            send(to: identity, .statusReply, StatusReply(jobs: jobs, stateBytes: housekeeping.stateBytes, next: next))
-        } catch {
-            refuse(.status, from: identity, error)
+            .reply(Result {
+                let rows = try laneStore.page(owner: owner, after: cursor, limit: limit)
+                let next = rows.count == limit ? rows.last.map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text } : nil
+                let jobs = rows.map { maker.status(of: $0.summary, stored: $0) }
+                return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes, next: next))
+            }, to: identity, type: .status)
         }
     }
 
     func status(of record: JobStore.JobSummary) throws -> JobStatus {
         let stored = scheduler.jobs[record.id] == nil ? try StoredJob(record, in: store) : nil
-        return status(of: record, stored: stored)
-    }
-
-    /// `stored`: the store's counts and webhook, for a job the scheduler does not hold.
-    func status(of record: JobStore.JobSummary, stored: StoredJob?) -> JobStatus {
-        // A running job is described from memory; an ended one's counts are summed by the store.
-        var counts = ShardCounts()
-        var perWorker: [String: Int] = [:]
-        var framesDone: Int64 = 0
-        let job = scheduler.jobs[record.id]
-        if let job {
-            counts = job.counts
-            perWorker = job.doneBy.filter { $0.value > 0 }
-            framesDone = job.framesDone
-        } else if let stored {
-            counts = stored.counts.byState
-            framesDone = stored.counts.framesDone
-            perWorker = stored.counts.perWorker
-        }
-        let ended = endedUncommitted[record.id]
-        let state = job?.phase ?? ended?.phase ?? record.state
-        if state.isFinal { counts = counts.ended }
-        // A failed job's error keeps its code; a cancelled one's reason is `cancelled`.
-        let error = (ended?.error?.message ?? record.error).map {
-            FarmError(state == .failed ? ended?.error?.code ?? record.errorCode ?? .internal : .cancelled, publicText($0))
-        }
-        var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
-                               totalFrames: record.totalFrames, shards: counts, error: error,
-                               created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
-                               assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
-                               paused: job == nil ? nil : scheduler.paused, mediaBytesSent: mediaBytesSent.byJob[record.id],
-                               owner: record.owner, batch: record.batch, variant: record.variant)
-        if record.state == state, state.isFinal { status.webhook = stored?.webhook }
-        status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
-        if let fps = activity.framesPerSecond(ofJob: record.id) {
-            status.framesPerSecond = fps
-            if fps > 0 { status.etaSeconds = Double(record.totalFrames - framesDone) / fps }
-        }
-        return status
+        return statusMaker(only: record.id).status(of: record, stored: stored)
     }
 
     func fetch(_ request: FetchRequest, from identity: Data) throws {

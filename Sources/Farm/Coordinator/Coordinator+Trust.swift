@@ -69,10 +69,14 @@ extension Coordinator {
     func publicText(_ error: Error) -> String { publicText("\(error)") }
 
     func publicText(_ message: String) -> String {
+        Self.scrub(message, naming: publicDirectories)
+    }
+
+    /// The directories whose paths a client is told by name instead, innermost first.
+    var publicDirectories: [(URL, String)] {
         let state = options.stateDirectory.standardizedFileURL
-        return Self.scrub(message, naming: [(state.appendingPathComponent("media"), "the coordinator's media store"),
-                                            (state, "the coordinator's state directory")]
-                                           + options.mediaRoots.map({ ($0, "a media root") }))
+        return [(state.appendingPathComponent("media"), "the coordinator's media store"), (state, "the coordinator's state directory")]
+            + options.mediaRoots.map { ($0, "a media root") }
     }
 
     /// `message` with each directory's path, and its `file://` URL, told by name instead:

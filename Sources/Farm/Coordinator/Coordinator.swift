@@ -290,7 +290,16 @@ public final class Coordinator {
 
     func send<Body: Encodable>(to identity: Data, _ type: MessageType, _ body: Body, payload: [Data] = []) {
         do {
-            let message = try WireMessage(type, body, payload: payload)
+            send(try WireMessage(type, body, payload: payload), to: identity)
+        } catch {
+            logLimited("encode", "could not encode \(type.rawValue): \(error)")
+        }
+    }
+
+    /// A message already encoded (on the I/O lane, for a large reply), sent to a peer.
+    func send(_ message: WireMessage, to identity: Data) {
+        let type = message.type
+        do {
             try socket.send([.bytes(identity)] + message.frames)
             CoordinatorMetrics.bytesSent.increment(by: message.frames.reduce(0) { $0 + $1.byteCount })
         } catch {

@@ -13,10 +13,9 @@ enum LaneOutcome: Sendable {
     case mediaBlock(MediaBlock, Data, to: PeerID, contentID: String)
     /// A client's upload part received (or a handed-over file adopted).
     case uploaded(Result<Uploaded, any Error>, from: PeerID, holder: String?, hadIt: Bool)
-    /// A page of the job list or a batch's jobs, read on the lane's store connection.
-    case statusRows(Result<[StoredJob], any Error>, next: String?, to: PeerID)
-    /// Every shard of a job with its last attempt, read on the lane's store connection.
-    case shardDetails(Result<[ShardInfo], any Error>, to: PeerID)
+    /// A reply made and encoded on the lane (a page of the job list, a batch's jobs, a
+    /// job's shards), or why it could not be: `type` is the request's, for the refusal.
+    case reply(Result<WireMessage, any Error>, to: PeerID, type: MessageType)
     /// A block of a result (or preview) file read for a client.
     case resultBlock(Result<ResultBlockRead, any Error>, request: FetchRequest, to: PeerID)
     /// A per-segment result's file names, listed for a client.
