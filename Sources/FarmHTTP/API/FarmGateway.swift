@@ -15,7 +15,7 @@ public struct FarmGateway: Sendable {
     let endpoint: String
     let curve: CurveClient?
     private let turns: Turns
-    let pool = ClientPool()
+    let pool: ClientPool
 
     /// Calls at once; each holds one thread for at most `timeoutSeconds`.
     public static let concurrentCalls = 16
@@ -24,8 +24,13 @@ public struct FarmGateway: Sendable {
     public static let timeoutSeconds = 30.0
 
     public init(endpoint: String, curve: CurveClient?) {
+        self.init(endpoint: endpoint, curve: curve, pool: ClientPool())
+    }
+
+    init(endpoint: String, curve: CurveClient?, pool: ClientPool) {
         self.endpoint = endpoint
         self.curve = curve
+        self.pool = pool
         turns = Turns(Self.concurrentCalls, perClient: Self.callsPerClient)
     }
 
@@ -57,30 +62,60 @@ public struct FarmGateway: Sendable {
     }
 }
 
-/// Idle connections to the coordinator, each lent to one call at a time.
+/// Idle connections to the coordinator, each lent to one call at a time. The pool shrinks
+/// when idle: a connection not lent for `idleSeconds` is closed at the next borrow or
+/// return, so a burst of 16 calls does not keep 16 sockets (and their threads) for good.
 final class ClientPool: Sendable {
     /// A connection out of the pool: used by the one call it was lent to.
     struct Lent: @unchecked Sendable {
         let client: FarmClient
     }
 
-    private let idle = Mutex<[Lent]>([])
+    /// Idle connections, the most recently returned last, with when each was returned.
+    private let idle = Mutex<[(lent: Lent, since: Double)]>([])
     private let made = Atomic<Int>(0)
     private let lends = Atomic<Int>(0)
+    let idleSeconds: Double
+    private let now: @Sendable () -> Double
+
+    init(idleSeconds: Double = 60, now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+        self.idleSeconds = idleSeconds
+        self.now = now
+    }
 
     /// Connections made since the pool was (for its test: one for many calls in a row).
     var connectionsMade: Int { made.load(ordering: .relaxed) }
     /// Calls to the coordinator since the pool was (for the test that a route makes one).
     var callsMade: Int { lends.load(ordering: .relaxed) }
+    /// Connections open and not lent now.
+    var idleCount: Int { idle.withLock { $0.count } }
 
     func borrow(make: () throws -> FarmClient) throws -> Lent {
         lends.add(1, ordering: .relaxed)
-        if let lent = idle.withLock({ $0.popLast() }) { return lent }
+        let (reused, stale) = idle.withLock { idle in (idle.popLast()?.lent, Self.takeStale(&idle, before: now() - idleSeconds)) }
+        _ = stale   // closed here, outside the lock, as the array is released
+        if let reused { return reused }
         made.add(1, ordering: .relaxed)
         return Lent(client: try make())
     }
 
-    func giveBack(_ lent: Lent) { idle.withLock { $0.append(lent) } }
+    func giveBack(_ lent: Lent) {
+        let time = now()
+        let stale = idle.withLock { idle in
+            idle.append((lent, time))
+            return Self.takeStale(&idle, before: time - idleSeconds)
+        }
+        _ = stale
+    }
+
+    /// Removes the connections returned before `cutoff` (the oldest are first) and hands
+    /// them back, to be closed by their release outside the lock.
+    private static func takeStale(_ idle: inout [(lent: Lent, since: Double)], before cutoff: Double) -> [Lent] {
+        let count = idle.prefix { $0.since < cutoff }.count
+        let stale = idle.prefix(count).map(\.lent)
+        idle.removeFirst(count)
+        return stale
+    }
 
     /// Whether an error is the coordinator's answer (the request and its reply are over),
     /// rather than the client's giving up.
