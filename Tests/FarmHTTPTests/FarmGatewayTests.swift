@@ -30,6 +30,14 @@ import Testing
         #expect(gateway.pool.connectionsMade == afterBurst)
     }
 
+    /// Every connection of the HTTP side, pooled or an event stream's, shares the process's
+    /// one ZeroMQ context.
+    @Test func connectionsShareOneContext() throws {
+        let gateway = FarmGateway(endpoint: "ipc:///nonexistent/reel-context-test", curve: nil)
+        let (a, b) = (try gateway.client(), try gateway.client())
+        #expect(a.context === b.context && a.context === FarmGateway.context)
+    }
+
     /// A burst's connections are closed once they have been idle `idleSeconds` (a fake
     /// clock here): the pool shrinks back to what the calls in a row need.
     @Test func idleConnectionsAreClosed() async throws {

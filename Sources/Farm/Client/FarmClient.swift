@@ -6,7 +6,9 @@ import SessionKit
 /// A client of a coordinator (`reel submit`, `status`, `watch`, …): a DEALER socket,
 /// one request at a time, every wait bounded.
 public final class FarmClient {
-    private let context: ZMQContext
+    /// The ZeroMQ context its socket lives in: its own, or one a process shares among its
+    /// many clients (the HTTP API's pool and event streams).
+    public let context: ZMQContext
     private let socket: ZMQSocket
     public let endpoint: String
     /// Reports CURVE handshakes the coordinator refused (only with keys).
@@ -16,9 +18,11 @@ public final class FarmClient {
     public var onSlowAnswer: (@Sendable (String) -> Void)?
     private var toldSlow = false
 
-    public init(endpoint: String, curve: CurveClient? = nil) throws {
+    /// `context`: a context to share (a context is thread-safe; the socket stays this
+    /// client's); nil makes one for this client.
+    public init(endpoint: String, curve: CurveClient? = nil, context shared: ZMQContext? = nil) throws {
         self.endpoint = endpoint
-        context = try ZMQContext()
+        context = try shared ?? ZMQContext()
         socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000)
         if let curve {
             try socket.secure(curve)

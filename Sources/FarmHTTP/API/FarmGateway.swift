@@ -34,9 +34,16 @@ public struct FarmGateway: Sendable {
         turns = Turns(Self.concurrentCalls, perClient: Self.callsPerClient)
     }
 
-    /// A new connection to the coordinator.
+    /// The one ZeroMQ context of the process's HTTP side: every pooled connection and every
+    /// event stream's socket lives in it (a context is a thread and its queues; one per
+    /// connection was 16 and more). Nil only if libzmq could not make one: then each
+    /// connection makes its own, as before.
+    /// Room for a socket per followed job beyond libzmq's default of 1,023.
+    static let context: ZMQContext? = try? ZMQContext(maxSockets: 16_384)
+
+    /// A new connection to the coordinator, in the process's context.
     func client() throws -> FarmClient {
-        let client = try FarmClient(endpoint: endpoint, curve: curve)
+        let client = try FarmClient(endpoint: endpoint, curve: curve, context: Self.context)
         client.timeoutSeconds = Self.timeoutSeconds
         return client
     }
