@@ -14,21 +14,10 @@ extension Coordinator {
             countMediaSent(data.count, contentID: contentID, to: peer)
         case .uploaded(let received, let peer, let holder, let hadIt):
             uploadReceived(received, from: peer, holder: holder, hadIt: hadIt)
-        case .resultBlock(.success(let read), let request, let peer):
-            send(to: peer, .resultBlock, ResultBlock(offset: request.offset, total: read.total), payload: [read.data])
-        case .resultBlock(.failure(let error), _, let peer):
-            refuse(.fetch, from: peer, error)
         case .reply(.success(let message), let peer, _):
             send(message, to: peer)
         case .reply(.failure(let error), let peer, let type):
             refuse(type, from: peer, error)
-        case .resultFiles(let listed, let peer):
-            do {
-                let list = try JSONEncoder().encode(try listed.get())
-                send(to: peer, .resultBlock, ResultBlock(offset: 0, total: list.count), payload: [list])
-            } catch {
-                refuse(.fetch, from: peer, FarmError(.ioFailed, "cannot list the result's files: \(FileErrorText.describe(error))"))
-            }
         case .resultDeleted(let job, let failure, let peer):
             if let failure {
                 refuse(.deleteResult, from: peer, FarmError(.ioFailed, "cannot remove the result of \(job): \(failure)"))

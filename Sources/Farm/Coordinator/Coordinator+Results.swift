@@ -20,7 +20,7 @@ extension Coordinator {
         if let batch = request.batch {
             ioLane.post(key: "status " + identity.base64EncodedString(), label: "status batch") {
                 .reply(Result {
-                    let jobs = try laneStore.batch(batch).map { maker.status(of: $0.summary, stored: $0) }
+                    let jobs = try laneStore.batch(batch, live: maker.live.keys).map { maker.status(of: $0.summary, stored: $0) }
                     return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes))
                 }, to: identity, type: .status)
             }
@@ -34,7 +34,7 @@ extension Coordinator {
         let owner = request.owner
         ioLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
             .reply(Result {
-                let rows = try laneStore.page(owner: owner, after: cursor, limit: limit)
+                let rows = try laneStore.page(owner: owner, after: cursor, limit: limit, live: maker.live.keys)
                 let next = rows.count == limit ? rows.last.map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text } : nil
                 let jobs = rows.map { maker.status(of: $0.summary, stored: $0) }
                 return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes, next: next))
@@ -43,7 +43,7 @@ extension Coordinator {
     }
 
     func status(of record: JobStore.JobSummary) throws -> JobStatus {
-        let stored = scheduler.jobs[record.id] == nil ? try StoredJob(record, in: store) : nil
+        let stored = try StoredJob(record, in: store, live: scheduler.jobs[record.id] != nil)
         return statusMaker(only: record.id).status(of: record, stored: stored)
     }
 
@@ -73,11 +73,18 @@ extension Coordinator {
         case .files:
             // Listed on the I/O lane: a directory of thousands of segments is not read on the loop.
             ioLane.post(key: "result " + request.jobID, label: "result files") {
-                .resultFiles(Result {
+                .reply(Result {
                     LoopGuard.assertMayBlock("listing \(directory.path)")
-                    return FileManager.default.fileExists(atPath: directory.path)
-                        ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
-                }, to: identity)
+                    let names: [String]
+                    do {
+                        names = FileManager.default.fileExists(atPath: directory.path)
+                            ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
+                    } catch {
+                        throw FarmError(.ioFailed, "cannot list the result's files: \(FileErrorText.describe(error))")
+                    }
+                    let list = try JSONEncoder().encode(names)
+                    return try WireMessage(.resultBlock, ResultBlock(offset: 0, total: list.count), payload: [list])
+                }, to: identity, type: .fetch)
             }
             return
         case .file(let name):
@@ -97,14 +104,14 @@ extension Coordinator {
     /// block is up to 4 MiB from the disk.
     func readBlock(of path: String, _ request: FetchRequest, from identity: Data, gone: FarmError) {
         ioLane.post(key: "result " + request.jobID) {
-            let read = Result { () throws -> ResultBlockRead in
+            .reply(Result {
                 guard let handle = FileHandle(forReadingAtPath: path) else { throw gone }
                 defer { try? handle.close() }   // read-only: closing cannot lose data
                 let total = Int(try handle.seekToEnd())
                 try handle.seek(toOffset: UInt64(max(0, min(request.offset, total))))
-                return ResultBlockRead(total: total, data: try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data())
-            }
-            return .resultBlock(read, request: request, to: identity)
+                let data = try handle.read(upToCount: max(0, min(request.length, WireProtocol.blockSize))) ?? Data()
+                return try WireMessage(.resultBlock, ResultBlock(offset: request.offset, total: total), payload: [data])
+            }, to: identity, type: .fetch)
         }
     }
 }

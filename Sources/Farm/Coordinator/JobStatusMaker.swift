@@ -36,10 +36,10 @@ struct JobStatusMaker: Sendable {
             counts = job.counts
             perWorker = job.doneBy.filter { $0.value > 0 }
             framesDone = job.framesDone
-        } else if let stored {
-            counts = stored.counts.byState
-            framesDone = stored.counts.framesDone
-            perWorker = stored.counts.perWorker
+        } else if let summed = stored?.counts {
+            counts = summed.byState
+            framesDone = summed.framesDone
+            perWorker = summed.perWorker
         }
         let ended = endedUncommitted[record.id]
         let state = job?.phase ?? ended?.phase ?? record.state

@@ -14,12 +14,9 @@ enum LaneOutcome: Sendable {
     /// A client's upload part received (or a handed-over file adopted).
     case uploaded(Result<Uploaded, any Error>, from: PeerID, holder: String?, hadIt: Bool)
     /// A reply made and encoded on the lane (a page of the job list, a batch's jobs, a
-    /// job's shards), or why it could not be: `type` is the request's, for the refusal.
+    /// job's shards, a block of a result or preview, a result's file names), or why it
+    /// could not be: `type` is the request's, for the refusal.
     case reply(Result<WireMessage, any Error>, to: PeerID, type: MessageType)
-    /// A block of a result (or preview) file read for a client.
-    case resultBlock(Result<ResultBlockRead, any Error>, request: FetchRequest, to: PeerID)
-    /// A per-segment result's file names, listed for a client.
-    case resultFiles(Result<[String], any Error>, to: PeerID)
     /// A finished job's result files removed for a client (`deleteResult`).
     case resultDeleted(job: String, failure: String?, to: PeerID)
     /// A still request's media checked: those missing.
@@ -33,12 +30,6 @@ enum LaneOutcome: Sendable {
     case stateListed(StateListing, ended: Result<[EndedJob], any Error>, at: Double)
     /// A sweep's removals done.
     case swept(SweepRemovals)
-}
-
-/// A block read from a file: the file's size and the bytes.
-struct ResultBlockRead: Sendable {
-    var total: Int
-    var data: Data
 }
 
 /// A job that ended, and when.

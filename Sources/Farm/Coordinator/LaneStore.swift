@@ -20,12 +20,17 @@ final class LaneStore: Sendable {
     /// Pages of the job list and a batch's jobs as stored, each with its shard counts and
     /// webhook: a query or three per job, up to 10,000 jobs, read here instead of on the
     /// loop, which adds what only it knows (docs/architecture.md, "What runs where").
-    func page(owner: String?, after cursor: JobStore.JobCursor?, limit: Int) throws -> [StoredJob] {
-        try store.withLock { store in try store.jobSummaries(owner: owner, after: cursor, limit: limit).map { try StoredJob($0, in: store) } }
+    /// `live`: jobs the loop describes from memory, whose shards are not counted here.
+    func page(owner: String?, after cursor: JobStore.JobCursor?, limit: Int, live: some Collection<String>) throws -> [StoredJob] {
+        let live = Set(live)
+        return try store.withLock { store in
+            try store.jobSummaries(owner: owner, after: cursor, limit: limit).map { try StoredJob($0, in: store, live: live.contains($0.id)) }
+        }
     }
 
-    func batch(_ id: String) throws -> [StoredJob] {
-        try store.withLock { store in try store.batchSummaries(id).map { try StoredJob($0, in: store) } }
+    func batch(_ id: String, live: some Collection<String>) throws -> [StoredJob] {
+        let live = Set(live)
+        return try store.withLock { store in try store.batchSummaries(id).map { try StoredJob($0, in: store, live: live.contains($0.id)) } }
     }
 
     /// Every shard of a job with its last attempt: each shard's task decoded, 7,200 of them
@@ -42,16 +47,16 @@ final class LaneStore: Sendable {
     }
 }
 
-/// A job as the store holds it, for a status built on the loop: its summary, its shards
-/// counted by the store (used for a job the scheduler no longer holds), its webhook.
+/// A job as the store holds it, for a status: its summary, its shards counted by the store
+/// (nil for a job the scheduler holds: described from memory), its webhook.
 struct StoredJob: Sendable {
     var summary: JobStore.JobSummary
-    var counts: (byState: ShardCounts, framesDone: Int64, perWorker: [String: Int])
+    var counts: (byState: ShardCounts, framesDone: Int64, perWorker: [String: Int])?
     var webhook: WebhookStatus?
 
-    init(_ summary: JobStore.JobSummary, in store: JobStore) throws {
+    init(_ summary: JobStore.JobSummary, in store: JobStore, live: Bool) throws {
         self.summary = summary
-        counts = try store.shardCounts(of: summary.id)
+        counts = live ? nil : try store.shardCounts(of: summary.id)
         webhook = summary.state.isFinal ? try store.webhook(of: summary.id) : nil
     }
 }
