@@ -16,6 +16,9 @@ final class Inbox<Element: Sendable>: Sendable {
         wakeup?.signal()
     }
 
+    /// Wakes the loop without a value (work that ended with nothing to hand over).
+    func wake() { wakeup?.signal() }
+
     func take() -> [Element] {
         items.withLock { list in
             defer { list.removeAll() }

@@ -32,42 +32,28 @@ final class AssemblyLane: Sendable {
         var writing = 0.0
     }
 
-    private let requests = Inbox<Request>()
+    private let requests: SharedQueue<Request>
+    private let thread: LaneThreads<SharedQueue<Request>>
     let finished: Inbox<Finished>
-    private let wake = DispatchSemaphore(value: 0)
-    private let stop = StopSignal()
 
     /// `wakes`: the loop's wakeup, signalled with each answer. `log`: why a job's live
     /// preview was given up (the job goes on without one).
     init(wakes loop: Wakeup, log: @escaping @Sendable (String) -> Void) {
-        finished = Inbox(wakes: loop)
-        let (requests, finished, wake, stop) = (requests, finished, wake, stop)
-        let thread = Thread {
-            var lane = State(log: log)
-            while !stop.isRaised {
-                _ = wake.wait(timeout: .now() + .milliseconds(500))
-                for request in requests.take() where !stop.isRaised {
-                    if let answer = lane.handle(request) { finished.post(answer) }
-                    lane.endPreviews()   // after the answer: a preview never delays a job's end
-                    if case .drop(_, let then) = request { then() }
-                }
-            }
+        let (requests, finished) = (SharedQueue<Request>(), Inbox<Finished>(wakes: loop))
+        (self.requests, self.finished) = (requests, finished)
+        // Its state is opened without a call that can fail.
+        thread = try! LaneThreads(name: "assembly", queue: requests, open: { _ in State(log: log) }, handle: { lane, request in
+            if let answer = lane.handle(request) { finished.post(answer) }
+            lane.endPreviews()   // after the answer: a preview never delays a job's end
+            if case .drop(_, let then) = request { then() }
+        }, close: { lane in
             for job in lane.running.values { job.assembly.abandon() }
-        }
-        thread.name = "assembly"
-        thread.stackSize = 8 << 20
-        thread.start()
+        })
     }
 
-    func post(_ request: Request) {
-        requests.post(request)
-        wake.signal()
-    }
+    func post(_ request: Request) { requests.post(request) }
 
-    func shutDown() {
-        stop.raise()
-        wake.signal()
-    }
+    func shutDown() { thread.stop() }
 
     /// One job's assembly on the lane, and the first error it met (reported at `finish`).
     private final class InProgress {

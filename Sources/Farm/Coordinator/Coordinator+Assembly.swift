@@ -18,7 +18,7 @@ extension Coordinator {
     }
 
     /// Every chunk is stored: the lane writes the index of a job of one file; a job of one
-    /// file per segment is assembled now on a thread of its own.
+    /// file per segment is assembled now on a finishing thread.
     func startAssembly(_ id: String) {
         guard let job = scheduler.jobs[id] else { return }
         let spec = job.spec
@@ -30,7 +30,7 @@ extension Coordinator {
         let chunks = chunkPaths(job: id, count: job.tasks.count)
         let output = resultPath(job: id, layout: spec.layout).path
         let finished = finishedAssemblies
-        let thread = Thread {
+        finishing.queue.post {
             let started = Date()
             do {
                 try spec.assemble(to: output) { chunks[$0] }
@@ -39,17 +39,16 @@ extension Coordinator {
                 finished.post((id, FarmError(.renderFailed, "assembly failed: \(error)"), Date().timeIntervalSince(started), nil))
             }
         }
-        thread.start()
     }
 
     /// Sends an assembled result where its job asked (docs/api.md, "Output to a URL"), on
-    /// a thread of its own: the job is done only once it is there.
+    /// a finishing thread: the job is done only once it is there.
     func publish(_ id: String, to destination: OutputTarget, owner: String?, assembledIn seconds: Double) {
         let output = resultPath(job: id, layout: .whole).path
         let finished = finishedAssemblies
         // One tenant's hanging upload targets hold only its share of the connections.
         let origins = options.origins.onBehalf(of: owner ?? "")
-        let thread = Thread {
+        finishing.queue.post {
             let started = Date()
             do {
                 let published = try origins.publish(output, sidecar: Sidecar.path(for: output), to: destination)
@@ -61,7 +60,6 @@ extension Coordinator {
                                seconds + Date().timeIntervalSince(started), nil))
             }
         }
-        thread.start()
     }
 
     /// Assemblies the lane has finished: published first where the job asked.

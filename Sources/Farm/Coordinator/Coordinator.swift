@@ -20,6 +20,8 @@ public final class Coordinator {
     let prober: MediaProber
     /// Jobs of one file are assembled on its thread as their chunks arrive.
     let assemblyLane: AssemblyLane
+    /// Assemblies of a file per segment and results sent to their URLs, a few at once.
+    let finishing: LaneThreads<SharedQueue<@Sendable () -> Void>>
     /// The loop's blocking work: chunks, uploads, media blocks, sweeps.
     let ioLane: Lane<LaneOutcome>
     /// Reads media blocks for workers on the I/O lane.
@@ -119,6 +121,8 @@ public final class Coordinator {
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
         ioLane = Lane(threads: Self.ioThreads, name: "io", wakeup: wakeup)
+        finishing = try LaneThreads(name: "finishing", count: Self.finishingThreads, queue: SharedQueue(), stackSize: 4 << 20,
+                                    open: { _ in () }, handle: { _, work in work() })
         context = try ZMQContext()
         // Sends never wait (a peer that does not read would stall every other), and each
         // peer's outgoing queue is bounded: past it, what would be sent is dropped
@@ -149,6 +153,9 @@ public final class Coordinator {
     static var now: Double { Date().timeIntervalSince1970 }
     /// Threads of the I/O lane: SHA-256 and the page cache's copies run at a core each.
     static let ioThreads = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// Finishing threads: one tenant's slow result upload holds one of them (and only its
+    /// share of the origin connections).
+    static let finishingThreads = 8
     /// Monotonic seconds, for the loop's waits.
     static var uptime: Double { ProcessInfo.processInfo.systemUptime }
 
@@ -177,6 +184,7 @@ public final class Coordinator {
         prober.shutDown()
         ioLane.shutDown()
         assemblyLane.shutDown()
+        finishing.stop()
         authenticator?.stop()
     }
 

@@ -1,10 +1,16 @@
 import Foundation
 import Synchronization
 
-/// Work waiting per client, handed to a pool of threads so that no client holds more than
+/// Work waiting per client, handed to a lane's threads so that no client holds more than
 /// one at a time and clients take turns (docs/operations.md, "Limits"): one client's
 /// 10,000-variant batch or slow origin delays only that client's next submission.
-final class FairQueue<Item: Sendable>: Sendable {
+final class FairQueue<Item: Sendable>: LaneQueue, Sendable {
+    /// An item and the client it waits for.
+    struct Turn: Sendable {
+        var client: String
+        var item: Item
+    }
+
     private struct State {
         /// Each client's items, oldest first.
         var waiting: [String: [Item]] = [:]
@@ -26,40 +32,39 @@ final class FairQueue<Item: Sendable>: Sendable {
         ready.signal()
     }
 
-    /// The next client's oldest item, once one may be worked on; nil once stopped. The
-    /// caller calls `done(client)` when it has finished with it.
-    func next() -> (client: String, item: Item)? {
+    /// The next client's oldest item, once one may be worked on. The client is busy until
+    /// `finished` is called with it.
+    func next(thread: Int, timeout: Double?) -> LaneTake<Turn> {
+        let deadline = timeout.map { DispatchTime.now() + $0 }
         while true {
-            let taken = state.withLock { s -> (String, Item)?? in
-                if s.stopped { return .some(nil) }
+            let taken = state.withLock { s -> LaneTake<Turn>? in
+                if s.stopped { return .stopped }
                 guard !s.turns.isEmpty else { return nil }
                 let client = s.turns.removeFirst()
                 guard var items = s.waiting[client], !items.isEmpty else { return nil }
                 let item = items.removeFirst()
                 s.waiting[client] = items.isEmpty ? nil : items
                 s.busy.insert(client)
-                return .some((client, item))
+                return .request(Turn(client: client, item: item))
             }
-            switch taken {
-            case .some(let next): return next
-            case .none: ready.wait()
-            }
+            if let taken = ready.handOut(taken) { return taken }
+            if !ready.wait(until: deadline) { return .timedOut }
         }
     }
 
-    /// The thread has finished `client`'s item: its next one, if any, takes its turn last.
-    func done(_ client: String) {
+    /// A thread has finished the client's item: its next one, if any, takes its turn last.
+    func finished(_ turn: Turn) {
         let more = state.withLock { s -> Bool in
-            s.busy.remove(client)
-            guard s.waiting[client] != nil else { return false }
-            s.turns.append(client)
+            s.busy.remove(turn.client)
+            guard s.waiting[turn.client] != nil else { return false }
+            s.turns.append(turn.client)
             return true
         }
         if more { ready.signal() }
     }
 
-    func stop(threads: Int) {
+    func stop() {
         state.withLock { $0.stopped = true }
-        for _ in 0..<threads { ready.signal() }
+        ready.signal()
     }
 }

@@ -10,13 +10,14 @@ import Synchronization
 final class Lane<Outcome: Sendable>: Sendable {
     typealias Work = @Sendable () -> Outcome?
 
-    private let queues: [Queue]
+    private let threads: LaneThreads<KeyedQueues<@Sendable () -> Void>>
     private let outcomes: Outcomes
 
-    init(threads: Int, name: String, wakeup: Wakeup) {
+    init(threads count: Int, name: String, wakeup: Wakeup) {
         outcomes = Outcomes(wakeup: wakeup)
-        queues = (0..<max(1, threads)).map { Queue(name: "\(name)-\($0)") }
-        for queue in queues { queue.start(outcomes) }
+        // Opening a state of nothing cannot fail.
+        threads = try! LaneThreads(name: name, count: count, queue: KeyedQueues(threads: count), stackSize: 4 << 20,
+                                   open: { _ in () }, handle: { _, work in work() })
     }
 
     /// Runs `work` on the thread of `key`, after the work posted before under keys of that thread.
@@ -24,7 +25,8 @@ final class Lane<Outcome: Sendable>: Sendable {
     func post(key: String, label: String? = nil, _ work: @escaping Work) {
         outcomes.pending.add(1, ordering: .relaxed)
         let label = label ?? String(key.prefix { $0 != " " })
-        queues[Self.thread(of: key, among: queues.count)].post { work().map { (label, $0) } }
+        let outcomes = outcomes
+        threads.queue.post({ outcomes.finished(work().map { (label, $0) }) }, key: key)
     }
 
     /// What finished work found, each with its label, in the order it finished.
@@ -37,59 +39,22 @@ final class Lane<Outcome: Sendable>: Sendable {
     /// Work posted whose outcome the loop has not taken.
     var backlog: Int { outcomes.pending.load(ordering: .relaxed) }
 
-    func shutDown() { for queue in queues { queue.stop() } }
-
-    /// A key's thread: FNV-1a of its bytes (stable across runs, unlike `hashValue`).
-    static func thread(of key: String, among count: Int) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(hash % UInt64(count))
-    }
+    func shutDown() { threads.stop() }
 
     /// Where the threads put what they found.
     private final class Outcomes: Sendable {
-        let done = Inbox<(label: String, outcome: Outcome)>()
+        let done: Inbox<(label: String, outcome: Outcome)>
         let pending = Atomic<Int>(0)
-        let wakeup: Wakeup
 
-        init(wakeup: Wakeup) { self.wakeup = wakeup }
+        init(wakeup: Wakeup) { done = Inbox(wakes: wakeup) }
 
         func finished(_ outcome: (label: String, outcome: Outcome)?) {
-            if let outcome { done.post(outcome) } else { pending.subtract(1, ordering: .relaxed) }
-            wakeup.signal()
-        }
-    }
-
-    /// One thread and its queue.
-    private final class Queue: Sendable {
-        private let work = Inbox<@Sendable () -> (label: String, outcome: Outcome)?>()
-        private let wake = DispatchSemaphore(value: 0)
-        private let stopped = StopSignal()
-        private let name: String
-
-        init(name: String) { self.name = name }
-
-        func start(_ outcomes: Outcomes) {
-            let (work, wake, stopped) = (work, wake, stopped)
-            let thread = Thread {
-                while !stopped.isRaised {
-                    wake.wait()
-                    for item in work.take() { outcomes.finished(item()) }
-                }
+            if let outcome {
+                done.post(outcome)
+            } else {
+                pending.subtract(1, ordering: .relaxed)
+                done.wake()
             }
-            thread.name = name
-            thread.stackSize = 4 << 20
-            thread.start()
-        }
-
-        func post(_ item: @escaping @Sendable () -> (label: String, outcome: Outcome)?) {
-            work.post(item)
-            wake.signal()
-        }
-
-        func stop() {
-            stopped.raise()
-            wake.signal()
         }
     }
 }

@@ -10,49 +10,21 @@ import Synchronization
 /// is not media (a LUT, a look) simply has no probe. The thread has its own connection to
 /// the store.
 final class MediaProber: Sendable {
-    private let requests = Inbox<(contentID: String, path: String)>()
-    private let wake = DispatchSemaphore(value: 0)
-    private let stop = StopSignal()
+    private let requests: SharedQueue<(contentID: String, path: String)>
+    private let thread: LaneThreads<SharedQueue<(contentID: String, path: String)>>
 
     /// Opens the thread's store connection (a failure fails the coordinator's start);
     /// `log` reports a probe that could not be kept.
     init(storePath: String, log: @escaping @Sendable (String) -> Void) throws {
-        let opened = Mutex<(any Error)?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let (requests, wake, stop) = (requests, wake, stop)
-        let thread = Thread {
-            let store: JobStore
-            do {
-                store = try JobStore(path: storePath)
-                ready.signal()
-            } catch {
-                opened.withLock { $0 = error }
-                ready.signal()
-                return
-            }
-            while !stop.isRaised {
-                _ = wake.wait(timeout: .now() + .milliseconds(500))
-                for (contentID, path) in requests.take() where !stop.isRaised {
-                    Self.probe(contentID: contentID, path: path, store: store, log: log)
-                }
-            }
-        }
-        thread.name = "probes"
-        thread.stackSize = 8 << 20
-        thread.start()
-        ready.wait()
-        if let error = opened.withLock({ $0 }) { throw error }
+        let requests = SharedQueue<(contentID: String, path: String)>()
+        self.requests = requests
+        thread = try LaneThreads(name: "probes", queue: requests, open: { _ in try JobStore(path: storePath) },
+                                 handle: { store, request in Self.probe(contentID: request.contentID, path: request.path, store: store, log: log) })
     }
 
-    func post(contentID: String, path: String) {
-        requests.post((contentID, path))
-        wake.signal()
-    }
+    func post(contentID: String, path: String) { requests.post((contentID, path)) }
 
-    func shutDown() {
-        stop.raise()
-        wake.signal()
-    }
+    func shutDown() { thread.stop() }
 
     static func probe(contentID: String, path: String, store: JobStore, log: (String) -> Void) {
         do {

@@ -110,77 +110,62 @@ final class SubmissionCompiler: Sendable {
         case failed(Data, FarmError)
     }
 
-    private let requests = FairQueue<Request>()
+    private let requests: FairQueue<Request>
     private let results: Inbox<Outcome>
     /// Submissions posted and not yet taken back (for the loop's `status` of its queue).
     private let pending = Atomic<Int>(0)
-    private let threads: Int
+    private let threads: LaneThreads<FairQueue<Request>>
 
     /// Threads compiling at once, one client each at most (docs/operations.md, "Limits").
     static let defaultThreads = 2
+
+    /// What a compile thread opens for itself.
+    private struct ThreadState {
+        var store: JobStore
+        var holds: (String, String) -> Bool
+        var known: (String, FileStat) -> String?
+    }
 
     /// Opens each thread's store connection (a failure fails the coordinator's start).
     /// `wakes`: the loop's wakeup, signalled with each outcome.
     init(context: Context, storePath: String, holders: MediaHolders = MediaHolders(), threads: Int = defaultThreads,
          wakes loop: Wakeup? = nil) throws {
-        results = Inbox(wakes: loop)
-        self.threads = max(1, threads)
-        for index in 0..<self.threads {
-            try Self.start(index, context: context, storePath: storePath, holders: holders, requests: requests, results: results)
-        }
+        let (requests, results) = (FairQueue<Request>(), Inbox<Outcome>(wakes: loop))
+        (self.requests, self.results) = (requests, results)
+        self.threads = try LaneThreads(name: "submissions", count: threads, queue: requests, open: { _ in
+            let store = try JobStore(path: storePath)
+            return ThreadState(store: store, holds: { owner, contentID in
+                holders.contains(owner, contentID) || ((try? store.holds(owner, contentID)) ?? false)
+            }, known: { path, stat in
+                do { return try store.knownMedia(path: path, size: stat.size, mtime: stat.mtime) } catch { return nil }
+            })
+        }, handle: { state, turn in
+            results.post(Self.handle(turn.item, context: context, state: state))
+        })
     }
 
-    private static func start(_ index: Int, context: Context, storePath: String, holders: MediaHolders,
-                              requests: FairQueue<Request>, results: Inbox<Outcome>) throws {
-        let opened = Mutex<Result<Void, any Error>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            let store: JobStore
+    /// One submission on a compile thread: a replay of its first answer, or its compile.
+    private static func handle(_ taken: Request, context: Context, state: ThreadState) -> Outcome {
+        var request = taken
+        if let key = request.submit.idempotencyKey {
+            let digest: String
             do {
-                store = try JobStore(path: storePath)
-                opened.withLock { $0 = .success(()) }
-                ready.signal()
+                digest = try Self.digest(of: request.submit)
             } catch {
-                opened.withLock { $0 = .failure(error) }
-                ready.signal()
-                return
+                return .failed(request.identity, FarmError(.invalidInput, "the submission cannot be encoded: \(error)"))
             }
-            let holds = { (owner: String, contentID: String) -> Bool in
-                holders.contains(owner, contentID) || ((try? store.holds(owner, contentID)) ?? false)
-            }
-            let known = { (path: String, stat: FileStat) -> String? in
-                do { return try store.knownMedia(path: path, size: stat.size, mtime: stat.mtime) } catch { return nil }
-            }
-            while let (client, taken) = requests.next() {
-                var request = taken
-                defer { requests.done(client) }
-                if let key = request.submit.idempotencyKey {
-                    let digest: String
-                    do {
-                        digest = try Self.digest(of: request.submit)
-                    } catch {
-                        results.post(.failed(request.identity, FarmError(.invalidInput, "the submission cannot be encoded: \(error)")))
-                        continue
-                    }
-                    request.digest = digest
-                    if let first = try? store.firstAnswer(owner: request.owner, key: key) {
-                        results.post(Self.replay(first, to: request.identity, key: key, digest: digest))
-                        continue
-                    }
-                }
-                // Its reads of origins take its client's share of the connections.
-                var own = context
-                own.origins = context.origins.onBehalf(of: request.client)
-                results.post(Self.compile(request, context: own, known: known, holds: holds, probes: ProbeMemory(store: store)))
-                // A large session's decoding is transient: its memory goes back, kept or refused.
-                if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
+            request.digest = digest
+            if let first = try? state.store.firstAnswer(owner: request.owner, key: key) {
+                return Self.replay(first, to: request.identity, key: key, digest: digest)
             }
         }
-        thread.name = "submissions-\(index)"
-        thread.stackSize = 8 << 20
-        thread.start()
-        ready.wait()
-        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
+        // Its reads of origins take its client's share of the connections.
+        var own = context
+        own.origins = context.origins.onBehalf(of: request.client)
+        let outcome = Self.compile(request, context: own, known: state.known, holds: state.holds, probes: ProbeMemory(store: state.store))
+        // A large session's decoding is transient: its memory goes back, kept or refused.
+        if request.submit.session.utf8.count > 1 << 20 { HeapPolicy.releaseFreed() }
+        return outcome
     }
 
     /// Queues a submission behind its client's earlier ones: its owner's, else its connection's.
@@ -199,7 +184,7 @@ final class SubmissionCompiler: Sendable {
     /// Submissions waiting or compiling.
     var backlog: Int { pending.load(ordering: .relaxed) }
 
-    func shutDown() { requests.stop(threads: threads) }
+    func shutDown() { threads.stop() }
 
     // MARK: Compiling (no state of the loop is read here)
 

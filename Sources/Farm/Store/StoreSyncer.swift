@@ -13,55 +13,50 @@ import Synchronization
 public final class StoreSyncer: Sendable {
     public static let syncSeconds = 0.1
     static let checkpointSeconds = 1.0
-    private let dirty = Mutex<Bool>(false)
-    private let stop = StopSignal()
-    private let wake = DispatchSemaphore(value: 0)
+    private let dirty: Dirty
+    private let thread: LaneThreads<SharedQueue<Never>>
+
+    /// What the syncing thread keeps between ticks.
+    private struct ThreadState {
+        let database: SQLiteDatabase
+        var lastCheckpoint = Date()
+        var failing = false
+    }
 
     /// Opens its connection on its thread; a store that cannot be opened fails the start.
     public init(path: String, report: @escaping @Sendable (String) -> Void) throws {
-        let opened = Mutex<(any Error)?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
-            let database: SQLiteDatabase
+        let dirty = Dirty()
+        self.dirty = dirty
+        thread = try LaneThreads(name: "store-sync", queue: SharedQueue<Never>(), tick: Self.syncSeconds, open: { _ in
+            ThreadState(database: try SQLiteDatabase(path: path))
+        }, handle: { _, _ in }, onTick: { state in
+            let due = dirty.take()
             do {
-                database = try SQLiteDatabase(path: path)
-            } catch {
-                opened.withLock { $0 = error }
-                ready.signal()
-                return
-            }
-            ready.signal()
-            var lastCheckpoint = Date()
-            var failing = false
-            while !stop.isRaised {
-                _ = wake.wait(timeout: .now() + Self.syncSeconds)
-                let due = dirty.withLock { was in defer { was = false }; return was }
-                do {
-                    if due { try Self.sync(path + "-wal") }
-                    if Date().timeIntervalSince(lastCheckpoint) >= Self.checkpointSeconds {
-                        try database.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                        lastCheckpoint = Date()
-                    }
-                    failing = false
-                } catch {
-                    if !failing { report("the job store's log cannot be synced: \(error)") }
-                    failing = true
-                    if due { dirty.withLock { $0 = true } }   // tried again next time
+                if due { try Self.sync(path + "-wal") }
+                if Date().timeIntervalSince(state.lastCheckpoint) >= Self.checkpointSeconds {
+                    try state.database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    state.lastCheckpoint = Date()
                 }
+                state.failing = false
+            } catch {
+                if !state.failing { report("the job store's log cannot be synced: \(error)") }
+                state.failing = true
+                if due { dirty.mark() }   // tried again next time
             }
-        }
-        thread.name = "store-sync"
-        thread.start()
-        ready.wait()
-        if let error = opened.withLock({ $0 }) { throw error }
+        })
     }
 
     /// The loop committed: the log is synced within `syncSeconds`.
-    public func committed() { dirty.withLock { $0 = true } }
+    public func committed() { dirty.mark() }
 
-    public func shutDown() {
-        stop.raise()
-        wake.signal()
+    public func shutDown() { thread.stop() }
+
+    /// Whether a commit waits for its sync.
+    private final class Dirty: Sendable {
+        private let value = Mutex(false)
+        func mark() { value.withLock { $0 = true } }
+        /// Whether it was marked, unmarking it.
+        func take() -> Bool { value.withLock { was in defer { was = false }; return was } }
     }
 
     private static func sync(_ path: String) throws {

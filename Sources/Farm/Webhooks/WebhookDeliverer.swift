@@ -35,6 +35,8 @@ public final class WebhookDeliverer: Sendable {
     /// Attempts that finished, for the store's thread to record.
     private let finished = Inbox<Attempt>()
     private let wake = DispatchSemaphore(value: 0)
+    /// The POSTs in flight, one thread each, made up front (Dispatch's pool adds threads slowly).
+    private let posts: LaneThreads<SharedQueue<@Sendable () -> Void>>
 
     /// What a receiver did with one attempt.
     struct Attempt: Sendable {
@@ -59,10 +61,14 @@ public final class WebhookDeliverer: Sendable {
         connection.connections = limits.parallel
         connection.connectTimeout = min(limits.timeout, connection.connectTimeout)
         client = OriginClient(policy: policy, limits: connection)
+        // A state of nothing opens without fail.
+        posts = try! LaneThreads(name: "webhook-posts", count: limits.parallel, queue: SharedQueue(), stackSize: 1 << 20,
+                                 open: { _ in () }, handle: { _, post in post() })
     }
 
     public func stopDelivering() {
         stop.raise()
+        posts.stop()
         wake.signal()
     }
 
@@ -102,7 +108,7 @@ public final class WebhookDeliverer: Sendable {
             let body = try store.webhookBody(delivery)
             inFlight[delivery.id] = host
             let deliverer = self
-            DispatchQueue.global().async {
+            posts.queue.post {
                 deliverer.finished.post(deliverer.attempt(delivery, body: body, retryAt: retryAt))
                 deliverer.wake.signal()
             }

@@ -14,77 +14,45 @@ final class StillThread: Sendable {
         case invalidate([String])
     }
 
-    /// What the worker's loop and the still thread share.
-    private final class Mailbox: Sendable {
-        let jobs = Inbox<Job>()
-        let replies = Inbox<(StillsReply, [Data])>()
-        let wake = DispatchSemaphore(value: 0)
-        let stop = StopSignal()
-    }
-
-    private let mailbox = Mailbox()
+    private let jobs: SharedQueue<Job>
+    private let replies: Inbox<(StillsReply, [Data])>
+    private let thread: LaneThreads<SharedQueue<Job>>
 
     /// `origins` reads the sources a request names by URL.
     /// `busySlots`: the render slots at work; a clip opened meanwhile decodes on the other cores.
     init(directory: URL, limit: Int64, workerID: String, renderLog: String?, origins: OriginClient, wakeup: Wakeup,
          busySlots: SlotGauge, logger: Logger) throws {
+        let (jobs, replies) = (SharedQueue<Job>(), Inbox<(StillsReply, [Data])>(wakes: wakeup))
+        (self.jobs, self.replies) = (jobs, replies)
         // The cache is opened once, on the thread that owns it; a cache that cannot open
         // fails the worker's start here, never the thread later.
-        let opened = Mutex<Result<Void, any Error>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let thread = Thread { [mailbox] in
-            let cache: StillCache
-            do {
-                cache = try StillCache(directory: directory, limit: limit)
-                opened.withLock { $0 = .success(()) }
-                ready.signal()
-            } catch {
-                opened.withLock { $0 = .failure(error) }
-                ready.signal()
-                return
-            }
+        thread = try LaneThreads(name: "stills", queue: jobs, stackSize: 4 << 20, open: { _ in
+            let cache = try StillCache(directory: directory, limit: limit)
             let cores = ProcessInfo.processInfo.activeProcessorCount
             let decoders = StillDecoders(threads: { StillDecoders.frameThreads(cores: cores, busy: busySlots.value) })
-            let service = StillService(cache: cache, decoders: decoders, renderLog: renderLog)
-            let access = OriginAccess()
-            while !mailbox.stop.isRaised {
-                _ = mailbox.wake.wait(timeout: .now() + .milliseconds(200))
-                for job in mailbox.jobs.take() {
-                    switch job {
-                    case .serve(let request, let files):
-                        let reply = Self.serve(request, files: files, origins: origins, access: access, service: service,
-                                               workerID: workerID)
-                        mailbox.replies.post(reply)
-                        wakeup.signal()
-                    case .invalidate(let ids):
-                        do {
-                            let removed = try cache.invalidate(media: Set(ids))
-                            logger.info("cleared \(removed) cached picture(s)")
-                        } catch {
-                            logger.error("could not clear the cached pictures of \(ids.count) media file(s): \(error)")
-                        }
-                    }
+            return (service: StillService(cache: cache, decoders: decoders, renderLog: renderLog), access: OriginAccess())
+        }, handle: { state, job in
+            switch job {
+            case .serve(let request, let files):
+                replies.post(Self.serve(request, files: files, origins: origins, access: state.access, service: state.service,
+                                        workerID: workerID))
+            case .invalidate(let ids):
+                do {
+                    let removed = try state.service.cache.invalidate(media: Set(ids))
+                    logger.info("cleared \(removed) cached picture(s)")
+                } catch {
+                    logger.error("could not clear the cached pictures of \(ids.count) media file(s): \(error)")
                 }
             }
-        }
-        thread.name = "stills"
-        thread.stackSize = 4 << 20
-        thread.start()
-        ready.wait()
-        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
+        })
     }
 
-    func post(_ job: Job) {
-        mailbox.jobs.post(job)
-        mailbox.wake.signal()
-    }
+    func post(_ job: Job) { jobs.post(job) }
 
     /// Replies ready to send, with one picture per result.
-    func take() -> [(StillsReply, [Data])] {
-        mailbox.replies.take()
-    }
+    func take() -> [(StillsReply, [Data])] { replies.take() }
 
-    func shutDown() { mailbox.stop.raise() }
+    func shutDown() { thread.stop() }
 
     private static func serve(_ request: StillsRequest, files: [String: URL], origins: OriginClient, access: OriginAccess,
                               service: StillService, workerID: String) -> (StillsReply, [Data]) {

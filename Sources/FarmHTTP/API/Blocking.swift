@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Farm
 
 /// Runs blocking work (a ZeroMQ request to the coordinator) on threads of its own and
 /// awaits it, so the HTTP server's event loops and Swift's cooperative threads — as many as
@@ -17,25 +17,13 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 final class BlockingThreads: Sendable {
     static let shared = BlockingThreads(count: FarmGateway.concurrentCalls)
 
-    private let work = Mutex<[@Sendable () -> Void]>([])
-    private let ready = DispatchSemaphore(value: 0)
+    private let threads: LaneThreads<SharedQueue<@Sendable () -> Void>>
 
     init(count: Int) {
-        for index in 0..<count {
-            let thread = Thread { [self] in
-                while true {
-                    ready.wait()
-                    guard let job = work.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-                    job()
-                }
-            }
-            thread.name = "gateway-\(index)"
-            thread.start()
-        }
+        // A state of nothing opens without fail; the pool lives as long as the process.
+        threads = try! LaneThreads(name: "gateway", count: count, queue: SharedQueue(), stackSize: 1 << 20,
+                                   open: { _ in () }, handle: { _, job in job() })
     }
 
-    func run(_ job: @escaping @Sendable () -> Void) {
-        work.withLock { $0.append(job) }
-        ready.signal()
-    }
+    func run(_ job: @escaping @Sendable () -> Void) { threads.queue.post(job) }
 }
