@@ -111,7 +111,7 @@ try:
         cells = driver.find_elements(By.CSS_SELECTOR, "#shard-map .cell")
         shards = [s for s in api("/jobs/" + running + "/shards") if s["kind"] not in ("audio", "segmentAudio")]
         shown = [cell.get_attribute("class").split()[1] for cell in cells]
-        expected = ["reused" if s.get("worker") == "reused" else "failing" if s["state"] == "queued" and s.get("lastError")
+        expected = ["reused" if s.get("reused") else "failing" if s["state"] == "queued" and s.get("lastError")
                     else s["state"] for s in shards]
         return (len(cells), shown) if shown == expected else None
 

@@ -13,9 +13,10 @@ public struct JobStatus: Codable, Sendable, Equatable {
     /// Unix seconds.
     public var created: Double
     public var finished: Double?
-    /// Shards rendered per worker id; shards whose chunks came from the chunk cache count
-    /// under `JobStatus.reusedWorkerID`.
+    /// Shards rendered per worker id.
     public var workers: [String: Int]
+    /// Shards that took a chunk rendered before (the chunk cache, or a twin) instead of rendering.
+    public var reusedShards: Int
     /// Seconds the coordinator spent joining chunks and muxing (once assembled; not kept
     /// across coordinator restarts).
     public var assemblySeconds: Double?
@@ -41,11 +42,11 @@ public struct JobStatus: Codable, Sendable, Equatable {
 
     public init(jobID: String, state: JobPhase, priority: Int, framesDone: Int64, totalFrames: Int64, shards: ShardCounts,
                 error: FarmError? = nil, created: Double, finished: Double? = nil, workers: [String: Int] = [:],
-                assemblySeconds: Double? = nil, workerPeakRSSKB: Int? = nil, paused: DispatchPause? = nil,
+                reusedShards: Int = 0, assemblySeconds: Double? = nil, workerPeakRSSKB: Int? = nil, paused: DispatchPause? = nil,
                 mediaBytesSent: Int64? = nil, owner: String? = nil, batch: String? = nil, variant: String? = nil) {
         (self.jobID, self.state, self.priority, self.framesDone, self.totalFrames, self.shards) =
             (jobID, state, priority, framesDone, totalFrames, shards)
-        (self.error, self.created, self.finished, self.workers) = (error, created, finished, workers)
+        (self.error, self.created, self.finished, self.workers, self.reusedShards) = (error, created, finished, workers, reusedShards)
         (self.assemblySeconds, self.workerPeakRSSKB, self.paused, self.mediaBytesSent) =
             (assemblySeconds, workerPeakRSSKB, paused, mediaBytesSent)
         (self.owner, self.batch, self.variant) = (owner, batch, variant)
@@ -55,13 +56,6 @@ public struct JobStatus: Codable, Sendable, Equatable {
 
     /// Frames done over the total, 0 … 1.
     public var fractionDone: Double { totalFrames > 0 ? Double(framesDone) / Double(totalFrames) : 0 }
-
-    /// The key of `workers` that counts shards taken from the chunk cache (or a twin)
-    /// instead of rendered: no worker has this id, since a worker's id is its hex key.
-    public static let reusedWorkerID = "reused"
-
-    /// Shards that took a chunk rendered for another shard instead of rendering it.
-    public var reusedShards: Int { workers[Self.reusedWorkerID] ?? 0 }
 }
 
 /// Why dispatch holds back a job's shards: each cause that holds, and one line for people.

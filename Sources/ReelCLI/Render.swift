@@ -86,7 +86,8 @@ struct Render: ParsableCommand {
                 if json {
                     try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,
                                           shards: status.shards.total, seconds: seconds, workers: workers,
-                                          shardsPerWorker: status.workers, sourceFramesProcessed: nil, phaseSeconds: nil,
+                                          shardsPerWorker: status.workers, reusedShards: status.reusedShards,
+                                          sourceFramesProcessed: nil, phaseSeconds: nil,
                                           assemblySeconds: status.assemblySeconds, workerPeakRSSKB: status.workerPeakRSSKB,
                                           startup: startup))
                 }
@@ -109,7 +110,7 @@ struct Render: ParsableCommand {
             printer.finish()
             if json {
                 try printJSON(Summary(output: destination, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
-                                      seconds: result.seconds, workers: workers, shardsPerWorker: nil,
+                                      seconds: result.seconds, workers: workers, shardsPerWorker: nil, reusedShards: nil,
                                       sourceFramesProcessed: result.sourceFramesProcessed,
                                       phaseSeconds: Summary.Phases(result.phases), assemblySeconds: result.assemblySeconds,
                                       workerPeakRSSKB: nil))
@@ -128,8 +129,10 @@ struct Render: ParsableCommand {
         var shards: Int
         var seconds: Double
         var workers: Int
-        /// Shards each worker process rendered (farm path).
+        /// Shards each worker process rendered, and those that took a chunk rendered
+        /// before (a twin's, or the chunk cache's) (farm path).
         var shardsPerWorker: [String: Int]?
+        var reusedShards: Int?
         /// Source frames decoded (in-process path, which counts them).
         var sourceFramesProcessed: Int?
         /// Seconds the video shards spent by phase, summed over threads (in-process path).

@@ -10,7 +10,7 @@ extension ContentID {
     }
 
     public static func hashing(file path: String) throws -> ContentID {
-        LoopGuard.assertMayBlock("hashing \(path)")
+        BlockingWork.announce("hashing \(path)")
         guard let handle = FileHandle(forReadingAtPath: path) else { throw EngineError("\(path): cannot be read") }
         defer { try? handle.close() }   // read-only: closing cannot lose data
         return try hashing(handle).id
@@ -18,7 +18,7 @@ extension ContentID {
 
     /// The content id of what is left to read of `handle`, and how many bytes that was.
     public static func hashing(_ handle: FileHandle) throws -> (id: ContentID, size: Int) {
-        LoopGuard.assertMayBlock("hashing a file")
+        BlockingWork.announce("hashing a file")
         var hasher = SHA256()
         var size = 0
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
@@ -37,7 +37,7 @@ public enum Digest {
 
     public static func sha256(_ data: Data) -> String {
         // Keys and small messages may be hashed anywhere; a chunk or a block may not.
-        if data.count >= blockingSize { LoopGuard.assertMayBlock("hashing \(data.count) bytes") }
+        if data.count >= blockingSize { BlockingWork.announce("hashing \(data.count) bytes") }
         return hex(SHA256.hash(data: data))
     }
 

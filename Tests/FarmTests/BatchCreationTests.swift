@@ -7,8 +7,9 @@ import Testing
 
 /// A batch is all or none (docs/api.md, "Batches") also across a stop: its jobs are made
 /// over several turns, and a coordinator that stopped in the middle left the variants made
-/// so far rendering. A batch is recorded as begun with its first job; a restart cancels
-/// the jobs of a batch still recorded and resumes every other job.
+/// so far rendering. A batch is recorded as begun with its first job, and so is a job whose
+/// shard rows take more than one turn; a restart cancels the jobs of either still recorded
+/// (a job resumed short of shards would render a short file) and resumes every other job.
 @Suite struct BatchCreationTests {
     @Test func aBatchHalfMadeWhenTheCoordinatorStoppedIsCancelledOnRestart() throws {
         let dir = try TestEnvironment.scratchDirectory()
@@ -28,6 +29,14 @@ import Testing
                                     shards: spec.tasks)
             }
             try store.batch {
+                // A job whose shard rows took more than one turn, stopped after its first slice.
+                try store.apply(.batchBegun("jshort", at: 1))
+                var short = JobStore.JobRecord(id: "jshort", state: .queued, priority: 0, created: 1, finished: nil, session: "{}",
+                                               files: ["a.mp4": spec.files["a.mp4"]!.contentID], paths: [:],
+                                               settings: EncoderSettings(), totalFrames: spec.output.frames, spec: text)
+                short.shardsWritten = true
+                try store.apply(.createJob(short, spec.tasks))
+                try store.apply(.addShards(job: "jshort", from: 0, texts: [try JobStore.json(spec.tasks[0])], frames: [spec.tasks[0].frameCount]))
                 try store.apply(.batchBegun("bhalf", at: 1))
                 try make("jhalf1", batch: "bhalf")
                 try make("jhalf2", batch: "bhalf")
@@ -39,10 +48,11 @@ import Testing
         let coordinator = try CoordinatorThread(options)
         defer { coordinator.stop() }
         let client = try FarmClient(endpoint: coordinator.endpoint)
-        for id in ["jhalf1", "jhalf2"] {
+        #expect(spec.tasks.count > 1)
+        for id in ["jhalf1", "jhalf2", "jshort"] {
             let status = try #require(try client.status(id).first)
             #expect(status.state == .cancelled, "\(status)")
-            #expect(status.error?.message.contains("stopped while making this job's batch") == true, "\(status.error?.message ?? "")")
+            #expect(status.error?.message.contains("stopped while making this job") == true, "\(status.error?.message ?? "")")
         }
         let whole = try #require(try client.status("jwhole").first)
         #expect(!whole.state.isFinal, "\(whole)")

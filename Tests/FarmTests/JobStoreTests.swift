@@ -22,7 +22,7 @@ import Testing
             try store.createJob(record("j1"), shards: tasks)
             try store.recordWorker(id: "w1", host: "h", slots: 2, at: 3)
             try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 4)
-            try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 5)
+            try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", by: .worker("w1"), at: 5)
             try store.startAttempt(job: "j1", shard: 0, attempt: 1, worker: "w1", at: 6)
             try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: .failed, message: "w1: boom", at: 7, requeue: true)
         }
@@ -64,9 +64,9 @@ import Testing
         #expect(plan.contains { $0.contains("INDEX jobs_by_owner") }, "\(plan)")
 
         try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 2)
-        try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 3)
+        try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", by: .worker("w1"), at: 3)
         let counts = try store.shardCounts(of: "j1")
-        #expect(counts.byState == ShardCounts(queued: 1, done: 1) && counts.framesDone == 90 && counts.perWorker == ["w1": 1])
+        #expect(counts.byState == ShardCounts(queued: 1, done: 1) && counts.framesDone == 90 && counts.doneBy == [.worker("w1"): 1])
 
         try store.setJobState("j0", .done, finished: 10)
         try store.setJobState("j1", .failed, error: FarmError(.originRefused, "boom"), finished: 20)
@@ -103,7 +103,7 @@ import Testing
                 try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 4)
                 // A change that fails half-way (a duplicate job) inside the batch…
                 #expect(throws: (any Error).self) { try store.createJob(self.record("j1"), shards: self.tasks) }
-                try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", worker: "w1", at: 5)
+                try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", by: .worker("w1"), at: 5)
             }
             // …and a batch that fails as a whole.
             #expect(throws: (any Error).self) {

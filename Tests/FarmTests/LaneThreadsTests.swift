@@ -75,4 +75,14 @@ struct LaneThreadsTests {
             return
         }
     }
+
+    @Test func drainingHandlesEverythingPostedBeforeItEnds() throws {
+        let handled = Results<Int>()
+        let lane = try LaneThreads(name: "test-drain", count: 2, queue: SharedQueue<Int>(), open: { _ in () },
+                                   handle: { _, value in usleep(100); handled.post(value) })
+        for value in 0..<200 { lane.queue.post(value) }
+        lane.drain()
+        // Returned only once both threads ended: everything posted was handled by then.
+        #expect(handled.wait(for: 200).map { Set($0) } == Set(0..<200))
+    }
 }

@@ -51,6 +51,45 @@ import Testing
         }
     }
 
+    /// Each kind of blocking call the guard watches stops a debug build on the loop's
+    /// thread: a file-system call (`Disk`), a statement over more than a handful of rows,
+    /// and the engine's hashing of a file (announced through `BlockingWork`).
+    @Test func everyBlockingCallOnTheLoopStopsADebugBuild() async throws {
+        // (An exit test captures nothing: each makes what it needs, in a system directory
+        // or in memory.)
+        await #expect(processExitsWith: .failure) {
+            LoopGuard.enterLoop()
+            _ = Disk.exists(NSTemporaryDirectory())
+        }
+        await #expect(processExitsWith: .failure) {
+            LoopGuard.enterLoop()
+            _ = try? ContentID.of(file: "/etc/passwd")
+        }
+        await #expect(processExitsWith: .failure) {
+            let store = try? LoopLagTests.tableOfRows(100)
+            LoopGuard.enterLoop()
+            _ = try? store?.query("SELECT x FROM t")
+        }
+        // A handful of rows is the loop's to read.
+        await #expect(processExitsWith: .success) {
+            let store = try? LoopLagTests.tableOfRows(100)
+            LoopGuard.enterLoop()
+            _ = try? store?.query("SELECT x FROM t LIMIT 10")
+        }
+        // Off the loop every one of them is just a call.
+        let rows = try Self.tableOfRows(100).query("SELECT x FROM t")
+        #expect(Disk.exists(NSTemporaryDirectory()) && rows.count == 100)
+        #expect(try ContentID.of(file: "/etc/passwd").hasPrefix("sha256:"))
+    }
+
+    /// An in-memory table `t` of `count` rows.
+    static func tableOfRows(_ count: Int) throws -> SQLiteDatabase {
+        let store = try SQLiteDatabase(path: ":memory:")
+        try store.execute("CREATE TABLE t(x)")
+        try store.query("INSERT INTO t SELECT value FROM json_each(?)", [.text("[" + (0..<count).map(String.init).joined(separator: ",") + "]")])
+        return store
+    }
+
     /// A 512 MB upload is written and hashed on the I/O lane while clients keep asking for
     /// the workers: the loop answers within a generous bound throughout (the benchmark
     /// holds the tight goal: docs/benchmarks.md, "Loop lag"). Hashing the upload on the

@@ -36,15 +36,15 @@ struct ScheduledJobTests {
     @Test func countsFramesAndWorkersFollowEveryChange() {
         var j = job(shards: 4)
         for shard in 0..<4 { j.set(shard, .running) }
-        j.set(0, .done, worker: "a")
-        j.set(1, .done, worker: "b")
-        j.set(2, .done, worker: "a")
-        #expect(j.framesDone == 30 && j.doneBy == ["a": 2, "b": 1])
+        j.set(0, .done, by: .worker("a"))
+        j.set(1, .done, by: .worker("b"))
+        j.set(2, .done, by: .worker("a"))
+        #expect(j.framesDone == 30 && j.doneBy == [.worker("a"): 2, .worker("b"): 1])
         #expect(!j.allDone && !j.hasQueued)
         j.set(2, .queued)   // its chunk failed to verify after a restart
-        #expect(j.framesDone == 20 && j.doneBy["a"] == 1 && j.hasQueued)
-        j.set(2, .done, worker: "b")
-        j.set(3, .done, worker: "b")
-        #expect(j.allDone && j.framesDone == 40 && j.doneBy == ["a": 1, "b": 3])
+        #expect(j.framesDone == 20 && j.doneBy[.worker("a")] == 1 && j.hasQueued)
+        j.set(2, .done, by: .worker("b"))
+        j.set(3, .done, by: .worker("b"))
+        #expect(j.allDone && j.framesDone == 40 && j.doneBy == [.worker("a"): 1, .worker("b"): 3])
     }
 }

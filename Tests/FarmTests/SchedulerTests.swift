@@ -402,7 +402,7 @@ struct SchedulerTests {
         var farm = Farm()
         farm.submit("j", shards: 1)
         var job = farm.scheduler.jobs["j"]!
-        job.set(0, .done, worker: "a")
+        job.set(0, .done, by: .worker("a"))
         let out = farm.on(.submitted(job, nil))
         #expect(out.contains { if case .assemble("j") = $0 { true } else { false } })
         #expect(farm.phase("j") == .assembling)

@@ -82,7 +82,7 @@ import Testing
                 .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
                 .filter { $0["event"] as? String == "attempt" && $0["outcome"] as? String == "done" }
             let intro = attempts.filter { $0["kind"] as? String == "video" && $0["segment"] as? Int == 0 }
-            #expect(intro.count == 3 && intro.filter { $0["worker"] as? String == "reused" }.count == 2, "\(intro)")
+            #expect(intro.count == 3 && intro.filter { $0["reused"] as? Bool == true && $0["worker"] == nil }.count == 2, "\(intro)")
             #expect(summary["reusedShards"] as? Int == 4, "\(summary)")
             #expect((summary["variants"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["big", "turned", "small"])
         }

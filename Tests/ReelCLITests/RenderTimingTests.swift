@@ -68,11 +68,12 @@ import Testing
         let threeRun = try fx.render(to: "w3.mp4", ["--workers", "3", "--json"])
         #expect(threeRun.status == 0, "\(threeRun.stderr)")
         let three = try Data(contentsOf: URL(fileURLWithPath: fx.path("w3.mp4")))
-        // The summary of a farm render: every shard accounted for, by the worker that made it.
+        // The summary of a farm render: every shard accounted for, by the worker that made
+        // it or as reused.
         let summary = try JSONSerialization.jsonObject(with: threeRun.stdoutData) as? [String: Any]
         #expect(summary?["frames"] as? Int == 300 && summary?["workers"] as? Int == 3)
         let perWorker = summary?["shardsPerWorker"] as? [String: Int] ?? [:]
-        #expect(perWorker.values.reduce(0, +) == summary?["shards"] as? Int)
+        #expect(perWorker.values.reduce(0, +) + (summary?["reusedShards"] as? Int ?? -1) == summary?["shards"] as? Int)
         #expect((summary?["sidecar"] as? String)?.hasSuffix("w3.reel.json") == true)
         // Again, on two threads of one process: the same bytes, and where its time went.
         let inProcess = try fx.render(to: "again.mp4", ["--workers", "2", "--in-process", "--json"])

@@ -87,7 +87,7 @@ final class AssemblyLane: Sendable {
         func advance() {
             guard error == nil, !complete else { return }
             let started = Date()
-            let isReady = { (path: String) in FileManager.default.fileExists(atPath: path) }
+            let isReady = { (path: String) in Disk.exists(path) }
             do {
                 complete = try assembly.advance(isReady: isReady)
             } catch {
@@ -101,7 +101,7 @@ final class AssemblyLane: Sendable {
 
         private func advancePreview() {
             do {
-                try preview?.advance { FileManager.default.fileExists(atPath: $0) }
+                try preview?.advance { Disk.exists($0) }
             } catch {
                 givePreviewUp(error)
             }

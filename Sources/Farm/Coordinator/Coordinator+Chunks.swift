@@ -72,9 +72,7 @@ extension Coordinator {
     /// again whatever a crash lost, so the sync that matters is the store's.
     static func writeChunk(_ bytes: Data, to path: URL, job: String, assembly: AssemblyLane) throws {
         let directory = path.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
+        try Disk.ensureDirectory(directory)
         try TemporaryOutput.write(to: path.path) { try bytes.write(to: URL(fileURLWithPath: $0)) }
         assembly.post(.advance(job: job))
     }
@@ -112,10 +110,8 @@ extension Coordinator {
     }
 
     private static func removeChunks(of job: String, in directory: URL) -> LaneOutcome? {
-        LoopGuard.assertMayBlock("removing \(directory.path)")
-        guard FileManager.default.fileExists(atPath: directory.path) else { return nil }
         do {
-            try FileManager.default.removeItem(at: directory)
+            try Disk.removeIfPresent(directory.path)
             return nil
         } catch {
             return .chunksNotRemoved(job: job, directory: directory.path, reason: "\(error)")

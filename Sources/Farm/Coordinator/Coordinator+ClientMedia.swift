@@ -28,11 +28,11 @@ extension Coordinator {
             // The loop's own store connection sees its writes at once; `holders` is for the
             // submissions threads'.
             let proving = try holder.map { try !store.holds($0, upload.contentID) } ?? false
-            let hadIt = proving && media.file(for: upload.contentID, candidate: nil) != nil
-            let (receiver, data) = (media.receiver, message.payload.first ?? Data())
+            let (receiver, data, stored) = (media.receiver, message.payload.first ?? Data(), media.uploadPath(upload.contentID))
             ioLane.post(key: "upload " + upload.contentID) {
-                .uploaded(Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) },
-                          from: identity, holder: holder, hadIt: hadIt)
+                let hadIt = proving && stored.map { Disk.exists($0.path) } == true
+                return .uploaded(Result { try receiver.receive(upload, data: data, uploader: proving ? holder : nil) },
+                                 from: identity, holder: holder, hadIt: hadIt)
             }
         case .adopt:
             let adopt = try message.decode(Adopt.self)
@@ -41,17 +41,23 @@ extension Coordinator {
             }
             let file = try HandedOverFile(adopt.path, in: options.apiUploads)
             let holder = Self.mustShowMedia(credentials, naming: adopt.holder)
-            let hadIt = try holder.map { try !store.holds($0, adopt.contentID) } ?? false
-                && media.file(for: adopt.contentID, candidate: nil) != nil
-            let receiver = media.receiver
+            let proving = try holder.map { try !store.holds($0, adopt.contentID) } ?? false
+            let (receiver, stored) = (media.receiver, media.uploadPath(adopt.contentID))
             ioLane.post(key: "upload " + adopt.contentID) {
-                .uploaded(Result { try receiver.adopt(file, contentID: adopt.contentID, hex: hex) }, from: identity, holder: holder, hadIt: hadIt)
+                let hadIt = proving && stored.map { Disk.exists($0.path) } == true
+                return .uploaded(Result { try receiver.adopt(file, contentID: adopt.contentID, hex: hex) }, from: identity, holder: holder,
+                                 hadIt: hadIt)
             }
         case .mediaQuery:
             let query = try message.decode(MediaQuery.self)
             let shown = try Self.mustShowMedia(credentials, naming: query.holder).map { try store.holds($0, query.contentID) } ?? true
-            send(to: identity, .mediaState, MediaState(contentID: query.contentID,
-                                                       present: shown && media.file(for: query.contentID, candidate: nil) != nil))
+            // Whether the file is there is the lane's to find, after the upload's writes.
+            let stored = media.uploadPath(query.contentID)
+            ioLane.post(key: "upload " + query.contentID, label: "mediaQuery") {
+                .reply(Result {
+                    try WireMessage(.mediaState, MediaState(contentID: query.contentID, present: shown && stored.map { Disk.exists($0.path) } == true))
+                }, to: identity, type: .mediaQuery)
+            }
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
         }

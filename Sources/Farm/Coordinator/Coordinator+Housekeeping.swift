@@ -12,15 +12,13 @@ struct StateListing: Sendable {
     var bytes: Int64 = 0
 
     static func read(_ state: URL) -> StateListing {
-        LoopGuard.assertMayBlock("listing \(state.path)")
         var listing = StateListing()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: state.appendingPathComponent("results").path)) ?? []
+        let names = (try? Disk.list(state.appendingPathComponent("results").path)) ?? []
         listing.results = Set(names.compactMap { $0.hasSuffix(".reel.json") ? nil : $0.hasSuffix(".mp4") ? String($0.dropLast(4)) : $0 }
             .filter { !TemporaryOutput.isTemporary($0) })
         let media = state.appendingPathComponent("media")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: media.path)) ?? [] {
-            var info = stat()
-            guard lstat(media.appendingPathComponent(name).path, &info) == 0 else { continue }
+        for name in (try? Disk.list(media.path)) ?? [] {
+            guard let info = Disk.status(media.appendingPathComponent(name).path) else { continue }
             listing.uploads.append((name, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
         }
         listing.bytes = Coordinator.bytes(under: state)
@@ -115,11 +113,7 @@ extension Coordinator {
         return [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path, previewDirectory(job: id).path]
     }
 
-    static func removeIfPresent(_ path: String) throws {
-        LoopGuard.assertMayBlock("removing \(path)")
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        try FileManager.default.removeItem(atPath: path)
-    }
+    static func removeIfPresent(_ path: String) throws { try Disk.removeIfPresent(path) }
 
     /// What the loop remembers of a job's result.
     private func forgetResult(of id: String) {
@@ -161,8 +155,7 @@ extension Coordinator {
         guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return 0 }
         var total: Int64 = 0
         for case let relative as String in walker {
-            var info = stat()
-            if lstat(directory.appendingPathComponent(relative).path, &info) == 0 { total += Int64(info.st_blocks) * 512 }
+            if let info = Disk.status(directory.appendingPathComponent(relative).path) { total += Int64(info.st_blocks) * 512 }
         }
         return total
     }

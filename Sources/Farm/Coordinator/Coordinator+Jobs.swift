@@ -12,9 +12,9 @@ extension Coordinator {
     func resume() throws {
         let now = Self.now
         var changes: [StoreChange] = []
-        // A batch half made when the last run stopped is not created: all or none.
+        // A batch or a job half made when the last run stopped is not created: all or none.
         for (batch, cancelled) in try store.abandonUnfinishedBatches(at: now) {
-            log("batch \(batch) was being made when the coordinator stopped: its \(cancelled.count) job(s) made so far are cancelled",
+            log("\(batch) was being made when the coordinator stopped: its \(cancelled.count) job(s) made so far are cancelled",
                 level: .warning)
             for id in cancelled { discardChunks(of: id) }
         }
@@ -28,7 +28,8 @@ extension Coordinator {
             // on the loop when the lane finds it cannot read it (rare, once).
             let parts = ResumedJob(record: ResumedJob.Record(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
                                                              paths: record.paths), sharesChunks: options.shareChunks,
-                                   pathStats: verifiedStats(files: record.files, paths: record.paths),
+                                   pathStats: SubmissionCompiler.verifiedStats(files: record.files, paths: record.paths, catalog: media.catalog,
+                                                                               known: media.known),
                                    storedSpec: try store.spec(of: record.id), spec: nil, shards: try store.storedShards(of: record.id),
                                    attempts: try store.attemptCounts(job: record.id),
                                    failures: try store.failures(job: record.id).mapValues { $0.map { ResumedJob.Failure(worker: $0.worker, message: $0.message) } })
@@ -59,15 +60,11 @@ extension Coordinator {
     func resumed(_ parts: ResumedJob, _ built: Result<ResumedJob.Built, any Error>) {
         let id = parts.record.id
         if case .failure(let error) = built, error is ResumedJob.OlderRelease, parts.spec == nil, resumingJobs[id] != nil {
-            do {
-                guard let record = try store.job(id) else { throw FarmError(.internal, "its record is gone") }
-                var again = parts
-                again.spec = try compiledSpec(of: record)
-                build(again)
-                return
-            } catch {
-                return resumed(parts, .failure(error))
-            }
+            // An older release's job is compiled again from its session, on the lane: it
+            // hashes and probes its files.
+            let (laneStore, context) = (laneStore, submissionContext)
+            ioLane.post(key: id, label: "recompile") { .recompiled(parts, Result { try laneStore.recompile(id, context: context) }) }
+            return
         }
         guard resumingJobs.removeValue(forKey: id) != nil else { return }
         let resumed: ResumedJob.Built
@@ -88,22 +85,19 @@ extension Coordinator {
         if cancelledWhileResuming.remove(id) != nil { apply(scheduler.handle(.cancel(id), now: Self.now)) }
     }
 
-    /// The job's stored spec; a job stored by an older release (no spec, or another
-    /// version) is compiled again from its session.
-    private func compiledSpec(of record: JobStore.JobRecord) throws -> JobSpec {
-        if let stored = try store.spec(of: record.id), let spec = try? JobSpec.decode(Data(stored.utf8)) { return spec }
-        let session = try SessionDocument.decode(Data(record.session.utf8))
-        let loaded = try load(session: session, files: record.files, paths: record.paths)
-        log("job \(record.id): compiled again from its session (stored by an older release)", LogIDs(job: record.id))
-        return try JobSpec.compile(loaded, settings: record.settings, contentIDs: record.files)
-    }
-
-    /// The session with its references resolved to files this coordinator can read (on
-    /// the loop: for jobs resumed from a store of an older release).
-    func load(session: Session, files: [String: String], paths: [String: String]) throws -> LoadedSession {
-        SubmissionCompiler.load(session: session, files: files, paths: paths, context: submissionContext, known: media.known) {
-            media.remember(contentID: $0, path: $1, stat: $2)
-        }.0
+    /// On the loop, an older release's job compiled again on the lane: built again with
+    /// its new plan, the files it verified remembered.
+    func recompiled(_ parts: ResumedJob, _ compiled: Result<LaneStore.Recompiled, any Error>) {
+        switch compiled {
+        case .success(let recompiled):
+            for file in recompiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
+            log("job \(parts.record.id): compiled again from its session (stored by an older release)", LogIDs(job: parts.record.id))
+            var again = parts
+            again.spec = recompiled.spec
+            build(again)
+        case .failure(let error):
+            resumed(parts, .failure(error))
+        }
     }
 
     var submissionContext: SubmissionCompiler.Context {
@@ -148,8 +142,8 @@ extension Coordinator {
         return true
     }
 
-    /// A compiled submission becomes a job: its record, its shards in the scheduler, the
-    /// chunks the cache already holds in place.
+    /// A compiled submission becomes a job: its rows written (a slice a turn), then its
+    /// shards in the scheduler and the chunks the cache already holds linked in.
     private func create(_ compiled: SubmissionCompiler.Compiled) throws {
         if try answeredBefore(compiled.request, owner: compiled.owner, digest: compiled.digest, identity: compiled.identity) { return }
         for file in compiled.verified { media.remember(contentID: file.contentID, path: file.path, stat: file.stat) }
@@ -158,10 +152,8 @@ extension Coordinator {
             send(to: compiled.identity, .error, FarmError(.storageFull, shortfall))
             return
         }
-        let (id, reused) = try makeJob(compiled, batch: nil)
-        let reply = Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: compiled.spec.tasks.count)
-        try recordAnswer(reply, to: compiled.request, owner: compiled.owner, digest: compiled.digest)
-        send(to: compiled.identity, .submitted, reply)
+        creations.add(JobCreations.Creation(identity: compiled.identity, kind: .job, current: begin(compiled, batch: nil)))
+        continueCreations()
     }
 
     /// Whether a created job or batch already answered this request's idempotency key (a
@@ -194,44 +186,75 @@ extension Coordinator {
             send(to: identity, .error, FarmError(.storageFull, shortfalls.joined(separator: "; ")))
             return
         }
-        creatingBatches.append(BatchCreation(identity: identity, batch: "b" + Self.newJobID().dropFirst(), pending: jobs[...]))
-        continueBatches()
+        let batch = BatchCreation(batch: "b" + Self.newJobID().dropFirst(), pending: jobs[...])
+        // Recorded before its first job: a restart cancels a batch left half made.
+        apply([.persist(.batchBegun(batch.batch, at: Self.now))])
+        creations.add(JobCreations.Creation(identity: identity, kind: .batch(batch)))
+        continueCreations()
     }
 
-    /// Creates the next variants' jobs of the batches being created, for about 10 ms a turn
-    /// (at least one job): a batch of thousands of variants made in one turn held the loop
-    /// for seconds (docs/operations.md, "Limits"). A batch is answered once all its jobs are.
-    func continueBatches() {
-        let until = Self.uptime + 0.010
-        while !creatingBatches.isEmpty {
-            var creation = creatingBatches.removeFirst()
-            // Recorded with its first job: a restart cancels a batch left half made.
-            if creation.variants.isEmpty { apply([.persist(.batchBegun(creation.batch, at: Self.now))]) }
-            do {
-                repeat {
-                    guard let job = creation.pending.popFirst() else { break }
-                    let (id, count) = try makeJob(job, batch: creation.batch)
-                    creation.variants.append(VariantJob(name: job.variant ?? id, jobID: id))
-                    creation.reused += count
-                    creation.shards += job.spec.tasks.count
-                } while Self.uptime < until
-            } catch {
-                // All or none: the variants made so far are cancelled.
-                for made in creation.variants { apply(scheduler.handle(.cancel(made.jobID), now: Self.now)) }
-                apply([.persist(.batchMade(creation.batch))])
-                logLimited("submit", "batch \(creation.batch) could not be created: \(error)")
-                send(to: creation.identity, .error, FarmError(FarmError.from(error).code, publicText("\(error)")))
-                continue
-            }
-            guard creation.pending.isEmpty else {
-                creatingBatches.insert(creation, at: 0)
+    /// Works on the submissions being made into jobs for about `JobCreations.sliceSeconds`
+    /// a turn (at least one step): a job of thousands of shards, or a batch of thousands of
+    /// variants, made in one turn held the loop for tens of milliseconds, or seconds.
+    func continueCreations() {
+        let until = Self.uptime + JobCreations.sliceSeconds
+        var first = true
+        while var creation = creations.takeFirst() {
+            guard first || Self.uptime < until else {
+                creations.putBack(creation)
                 return
             }
-            finishBatch(creation)
+            first = false
+            if creation.current == nil, case .batch(var batch) = creation.kind, let next = batch.pending.popFirst() {
+                creation.current = begin(next, batch: batch.batch)
+                creation.kind = .batch(batch)
+            }
+            if var pending = creation.current {
+                while !pending.isWritten && (Self.uptime < until || pending.written == 0) { apply([.persist(pending.nextRows())]) }
+                guard pending.isWritten else {
+                    // A single job's rows go on next turn: a restart meanwhile cancels it.
+                    if case .job = creation.kind, !creation.recorded {
+                        apply([.persist(.batchBegun(pending.record.id, at: Self.now))])
+                        creation.recorded = true
+                    }
+                    creation.current = pending
+                    creations.putBack(creation)
+                    return
+                }
+                creation.current = nil
+                let (id, reused) = adopt(pending)
+                switch creation.kind {
+                case .job:
+                    if creation.recorded { apply([.persist(.batchMade(id))]) }
+                    answer(creation.identity, job: id, reused: reused, compiled: pending.compiled)
+                    continue
+                case .batch(var batch):
+                    batch.variants.append(VariantJob(name: pending.compiled.variant ?? id, jobID: id))
+                    batch.reused += reused
+                    batch.shards += pending.compiled.spec.tasks.count
+                    creation.kind = .batch(batch)
+                }
+            }
+            guard case .batch(let batch) = creation.kind else { continue }
+            if batch.pending.isEmpty {
+                finishBatch(batch, for: creation.identity)
+            } else {
+                creations.putBack(creation)
+            }
         }
     }
 
-    private func finishBatch(_ creation: BatchCreation) {
+    private func answer(_ identity: Data, job id: String, reused: Int, compiled: SubmissionCompiler.Compiled) {
+        let reply = Submitted(jobID: id, missing: [], problems: [], reused: reused, shards: compiled.spec.tasks.count)
+        do {
+            try recordAnswer(reply, to: compiled.request, owner: compiled.owner, digest: compiled.digest)
+        } catch {
+            logLimited("submit", "job \(id): its answer could not be kept for retries: \(error)")
+        }
+        send(to: identity, .submitted, reply)
+    }
+
+    private func finishBatch(_ creation: BatchCreation, for identity: Data) {
         apply([.persist(.batchMade(creation.batch))])
         guard let first = creation.compiled.first else { return }
         log("batch \(creation.batch): \(creation.variants.count) variants, \(creation.shards) shards", LogIDs.none)
@@ -242,40 +265,37 @@ extension Coordinator {
         } catch {
             logLimited("submit", "batch \(creation.batch): its answer could not be kept for retries: \(error)")
         }
-        send(to: creation.identity, .submitted, reply)
+        send(to: identity, .submitted, reply)
     }
 
-    /// Creates a compiled job; returns its id and how many of its shards the chunk cache held.
-    private func makeJob(_ compiled: SubmissionCompiler.Compiled, batch: String?) throws -> (id: String, reused: Int) {
+    /// A compiled job's record written and its shards scheduled, before its shard rows
+    /// are written (a slice a turn); it joins the scheduler once they are.
+    private func begin(_ compiled: SubmissionCompiler.Compiled, batch: String?) -> JobCreations.PendingJob {
         let (request, spec) = (compiled.request, compiled.spec)
         let id = Self.newJobID()
         var record = JobStore.JobRecord(id: id, state: .queued, priority: request.priority, created: Self.now,
                                         finished: nil, session: request.session, files: request.files, paths: request.paths,
                                         settings: request.settings, totalFrames: spec.output.frames, error: nil, owner: compiled.owner,
                                         spec: compiled.encodedSpec, callback: request.callback, batch: batch, variant: compiled.variant)
-        record.shardTexts = compiled.encodedTasks
-        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: compiled.owner, spec: spec,
-                               paths: request.paths, pathStats: verifiedStats(files: request.files, paths: request.paths),
-                               recipeKeys: compiled.recipeKeys)
+        record.shardsWritten = true
         trace?.noteProbes(job: id, count: compiled.probed, seconds: compiled.probeSeconds, onWorkers: compiled.probedOnWorkers)
-        beginAssembly(of: job)
-        apply(scheduler.handle(.submitted(job, record), now: Self.now))
-        let reused = reuseCachedChunks(of: id)
-        let count = spec.tasks.count
-        if reused > 0 { log("job \(id): \(reused) of \(count) shards reused from the chunk cache", LogIDs(job: id)) }
-        log("job \(id): \(spec.output.frames) frames in \(count) shards, priority \(request.priority)"
-            + (compiled.variant.map { ", variant \($0) of batch \(batch ?? "")" } ?? ""), LogIDs(job: id))
-        return (id, reused)
+        apply([.persist(.createJob(record, spec.tasks))])
+        let job = ScheduledJob(id: id, priority: request.priority, created: record.created, owner: compiled.owner, spec: spec,
+                               paths: request.paths, pathStats: compiled.pathStats, recipeKeys: compiled.recipeKeys)
+        return JobCreations.PendingJob(compiled: compiled, record: record, job: job)
     }
 
-    /// Stats of the paths the coordinator verified (reference → stat), for workers that
-    /// see the same files.
-    func verifiedStats(files: [String: String], paths: [String: String]) -> [String: FileStat] {
-        paths.reduce(into: [:]) { stats, entry in
-            if let contentID = files[entry.key], let stat = media.verifiedStat(of: entry.value, contentID: contentID) {
-                stats[entry.key] = stat
-            }
-        }
+    /// A job whose shard rows are written joins the scheduler (its row is written: the
+    /// scheduler persists nothing more), the cache's chunks linked in. Returns its id and
+    /// how many of its shards the chunk cache held.
+    private func adopt(_ pending: JobCreations.PendingJob) -> (id: String, reused: Int) {
+        let (compiled, id) = (pending.compiled, pending.record.id)
+        beginAssembly(of: pending.job)
+        apply(scheduler.handle(.submitted(pending.job, nil), now: Self.now))
+        let reused = reuseCachedChunks(of: id)
+        log("job \(id): \(compiled.spec.output.frames) frames in \(compiled.spec.tasks.count) shards, priority \(compiled.request.priority)"
+            + (compiled.variant.map { ", variant \($0) of batch \(pending.record.batch ?? "")" } ?? ""), LogIDs(job: id))
+        return (id, reused)
     }
 
     /// The names a per-segment result holds (nothing else is ever served from it).

@@ -7,6 +7,8 @@ extension Coordinator {
         switch outcome {
         case .chunk(let arrival, let ready, let peer, let key, let cacheFailure):
             chunkArrived(arrival, ready: ready, from: peer, key, cacheFailure: cacheFailure)
+        case .linked(let job, let source, let done, let failed):
+            linked(job: job, from: source, linked: done, failed: failed)
         case .chunksNotRemoved(let job, let directory, let reason):
             log("could not remove the chunks of job \(job) in \(directory): \(reason)", LogIDs(job: job), level: .error)
         case .mediaBlock(let block, let data, let peer, let contentID):
@@ -32,6 +34,8 @@ extension Coordinator {
             stills(request, from: client, missing: missing)
         case .jobStillRequest(let made, let peer):
             do { try stills(try made.get(), from: peer) } catch { refuse(.jobStills, from: peer, error) }
+        case .recompiled(let parts, let compiled):
+            recompiled(parts, compiled)
         case .resumed(let parts, let built):
             resumed(parts, built)
         case .stateListed(let listing, let ended, let at):

@@ -14,15 +14,15 @@ extension Coordinator {
             CoordinatorMetrics.jobsEnded(phase).increment()
             CoordinatorMetrics.jobFrames(job).destroy()
             CoordinatorMetrics.jobFramesDone(job).destroy()
-        case .finishShard(let key, _, let worker, _):
-            if worker == Scheduler.reusedBy {
-                CoordinatorMetrics.shardsReused.increment()
-            } else {
+        case .finishShard(let key, _, let source, _):
+            if case .worker(let worker) = source {
                 CoordinatorMetrics.shardsDone.increment()
                 if let job = scheduler.jobs[key.jobID], job.tasks.indices.contains(key.shard) {
                     CoordinatorMetrics.framesRendered.increment(by: job.tasks[key.shard].frameCount)
                     activity.rendered(job.tasks[key.shard].frameCount, by: worker)
                 }
+            } else {
+                CoordinatorMetrics.shardsReused.increment()
             }
         case .endAttempt(_, .failed, _, _):
             CoordinatorMetrics.shardsFailed.increment()

@@ -74,11 +74,9 @@ extension Coordinator {
             // Listed on the I/O lane: a directory of thousands of segments is not read on the loop.
             ioLane.post(key: "result " + request.jobID, label: "result files") {
                 .reply(Result {
-                    LoopGuard.assertMayBlock("listing \(directory.path)")
                     let names: [String]
                     do {
-                        names = FileManager.default.fileExists(atPath: directory.path)
-                            ? try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(Self.isResultFileName).sorted() : []
+                        names = Disk.exists(directory.path) ? try Disk.list(directory.path).filter(Self.isResultFileName).sorted() : []
                     } catch {
                         throw FarmError(.ioFailed, "cannot list the result's files: \(FileErrorText.describe(error))")
                     }

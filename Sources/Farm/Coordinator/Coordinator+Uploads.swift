@@ -8,7 +8,8 @@ extension Coordinator {
         do {
             let uploaded = try received.get()
             let contentID = uploaded.contentID
-            if uploaded.complete, let file = media.uploaded(contentID) {
+            // The prober finds whether the file is there (a sweep may have taken it since).
+            if uploaded.complete, let file = media.uploadPath(contentID) {
                 prober.post(contentID: contentID, path: file.path)
             }
             if uploaded.complete, let holder {

@@ -33,8 +33,8 @@ public final class Coordinator {
     var resumingJobs: [String: Set<String>] = [:]
     var cancelledWhileResuming: Set<String> = []
     var priorityWhileResuming: [String: Int] = [:]
-    /// Batches whose variants' jobs are being created, a slice each turn (docs/api.md, "Batches").
-    var creatingBatches: [BatchCreation] = []
+    /// Submissions being made into jobs, a slice each turn.
+    var creations = JobCreations()
     /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
     var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
@@ -106,7 +106,7 @@ public final class Coordinator {
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         mediaReader = try MediaReader(catalog: media.catalog, storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         laneStore = try LaneStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
-        trace = try options.tracePath.map { try AttemptTrace(path: $0) }
+        trace = try options.tracePath.map { try AttemptTrace(path: $0) { [logger] line in logger.error("\(line)") } }
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
             acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins,
@@ -174,7 +174,7 @@ public final class Coordinator {
             let started = Self.uptime
             // Wakes for the periodic work when it is due, not up to a period late.
             // Shards left to give out (a tick gives at most `dispatchesPerTick`) go on the next turn at once.
-            let untilDue = scheduler.moreToDispatch ? 0 : Int(((loopClock.timerDue - started) * 1000).rounded(.up))
+            let untilDue = scheduler.moreToDispatch || !creations.isEmpty ? 0 : Int(((loopClock.timerDue - started) * 1000).rounded(.up))
             let readable = try ZMQSocket.poll([socket], wakeup: wakeup, timeoutMillis: min(100, max(0, untilDue)))[0]
             loopClock.polled(started: started, returned: Self.uptime)
             try turn(readable: readable)
@@ -185,6 +185,7 @@ public final class Coordinator {
         ioLane.shutDown()
         assemblyLane.shutDown()
         finishing.stop()
+        trace?.close()
         authenticator?.stop()
     }
 
@@ -222,7 +223,7 @@ public final class Coordinator {
                 profile.lap(.assemblies, at: Self.uptime)
                 collectSubmissions()
                 profile.lap(.submissions, at: Self.uptime)
-                continueBatches()
+                continueCreations()
                 profile.lap(.batches, at: Self.uptime)
                 checkDisk(force: false)
                 profile.lap(.disk, at: Self.uptime)
@@ -349,14 +350,9 @@ public final class Coordinator {
         log(line + (suppressed > 0 ? " (and \(suppressed) more like it)" : ""), ids, level: .warning)
     }
 
-    /// Writes `change` to the trace, if tracing; a trace that cannot be written stops, said once.
+    /// Writes `change` to the trace, if tracing.
     private func traceChange(_ change: StoreChange) {
-        guard let trace else { return }
-        let failure = trace.record(change, tasks: { scheduler.jobs[$0]?.tasks }) { key in
-            let path = chunkPath(job: key.jobID, shard: key.shard).path
-            return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        }
-        if let failure { log("the trace file cannot be written (\(failure)); tracing stops", level: .error) }
+        trace?.record(change, tasks: { scheduler.jobs[$0]?.tasks }) { chunkPath(job: $0.jobID, shard: $0.shard).path }
     }
 
     func cancel(_ jobID: String, from identity: Data) throws {

@@ -11,7 +11,7 @@ struct JobStatusMaker: Sendable {
         var phase: JobPhase
         var priority: Int
         var counts: ShardCounts
-        var doneBy: [String: Int]
+        var doneBy: [ChunkSource: Int]
         var framesDone: Int64
         var workerPeakRSSKB: Int?
     }
@@ -29,17 +29,20 @@ struct JobStatusMaker: Sendable {
     /// `stored`: the store's counts and webhook, for a job the scheduler does not hold.
     func status(of record: JobStore.JobSummary, stored: StoredJob?) -> JobStatus {
         var counts = ShardCounts()
-        var perWorker: [String: Int] = [:]
+        var doneBy: [ChunkSource: Int] = [:]
         var framesDone: Int64 = 0
         let job = live[record.id]
         if let job {
             counts = job.counts
-            perWorker = job.doneBy.filter { $0.value > 0 }
+            doneBy = job.doneBy
             framesDone = job.framesDone
         } else if let summed = stored?.counts {
             counts = summed.byState
             framesDone = summed.framesDone
-            perWorker = summed.perWorker
+            doneBy = summed.doneBy
+        }
+        let perWorker = doneBy.reduce(into: [String: Int]()) { workers, entry in
+            if let id = entry.key.workerID, entry.value > 0 { workers[id] = entry.value }
         }
         let ended = endedUncommitted[record.id]
         let state = job?.phase ?? ended?.phase ?? record.state
@@ -52,6 +55,7 @@ struct JobStatusMaker: Sendable {
         var status = JobStatus(jobID: record.id, state: state, priority: job?.priority ?? record.priority, framesDone: framesDone,
                                totalFrames: record.totalFrames, shards: counts, error: error,
                                created: record.created, finished: ended?.finished ?? record.finished, workers: perWorker,
+                               reusedShards: doneBy[.reused] ?? 0,
                                assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                                paused: job == nil ? nil : paused, mediaBytesSent: mediaBytesSent[record.id],
                                owner: record.owner, batch: record.batch, variant: record.variant)

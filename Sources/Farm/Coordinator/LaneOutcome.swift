@@ -7,6 +7,8 @@ import SessionKit
 enum LaneOutcome: Sendable {
     /// A worker's chunk verified and written, or refused.
     case chunk(ChunkArrival, ready: ChunkReady, from: PeerID, key: AttemptID, cacheFailure: String?)
+    /// Kept chunks linked in as queued shards' (reuse, twins), and those that could not be.
+    case linked(job: String, from: String, linked: [ChunkLink], failed: [(ChunkLink, String)])
     /// An ended job's chunks could not be removed.
     case chunksNotRemoved(job: String, directory: String, reason: String)
     /// A block of a medium read for a worker.
@@ -23,6 +25,8 @@ enum LaneOutcome: Sendable {
     case stillMediaChecked(StillsRequest, from: PeerID, missing: [String])
     /// A finished job's still request, made from its stored plan.
     case jobStillRequest(Result<StillsRequest, any Error>, from: PeerID)
+    /// A job of an older release compiled again from its session.
+    case recompiled(ResumedJob, Result<LaneStore.Recompiled, any Error>)
     /// A job resumed after a restart: built, its kept chunks checked.
     case resumed(ResumedJob, Result<ResumedJob.Built, any Error>)
     /// The state directory listed and measured for a sweep, and which results are past

@@ -1,5 +1,6 @@
 import Foundation
 import RenderEngine
+import SessionKit
 import Synchronization
 
 /// The I/O lane's own connection to the job store, for reads that would hold the loop for
@@ -39,6 +40,25 @@ final class LaneStore: Sendable {
         try store.withLock { try $0.shardDetails(of: job, now: now) }
     }
 
+    /// A job stored by an older release, compiled again from its session: hashing and
+    /// probing its files as a submission does.
+    struct Recompiled: Sendable {
+        var spec: JobSpec
+        var verified: [(contentID: String, path: String, stat: FileStat)]
+    }
+
+    func recompile(_ id: String, context: SubmissionCompiler.Context) throws -> Recompiled {
+        try store.withLock { store in
+            guard let record = try store.job(id) else { throw FarmError(.internal, "its record is gone") }
+            let session = try SessionDocument.decode(Data(record.session.utf8))
+            var verified: [(contentID: String, path: String, stat: FileStat)] = []
+            let loaded = SubmissionCompiler.load(session: session, files: record.files, paths: record.paths, context: context, known: { path, stat in
+                try? store.knownMedia(path: path, size: stat.size, mtime: stat.mtime)
+            }, verified: { verified.append(($0, $1, $2)) }).0
+            return Recompiled(spec: try JobSpec.compile(loaded, settings: record.settings, contentIDs: record.files), verified: verified)
+        }
+    }
+
     /// The pinned URL sources of a stored job, from its plan (a finished job's pictures; a
     /// running one's plan is in memory).
     func origins(ofJob id: String) throws -> [String: OriginObject] {
@@ -51,7 +71,7 @@ final class LaneStore: Sendable {
 /// (nil for a job the scheduler holds: described from memory), its webhook.
 struct StoredJob: Sendable {
     var summary: JobStore.JobSummary
-    var counts: (byState: ShardCounts, framesDone: Int64, perWorker: [String: Int])?
+    var counts: (byState: ShardCounts, framesDone: Int64, doneBy: [ChunkSource: Int])?
     var webhook: WebhookStatus?
 
     init(_ summary: JobStore.JobSummary, in store: JobStore, live: Bool) throws {

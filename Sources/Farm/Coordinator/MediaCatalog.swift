@@ -23,10 +23,10 @@ struct MediaCatalog: Sendable {
               verified: (String, FileStat) -> Void) -> URL? {
         guard let hex = MediaLocatorContentID.hex(contentID) else { return nil }
         let stored = directory.appendingPathComponent(hex)
-        if FileManager.default.fileExists(atPath: stored.path) {
+        if Disk.exists(stored.path) {
             // Last used now: housekeeping removes uploads by this time. A touch that fails
             // only lets housekeeping remove the upload sooner.
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: stored.path)
+            Disk.touch(stored.path)
             return stored
         }
         // Regular files only: a FIFO would block the reader.

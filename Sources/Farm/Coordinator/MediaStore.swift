@@ -35,11 +35,10 @@ final class MediaStore {
         }
     }
 
-    /// Where an upload's bytes are kept, once complete.
-    func uploaded(_ contentID: String) -> URL? {
-        guard let hex = Self.hex(contentID) else { return nil }
-        let path = catalog.directory.appendingPathComponent(hex)
-        return FileManager.default.fileExists(atPath: path.path) ? path : nil
+    /// Where an upload's bytes are kept once complete (whether they are there is the
+    /// reader's to find: it is not asked on the loop).
+    func uploadPath(_ contentID: String) -> URL? {
+        Self.hex(contentID).map { catalog.directory.appendingPathComponent($0) }
     }
 
     /// The content id remembered for a file in place of this size and time.
@@ -72,7 +71,7 @@ final class MediaStore {
             guard let used = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate?.timeIntervalSince1970,
                   used < cutoff, !receiver.isOpen(hex) else { continue }
             do {
-                try FileManager.default.removeItem(at: url)
+                try Disk.remove(url.path)
                 if !name.hasSuffix(".part") { removed.append("sha256:" + hex) }
             } catch {
                 continue   // still there: tried again at the next sweep
@@ -80,15 +79,11 @@ final class MediaStore {
         }
         return removed
     }
-
-    /// The stat of `path` when the coordinator has verified that it holds `contentID`.
-    func verifiedStat(of path: String, contentID: String) -> FileStat? {
-        catalog.verifiedStat(of: path, contentID: contentID, known: known)
-    }
 }
 
 extension MediaStore {
     static func isInside(_ path: String, _ roots: [URL]) -> Bool {
+        LoopGuard.assertMayBlock("resolving \(path)")
         let real = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
         return roots.contains { root in
             let r = root.path.hasSuffix("/") ? String(root.path.dropLast()) : root.path

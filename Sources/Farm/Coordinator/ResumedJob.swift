@@ -62,12 +62,12 @@ struct ResumedJob: Sendable {
         var requeue: [Int] = []
         for shard in shards {
             let path = chunkPaths[shard.index]
-            if shard.state == .done, let sha256 = shard.sha256, let bytes = FileManager.default.contents(atPath: path),
+            if shard.state == .done, let sha256 = shard.sha256, let bytes = Disk.contents(path),
                Digest.sha256(bytes) == sha256 {
-                job.set(shard.index, .done, worker: shard.worker)
+                job.set(shard.index, .done, by: shard.worker.map(ChunkSource.init(stored:)))
                 kept += 1
             } else {
-                unlink(path)
+                Disk.unlinkIfPresent(path)
                 if shard.state != .queued { requeue.append(shard.index) }
             }
         }

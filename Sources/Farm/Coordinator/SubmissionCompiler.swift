@@ -91,6 +91,9 @@ final class SubmissionCompiler: Sendable {
         var recipeKeys: [String]
         /// Files in place hashed now: the loop remembers them.
         var verified: [(contentID: String, path: String, stat: FileStat)]
+        /// The stats of the files in place the farm verified (reference → stat), for
+        /// workers that see the same files; taken on this thread, not on the loop.
+        var pathStats: [String: FileStat] = [:]
         /// Media this submission probed (not known by content id), and the seconds it took.
         var probed = 0
         var probeSeconds = 0.0
@@ -263,7 +266,13 @@ final class SubmissionCompiler: Sendable {
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, deadline: request.deadline,
                                       digest: request.digest, spec: spec, encodedSpec: String(decoding: try spec.encoded(), as: UTF8.self),
                                       encodedTasks: try spec.tasks.map(JobStore.json), recipeKeys: keys,
-                                      verified: verified, probed: probes.probed - probedBefore.count,
+                                      verified: verified,
+                                      pathStats: Self.verifiedStats(files: submit.files, paths: submit.paths, catalog: context.catalog,
+                                                                    known: { path, stat in
+                                                                        verified.first { $0.path == path && $0.stat == stat }?.contentID
+                                                                            ?? known(path, stat)
+                                                                    }),
+                                      probed: probes.probed - probedBefore.count,
                                       probeSeconds: probes.seconds - probedBefore.seconds,
                                       probedOnWorkers: probes.probedOnWorkers - probedBefore.onWorkers))
         } catch {
@@ -272,6 +281,17 @@ final class SubmissionCompiler: Sendable {
     }
 
     /// What is wrong with a submission before any file is read.
+    /// Stats of the paths the farm verified (reference → stat): a file in place whose
+    /// remembered hash is its content id at this size and time.
+    static func verifiedStats(files: [String: String], paths: [String: String], catalog: MediaCatalog,
+                              known: (String, FileStat) -> String?) -> [String: FileStat] {
+        paths.reduce(into: [:]) { stats, entry in
+            if let contentID = files[entry.key], let stat = catalog.verifiedStat(of: entry.value, contentID: contentID, known: known) {
+                stats[entry.key] = stat
+            }
+        }
+    }
+
     static func problems(of request: Submit, session: Session, context: Context) -> [ValidationReport.Issue] {
         let references = Set(LoadedSession.mediaReferences(of: session) + LoadedSession.filterFiles(of: session))
         var problems: [ValidationReport.Issue] = []

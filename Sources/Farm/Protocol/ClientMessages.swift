@@ -219,8 +219,10 @@ public struct ShardInfo: Codable, Sendable, Equatable {
     public var outputStartFrame: Int64
     public var frames: Int64
     public var state: ShardState
-    /// Who rendered it (`reused` for the chunk cache), or who holds it now.
+    /// The worker that rendered it, or holds it now.
     public var worker: String?
+    /// Done with a chunk rendered before (the chunk cache, or a twin): no worker rendered it.
+    public var reused: Bool?
     public var attempts: Int
     /// Seconds of its last attempt (so far, while it runs).
     public var seconds: Double?

@@ -87,6 +87,7 @@ public struct FileStat: Codable, Sendable, Equatable {
 
     /// The stat of a regular file at `path`, if there is one.
     public static func of(_ path: String) -> FileStat? {
+        LoopGuard.assertMayBlock("stat of \(path)")
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               attributes[.type] as? FileAttributeType == .typeRegular,
               let size = (attributes[.size] as? NSNumber)?.int64Value,

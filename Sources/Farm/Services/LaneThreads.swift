@@ -10,6 +10,8 @@ import Synchronization
 package final class LaneThreads<Queue: LaneQueue>: Sendable {
     package let queue: Queue
     private let count: Int
+    /// Signalled by each thread as it ends.
+    private let ended = DispatchSemaphore(value: 0)
 
     /// Starts `count` threads named `name-0`, `name-1`, … (just `name` for one). Returns
     /// once every thread has opened its state; throws the first opening's error, after
@@ -23,6 +25,7 @@ package final class LaneThreads<Queue: LaneQueue>: Sendable {
         self.count = max(1, count)
         let failure = Mutex<(any Error)?>(nil)
         let opened = DispatchSemaphore(value: 0)
+        let ended = ended
         for index in 0..<self.count {
             let thread = Thread {
                 var state: State
@@ -32,6 +35,7 @@ package final class LaneThreads<Queue: LaneQueue>: Sendable {
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                     opened.signal()
+                    ended.signal()
                     return
                 }
                 var nextTick = tick.map { Self.uptime + $0 }
@@ -50,6 +54,7 @@ package final class LaneThreads<Queue: LaneQueue>: Sendable {
                     }
                 }
                 close(&state)
+                ended.signal()
             }
             thread.name = self.count == 1 ? name : "\(name)-\(index)"
             thread.stackSize = stackSize
@@ -64,6 +69,13 @@ package final class LaneThreads<Queue: LaneQueue>: Sendable {
 
     /// Stops the threads: each ends after the request in its hands; requests not begun are dropped.
     package func stop() { queue.stop() }
+
+    /// Ends the lane once every request posted so far is handled, and waits until its
+    /// threads have closed their states (a trace's last lines are in its file).
+    package func drain() {
+        queue.finish()
+        for _ in 0..<count { ended.wait() }
+    }
 
     private static var uptime: Double { ProcessInfo.processInfo.systemUptime }
 }
@@ -86,15 +98,18 @@ package protocol LaneQueue: Sendable {
     func finished(_ request: Request)
     /// From now on every `next` answers `.stopped`.
     func stop()
+    /// `next` hands out what is queued, then answers `.stopped`.
+    func finish()
 }
 
 extension LaneQueue {
     package func finished(_ request: Request) {}
+    package func finish() { stop() }
 }
 
 /// Requests served in the order posted, by whichever thread is free.
 package final class SharedQueue<Request: Sendable>: LaneQueue, Sendable {
-    private let state = Mutex((items: [Request](), head: 0, stopped: false))
+    private let state = Mutex((items: [Request](), head: 0, stopped: false, finishing: false))
     private let ready = DispatchSemaphore(value: 0)
 
     package init() {}
@@ -109,7 +124,7 @@ package final class SharedQueue<Request: Sendable>: LaneQueue, Sendable {
         while true {
             let taken = state.withLock { s -> LaneTake<Request>? in
                 if s.stopped { return .stopped }
-                guard s.head < s.items.count else { return nil }
+                guard s.head < s.items.count else { return s.finishing ? .stopped : nil }
                 let request = s.items[s.head]
                 s.head += 1
                 // Compacts once the taken half dominates, so posting stays O(1) amortised.
@@ -126,6 +141,11 @@ package final class SharedQueue<Request: Sendable>: LaneQueue, Sendable {
 
     package func stop() {
         state.withLock { $0.stopped = true }
+        ready.signal()
+    }
+
+    package func finish() {
+        state.withLock { $0.finishing = true }
         ready.signal()
     }
 }
@@ -150,6 +170,8 @@ package final class KeyedQueues<Request: Sendable>: LaneQueue, Sendable {
     }
 
     package func stop() { for queue in queues { queue.stop() } }
+
+    package func finish() { for queue in queues { queue.finish() } }
 
     /// A key's thread: FNV-1a of its bytes (stable across runs, unlike `hashValue`).
     package static func thread(of key: String, among count: Int) -> Int {

@@ -1,10 +1,12 @@
 import Foundation
 
-/// Batches being made (docs/api.md, "Batches"): a batch's jobs are made over several turns
-/// of the loop, so a coordinator that stops in the middle would leave some variants of an
-/// all-or-none batch. A batch is recorded as begun with its first job, in the same
-/// transaction, and forgotten when its last is made; a restart cancels the jobs of every
-/// batch still recorded before it resumes anything.
+/// Batches and jobs being made (docs/api.md, "Batches"; docs/architecture.md, "The loop
+/// does not block"): a batch's jobs, and a large job's shard rows, are written over several
+/// turns of the loop, so a coordinator that stops in the middle would leave some variants
+/// of an all-or-none batch, or a job short of shards. Each is recorded as begun (under the
+/// batch's id, or the job's) in the transaction of its first rows, and forgotten when its
+/// last are written; a restart cancels the jobs of every one still recorded before it
+/// resumes anything.
 extension JobStore {
     static let batchCreationsSchema = """
         CREATE TABLE IF NOT EXISTS batch_creations(batch TEXT PRIMARY KEY, began REAL NOT NULL) WITHOUT ROWID;
@@ -24,10 +26,11 @@ extension JobStore {
         try db.transaction {
             let batches = try db.query("SELECT batch FROM batch_creations ORDER BY began").compactMap { $0[0].string }
             var abandoned: [(batch: String, cancelled: [String])] = []
-            let error = FarmError(.cancelled, "the coordinator stopped while making this job's batch: the batch was not created; "
+            let error = FarmError(.cancelled, "the coordinator stopped while making this job (or its batch): it was not created; "
                 + "submit it again")
             for batch in batches {
-                let open = try db.query("SELECT id FROM jobs WHERE batch=? AND finished IS NULL", [.text(batch)]).compactMap { $0[0].string }
+                let open = try db.query("SELECT id FROM jobs WHERE (batch=? OR id=?) AND finished IS NULL", [.text(batch), .text(batch)])
+                    .compactMap { $0[0].string }
                 for id in open { try setJobState(id, .cancelled, error: error, finished: time) }
                 try endBatchCreation(batch)
                 abandoned.append((batch, open))

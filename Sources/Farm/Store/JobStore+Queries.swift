@@ -93,7 +93,7 @@ extension JobStore {
 
     /// An ended job's shards counted by state, its frames done and shards per worker,
     /// summed by SQLite: no shard's task is decoded.
-    public func shardCounts(of job: String) throws -> (byState: ShardCounts, framesDone: Int64, perWorker: [String: Int]) {
+    public func shardCounts(of job: String) throws -> (byState: ShardCounts, framesDone: Int64, doneBy: [ChunkSource: Int]) {
         var byState = ShardCounts()
         var framesDone: Int64 = 0
         for r in try db.query("SELECT state, COUNT(*), SUM(frames) FROM shards WHERE job_id=? GROUP BY state", [.text(job)]) {
@@ -101,12 +101,12 @@ extension JobStore {
             byState[state] = Int(r[1].int ?? 0)
             if state == .done { framesDone = r[2].int ?? 0 }
         }
-        var perWorker: [String: Int] = [:]
+        var doneBy: [ChunkSource: Int] = [:]
         for r in try db.query("SELECT worker, COUNT(*) FROM shards WHERE job_id=? AND state=? AND worker IS NOT NULL GROUP BY worker",
                               [.text(job), .text(ShardState.done.rawValue)]) {
-            if let worker = r[0].string { perWorker[worker] = Int(r[1].int ?? 0) }
+            if let worker = r[0].string { doneBy[ChunkSource(stored: worker)] = Int(r[1].int ?? 0) }
         }
-        return (byState, framesDone, perWorker)
+        return (byState, framesDone, doneBy)
     }
 
     /// Of `ids`, the jobs that ended before `cutoff`, with their end times: a few

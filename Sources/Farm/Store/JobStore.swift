@@ -98,6 +98,9 @@ public final class JobStore {
         /// 7,204 shards took 70 ms of the loop to encode them (docs/operations.md, "Loop lag").
         /// Written with the job only.
         var shardTexts: [String]? = nil
+        /// Its shard rows are written after it, a slice a turn (`insertShards`): the
+        /// job's own row is written alone.
+        var shardsWritten = false
 
         public init(id: String, state: JobPhase, priority: Int, created: Double, finished: Double?, session: String,
                     files: [String: String], paths: [String: String], settings: EncoderSettings, totalFrames: Int64,
@@ -170,15 +173,21 @@ public final class JobStore {
                 job.spec.map { .text($0) } ?? .null, job.callback.map { .text($0) } ?? .null,
                 job.batch.map { .text($0) } ?? .null, job.variant.map { .text($0) } ?? .null,
             ])
-            let texts = job.shardTexts?.count == shards.count ? job.shardTexts : nil
-            for (index, task) in shards.enumerated() {
-                try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
-                    .text(job.id), .integer(Int64(index)), .text(try texts?[index] ?? Self.json(task)), .integer(task.frameCount),
-                    .text(ShardState.queued.rawValue),
-                ])
-            }
+            guard !job.shardsWritten else { return }
+            let texts = try job.shardTexts?.count == shards.count ? job.shardTexts ?? [] : shards.map(Self.json)
+            try insertShards(job: job.id, from: 0, texts: texts[...], frames: shards.map(\.frameCount)[...])
         }
     }
+
+    /// Queued shard rows of a job, `texts[i]` being shard `from + i`'s task as JSON.
+    func insertShards(job: String, from first: Int, texts: ArraySlice<String>, frames: ArraySlice<Int64>) throws {
+        for (offset, (text, count)) in zip(texts, frames).enumerated() {
+            try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
+                .text(job), .integer(Int64(first + offset)), .text(text), .integer(count), .text(ShardState.queued.rawValue),
+            ])
+        }
+    }
+
 
     /// Jobs in `states` (all when nil), oldest first; the states are chosen by the
     /// statement, so a store of many ended jobs does not decode them all to find a few.
@@ -249,10 +258,12 @@ public final class JobStore {
         }
         return try shards(of: job).map { shard in
             let attempt = last[shard.index]
+            let source = shard.worker.map(ChunkSource.init(stored:))
+            let reused = source == .reused
             return ShardInfo(index: shard.index, kind: shard.task.kind, segment: shard.task.segment,
                              outputStartFrame: shard.task.outputStartFrame, frames: shard.task.frameCount, state: shard.state,
-                             worker: shard.worker ?? attempt?.worker, attempts: attempt?.count ?? 0,
-                             seconds: shard.worker == Scheduler.reusedBy ? nil : attempt?.seconds, lastError: attempt?.error)
+                             worker: reused ? nil : source?.workerID ?? attempt?.worker, reused: reused ? true : nil,
+                             attempts: attempt?.count ?? 0, seconds: reused ? nil : attempt?.seconds, lastError: attempt?.error)
         }
     }
 
@@ -308,13 +319,15 @@ public final class JobStore {
         }
     }
 
-    public func finishShard(job: String, shard: Int, attempt: Int, sha256: String, worker: String, at time: Double) throws {
+    public func finishShard(job: String, shard: Int, attempt: Int, sha256: String, by source: ChunkSource, at time: Double) throws {
         try db.transaction {
             try db.query("UPDATE shards SET state=?, sha256=?, worker=? WHERE job_id=? AND idx=?",
-                         [.text(ShardState.done.rawValue), .text(sha256), .text(worker), .text(job), .integer(Int64(shard))])
+                         [.text(ShardState.done.rawValue), .text(sha256), .text(source.stored), .text(job), .integer(Int64(shard))])
             try db.query("UPDATE attempts SET ended=?, outcome=? WHERE job_id=? AND idx=? AND attempt=?",
                          [.real(time), .text(AttemptOutcome.done.rawValue), .text(job), .integer(Int64(shard)), .integer(Int64(attempt))])
-            try db.query("UPDATE workers SET shards_done = shards_done + 1 WHERE id=?", [.text(worker)])
+            if let worker = source.workerID {
+                try db.query("UPDATE workers SET shards_done = shards_done + 1 WHERE id=?", [.text(worker)])
+            }
         }
     }
 

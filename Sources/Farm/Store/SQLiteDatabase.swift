@@ -139,8 +139,17 @@ public final class SQLiteDatabase {
             }
             rows.append(row)
         }
+        let changed = sqlite3_stmt_readonly(statement) == 0 ? Int(sqlite3_changes(handle)) : 0
+        if max(rows.count, changed) > Self.rowsOnALoop {
+            LoopGuard.assertMayBlock("a statement over \(max(rows.count, changed)) rows (\(sql.prefix(60)))")
+        }
         return rows
     }
+
+    /// Rows one statement may read or change on an event loop (docs/architecture.md, "The
+    /// loop does not block"): a turn's statements touch a job's or a shard's few rows;
+    /// lists, pages and prunes run on a lane's connection.
+    public static let rowsOnALoop = 64
 }
 
 extension SQLiteDatabase.Value {

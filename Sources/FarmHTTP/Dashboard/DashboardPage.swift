@@ -255,7 +255,7 @@ async function jobPage(id) {
     const shards = (await call("/jobs/" + id + "/shards")).filter(s => s.kind !== "audio" && s.kind !== "segmentAudio");
     const total = shards.reduce((sum, s) => sum + s.frames, 0) || 1;
     map.replaceChildren(...shards.map(s => {
-      const kind = s.worker === "reused" ? "reused" : (s.state === "queued" && s.lastError ? "failing" : s.state);
+      const kind = s.reused ? "reused" : (s.state === "queued" && s.lastError ? "failing" : s.state);
       const tip = "shard " + s.index + " · frames " + s.outputStartFrame + "–" + (s.outputStartFrame + s.frames - 1) +
         " · " + s.state + (s.worker ? " on " + s.worker : "") + (s.seconds != null ? " · " + s.seconds.toFixed(1) + " s" : "") +
         " · " + s.attempts + " attempt(s)" + (s.lastError ? " · last error: " + s.lastError : "");

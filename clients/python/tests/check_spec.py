@@ -15,7 +15,7 @@ from reelfarm.models import SCHEMA_FIELDS, FarmErrorCode, JobState
 
 # Required properties the client leaves unread, and why.
 IGNORED = {
-    "JobStatus": {"workers"},                    # shards per worker: the dashboard's, not an app's
+    "JobStatus": {"workers", "reusedShards"},    # who made the shards: the dashboard's, not an app's
     "BatchStatus": {"shards", "reusedShards"},   # counts an app does not act on
 }
 

@@ -30,12 +30,15 @@ struct ScheduledJob: Sendable {
     /// The shards of each recipe key, for handing a finished chunk to queued twins.
     let shardsByKey: [String: [Int]]
     private(set) var state: [ShardState]
+    /// Queued shards whose chunk a lane is linking in (from the chunk cache or a twin):
+    /// not given out meanwhile, queued again if the link fails.
+    private(set) var linking: Set<Int> = []
     private var queue = ShardQueue()
     private(set) var counts = ShardCounts()
     private(set) var framesDone: Int64 = 0
-    /// Shards finished per worker id.
-    private(set) var doneBy: [String: Int] = [:]
-    private var doneWorker: [Int: String] = [:]
+    /// Shards finished by each worker, and reused.
+    private(set) var doneBy: [ChunkSource: Int] = [:]
+    private var doneWorker: [Int: ChunkSource] = [:]
     /// shard → attempt → holder.
     var running: [Int: [Int: RunningAttempt]] = [:]
     var nextAttempt: [Int: Int] = [:]
@@ -74,8 +77,8 @@ struct ScheduledJob: Sendable {
         for shard in spec.tasks.indices { queue.push(shard) }
     }
 
-    /// Moves a shard to `new`; `worker` names who finished it (for `.done`).
-    mutating func set(_ shard: Int, _ new: ShardState, worker: String? = nil) {
+    /// Moves a shard to `new`; `source` says who made its chunk (for `.done`).
+    mutating func set(_ shard: Int, _ new: ShardState, by source: ChunkSource? = nil) {
         let old = state[shard]
         guard old != new else { return }
         state[shard] = new
@@ -87,12 +90,12 @@ struct ScheduledJob: Sendable {
         }
         if new == .done {
             framesDone += tasks[shard].frameCount
-            if let worker {
-                doneWorker[shard] = worker
-                doneBy[worker, default: 0] += 1
+            if let source {
+                doneWorker[shard] = source
+                doneBy[source, default: 0] += 1
             }
         }
-        if new == .queued { queue.push(shard) }
+        if new == .queued { queue.push(shard) } else { linking.remove(shard) }
         if let key = recipeKey(shard) {
             if old == .running, let count = runningKeys[key] { runningKeys[key] = count > 1 ? count - 1 : nil }
             if new == .running { runningKeys[key, default: 0] += 1 }
@@ -103,15 +106,22 @@ struct ScheduledJob: Sendable {
         recipeKeys.indices.contains(shard) ? recipeKeys[shard] : nil
     }
 
-    /// Queued shards with this recipe key.
+    /// Queued shards with this recipe key, not being linked already.
     func queuedShards(withKey key: String) -> [Int] {
-        (shardsByKey[key] ?? []).filter { state[$0] == .queued }
+        (shardsByKey[key] ?? []).filter { state[$0] == .queued && !linking.contains($0) }
     }
 
-    /// The lowest queued shard that `accept`s.
+    /// Holds queued shards back while their chunks are linked in, or lets them go again.
+    mutating func hold(_ shards: [Int]) {
+        for shard in shards where state.indices.contains(shard) && state[shard] == .queued { linking.insert(shard) }
+    }
+
+    mutating func release(_ shards: [Int]) { linking.subtract(shards) }
+
+    /// The lowest queued shard that `accept`s and is not being linked in.
     mutating func nextQueued(where accept: (Int) -> Bool) -> Int? {
-        let state = self.state
-        return queue.first(isQueued: { state[$0] == .queued }, where: accept)
+        let (state, linking) = (self.state, self.linking)
+        return queue.first(isQueued: { state[$0] == .queued }, where: { !linking.contains($0) && accept($0) })
     }
 
     var tasks: [ShardTask] { spec.tasks }

@@ -5,7 +5,6 @@ import SessionKit
 /// which running shard to back up.
 extension Scheduler {
     /// The "worker" of a shard whose chunk came from the chunk cache.
-    static let reusedBy = JobStatus.reusedWorkerID
 
     /// The pause as statuses show it: its causes, and one line (`nil` while dispatching).
     var paused: DispatchPause? {

@@ -32,7 +32,11 @@ extension Scheduler {
         case failed(PeerID, AttemptID, code: FarmErrorCode, reason: String)
         /// A new job (with its record to persist), or one resumed from the store (`nil`).
         case submitted(ScheduledJob, JobStore.JobRecord?)
-        /// A queued shard's chunk was found in the chunk cache and put in place.
+        /// Queued shards whose chunks a lane is linking in: held back from dispatch.
+        case linking(String, shards: [Int])
+        /// Their links failed: they are rendered.
+        case linkFailed(String, shards: [Int])
+        /// A queued shard's chunk was found in the chunk cache (or a twin's) and put in place.
         case reused(String, shard: Int, sha256: String)
         case cancel(String)
         /// A new priority for an unfinished job: it counts from the next dispatch.

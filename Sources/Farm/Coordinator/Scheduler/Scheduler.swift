@@ -42,6 +42,8 @@ struct Scheduler {
         case .failed(let peer, let key, let code, let reason):
             if mayReport(key, from: peer, what: "a failure") { failed(key, from: peer, code: code, reason: reason) }
         case .submitted(let job, let record): adopt(job, record: record)
+        case .linking(let id, let shards): jobs[id]?.hold(shards)
+        case .linkFailed(let id, let shards): jobs[id]?.release(shards)
         case .reused(let id, let shard, let sha256): reused(id, shard: shard, sha256: sha256)
         case .cancel(let id): if let job = jobs[id] { finish(job, .cancelled, error: nil) }
         case .reprioritize(let id, let priority):
@@ -175,8 +177,8 @@ struct Scheduler {
         job.shardTimes.add(now - attempt.started)
         emit(.log(.debug, "shard \(key.shard) of job \(key.jobID) done by \(workerID) in \(String(format: "%.2f", now - attempt.started)) s",
                   LogIDs(key, worker: workerID)))
-        persist(.finishShard(key, sha256: sha256, worker: workerID, at: now))
-        job.set(key.shard, .done, worker: workerID)
+        persist(.finishShard(key, sha256: sha256, by: .worker(workerID), at: now))
+        job.set(key.shard, .done, by: .worker(workerID))
         if let peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, peakRSSKB) }
         // Other copies of this shard are no longer needed.
         for (attempt, other) in (job.running[key.shard] ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -263,8 +265,8 @@ struct Scheduler {
     private mutating func reused(_ id: String, shard: Int, sha256: String) {
         guard let state = jobs[id]?.state, state.indices.contains(shard), state[shard] == .queued,
               var job = jobs.removeValue(forKey: id) else { return }
-        persist(.finishShard(AttemptID(jobID: id, shard: shard, attempt: 0), sha256: sha256, worker: Self.reusedBy, at: now))
-        job.set(shard, .done, worker: Self.reusedBy)
+        persist(.finishShard(AttemptID(jobID: id, shard: shard, attempt: 0), sha256: sha256, by: .reused, at: now))
+        job.set(shard, .done, by: .reused)
         if job.allDone {
             job.phase = .assembling
             persist(.jobPhase(id, .assembling, error: nil, finished: nil))

@@ -7,10 +7,13 @@ import SessionKit
 /// (docs/operations.md, "Disks").
 enum StoreChange {
     case createJob(JobStore.JobRecord, [ShardTask])
+    /// Queued shard rows of a job being created, written ahead of its own row
+    /// (`JobCreations`): `texts[i]` is shard `from + i`'s task as JSON.
+    case addShards(job: String, from: Int, texts: ArraySlice<String>, frames: ArraySlice<Int64>)
     case jobPhase(String, JobPhase, error: FarmError?, finished: Double?)
     case startAttempt(AttemptID, worker: String, at: Double)
     case endAttempt(AttemptID, AttemptOutcome, message: String?, at: Double)
-    case finishShard(AttemptID, sha256: String, worker: String, at: Double)
+    case finishShard(AttemptID, sha256: String, by: ChunkSource, at: Double)
     case requeue(job: String, shard: Int)
     /// A resumed job's shards that were neither kept nor queued, in one statement (about
     /// 2,000 after a restart were 2,000 changes in one turn of the loop).
@@ -29,6 +32,7 @@ extension JobStore {
     func apply(_ change: StoreChange) throws {
         switch change {
         case .createJob(let record, let tasks): try createJob(record, shards: tasks)
+        case .addShards(let job, let first, let texts, let frames): try insertShards(job: job, from: first, texts: texts, frames: frames)
         case .jobPhase(let job, let phase, let error, let finished):
             try setJobState(job, phase, error: error, finished: finished)
         case .startAttempt(let key, let worker, let time):
@@ -36,8 +40,8 @@ extension JobStore {
         case .endAttempt(let key, let outcome, let message, let time):
             try endAttempt(job: key.jobID, shard: key.shard, attempt: key.attempt, outcome: outcome, message: message,
                            at: time, requeue: false)
-        case .finishShard(let key, let sha256, let worker, let time):
-            try finishShard(job: key.jobID, shard: key.shard, attempt: key.attempt, sha256: sha256, worker: worker, at: time)
+        case .finishShard(let key, let sha256, let source, let time):
+            try finishShard(job: key.jobID, shard: key.shard, attempt: key.attempt, sha256: sha256, by: source, at: time)
         case .requeue(let job, let shard): try requeueShard(job: job, shard: shard)
         case .requeueAll(let job, let shards): try requeueShards(job: job, shards)
         case .jobPriority(let job, let priority): try setPriority(job, priority)
