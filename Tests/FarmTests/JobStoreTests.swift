@@ -72,7 +72,11 @@ import Testing
         try store.setJobState("j1", .failed, error: FarmError(.originRefused, "boom"), finished: 20)
         // The code is kept with the message.
         #expect(try store.jobSummary("j1")?.error == "boom" && store.jobSummary("j1")?.errorCode == .originRefused)
-        #expect(try store.prune(endedBefore: 15) == ["j0"])
+        #expect(try store.prunable(endedBefore: 15) == ["j0"])
+        // In slices of at most 1 row: its 2 attempts... here 0, its 2 shards, then the job.
+        var slices = 1
+        while try !store.pruneSlice(of: "j0", rows: 1) { slices += 1 }
+        #expect(slices == 3, "\(slices) slices")
         #expect(try store.jobSummary("j0") == nil && store.shards(of: "j0").isEmpty)
         #expect(try store.jobSummary("j1")?.state == .failed && store.jobSummary("j2")?.state == .queued)
     }

@@ -10,6 +10,8 @@ struct StateListing: Sendable {
     var uploads: [(name: String, used: Double)] = []
     /// Disk space of everything under the state directory.
     var bytes: Int64 = 0
+    /// Ended jobs past `--keep-jobs` (read on the lane's store connection).
+    var prunable: Result<[String], any Error> = .success([])
 
     static func read(_ state: URL) -> StateListing {
         var listing = StateListing()
@@ -38,17 +40,20 @@ extension Coordinator {
         housekeeping.lastSweep = now
         housekeeping.sweeping = true
         let (state, laneStore, cutoff) = (options.stateDirectory, laneStore, now - options.keepResultsSeconds)
+        let jobsCutoff = now - options.keepJobsSeconds
         ioLane.post(key: "sweep") {
             let listing = StateListing.read(state)
-            // Which of the listed results are past --keep-results: thousands of ids looked
-            // up here, not on the loop.
+            // Which of the listed results are past --keep-results, and which ended jobs
+            // past --keep-jobs: thousands of ids looked up here, not on the loop.
             let ended = Result {
                 try laneStore.ended(before: cutoff, among: Array(listing.results)).map { EndedJob(id: $0.id, finished: $0.finished) }
             }
+            var listed = listing
+            listed.prunable = Result { try laneStore.prunable(endedBefore: jobsCutoff) }
             // Heap pages freed since the last sweep go back to the kernel, whichever thread
             // freed them last (a passing large request's buffers are freed on several).
             HeapPolicy.releaseFreed()
-            return .stateListed(listing, ended: ended, at: now)
+            return .stateListed(listed, ended: ended, at: now)
         }
     }
 
@@ -64,10 +69,11 @@ extension Coordinator {
         }
         var forgotten: [String] = []
         do {
-            forgotten = try store.prune(endedBefore: now - options.keepJobsSeconds)
-            try store.forgetAnswers(before: now - options.keepJobsSeconds)
+            // Their rows go a slice a turn (`continuePruning`); what the loop holds of them now.
+            forgotten = try listing.prunable.get().filter { !pruning.jobs.contains($0) }
+            pruning.add(forgotten, answersBefore: now - options.keepJobsSeconds)
         } catch {
-            logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
+            logLimited("sweep", "could not read which ended jobs to forget: \(FileErrorText.describe(error))")
         }
         for id in expired.map(\.id) + forgotten { forgetResult(of: id) }
         let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) }).union(resumingJobs.values.joined())
@@ -104,6 +110,25 @@ extension Coordinator {
             try store.forgetProbes(of: removed.uploads)
         } catch {
             logLimited("sweep", "could not forget the probes of removed uploads: \(FileErrorText.describe(error))")
+        }
+    }
+
+    /// Deletes the rows of jobs past `--keep-jobs` and the answers kept as long, for about
+    /// `Pruning.sliceSeconds` a turn in statements of at most 64 rows: 1,000 jobs deleted in
+    /// one statement each held the loop for as long as their shards took.
+    func continuePruning() {
+        guard !pruning.isEmpty else { return }
+        let until = Self.uptime + Pruning.sliceSeconds
+        do {
+            while let job = pruning.jobs.first, Self.uptime < until {
+                if try store.pruneSlice(of: job) { pruning.jobs.removeFirst() }
+            }
+            while let cutoff = pruning.answersBefore, Self.uptime < until {
+                if try store.forgetAnswers(before: cutoff) < SQLiteDatabase.rowsOnALoop { pruning.answersBefore = nil }
+            }
+        } catch {
+            logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
+            pruning = Pruning()   // chosen again at the next sweep
         }
     }
 

@@ -78,6 +78,8 @@ public final class Coordinator {
     var endedUncommitted: [String: (phase: JobPhase, error: FarmError?, finished: Double?)] = [:]
     var diskGuard: DiskGuard
     var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none, sweeping: false)
+    /// Ended jobs whose rows are being deleted, a slice a turn.
+    var pruning = Pruning()
     /// Frame rates of the farm, its jobs and workers, and the workers' memory.
     var activity = FarmActivity()
     /// Where the coordinator is listening (after binding `*` ports).
@@ -228,6 +230,7 @@ public final class Coordinator {
                 checkDisk(force: false)
                 profile.lap(.disk, at: Self.uptime)
                 sweep()
+                continuePruning()
                 profile.lap(.sweep, at: Self.uptime)
                 if let late = loopClock.timerFired(at: Self.uptime) { options.loopLag.record(late) }
                 let effects = scheduler.handle(.tick, now: Self.now)

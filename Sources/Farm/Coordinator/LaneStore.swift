@@ -18,6 +18,11 @@ final class LaneStore: Sendable {
         try store.withLock { try $0.ended(before: cutoff, among: ids) }
     }
 
+    /// Ended jobs past `--keep-jobs`, whose rows the loop prunes a slice a turn.
+    func prunable(endedBefore cutoff: Double) throws -> [String] {
+        try store.withLock { try $0.prunable(endedBefore: cutoff) }
+    }
+
     /// Pages of the job list and a batch's jobs as stored, each with its shard counts and
     /// webhook: a query or three per job, up to 10,000 jobs, read here instead of on the
     /// loop, which adds what only it knows (docs/architecture.md, "What runs where").

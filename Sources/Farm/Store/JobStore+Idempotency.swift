@@ -32,7 +32,12 @@ extension JobStore {
     }
 
     /// Forgets the answers given before `cutoff`.
-    public func forgetAnswers(before cutoff: Double) throws {
-        try db.query("DELETE FROM idempotency WHERE created < ?", [.real(cutoff)])
+    /// Forgets at most `limit` of the answers given before `cutoff`; how many it forgot.
+    @discardableResult
+    public func forgetAnswers(before cutoff: Double, limit: Int = SQLiteDatabase.rowsOnALoop) throws -> Int {
+        try db.query("""
+            DELETE FROM idempotency WHERE (owner, key) IN (SELECT owner, key FROM idempotency WHERE created < ? LIMIT ?)
+            """, [.real(cutoff), .integer(Int64(limit))])
+        return db.changes
     }
 }

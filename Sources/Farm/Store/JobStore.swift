@@ -222,22 +222,27 @@ public final class JobStore {
         }
     }
 
-    /// Deletes what is kept of jobs that ended before `cutoff` — the job, its shards,
-    /// attempts and webhook — in one transaction; returns their ids. A webhook still
-    /// pending keeps its job.
-    public func prune(endedBefore cutoff: Double, limit: Int = 1000) throws -> [String] {
-        try db.transaction {
-            let ids = try db.query("""
-                SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?
-                  AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.job_id = jobs.id AND w.state = ?)
-                LIMIT ?
-                """, [.real(cutoff), .text(WebhookState.pending.rawValue), .integer(Int64(limit))]).compactMap { $0[0].string }
-            for id in ids {
-                for table in ["attempts", "shards", "webhooks"] { try db.query("DELETE FROM \(table) WHERE job_id=?", [.text(id)]) }
-                try db.query("DELETE FROM jobs WHERE id=?", [.text(id)])
-            }
-            return ids
+    /// Jobs that ended before `cutoff`, whose rows may go (`--keep-jobs`): a query for a
+    /// lane's connection. A webhook still pending keeps its job.
+    public func prunable(endedBefore cutoff: Double, limit: Int = 1000) throws -> [String] {
+        try db.query("""
+            SELECT id FROM jobs WHERE finished IS NOT NULL AND finished < ?
+              AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.job_id = jobs.id AND w.state = ?)
+            LIMIT ?
+            """, [.real(cutoff), .text(WebhookState.pending.rawValue), .integer(Int64(limit))]).compactMap { $0[0].string }
+    }
+
+    /// Deletes at most `rows` of what is kept of an ended job — its attempts, then its
+    /// shards, its webhook, and last the job — so that the loop prunes a job of 7,204
+    /// shards over many short statements; whether the job is gone.
+    public func pruneSlice(of job: String, rows: Int = SQLiteDatabase.rowsOnALoop) throws -> Bool {
+        for table in ["attempts", "shards", "webhooks"] {
+            try db.query("DELETE FROM \(table) WHERE rowid IN (SELECT rowid FROM \(table) WHERE job_id=? LIMIT ?)",
+                         [.text(job), .integer(Int64(rows))])
+            if db.changes > 0 { return false }
         }
+        try db.query("DELETE FROM jobs WHERE id=?", [.text(job)])
+        return true
     }
 
     /// Each shard with its last attempt: who, how long (until `now` while running), how many

@@ -100,6 +100,9 @@ public final class SQLiteDatabase {
         case null, integer(Int64), real(Double), text(String), blob(Data)
     }
 
+    /// Rows the last INSERT, UPDATE or DELETE changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// Executes `sql` with `arguments` bound to `?` in order; returns the rows.
     @discardableResult
     public func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
