@@ -34,7 +34,7 @@ import Testing
         #expect(shards.map(\.state) == [.queued, .done])
         #expect(shards[1].sha256 == "abc" && shards[1].task.endFrame == 90)
         #expect(try reopened.failures(job: "j1")[0]?.map(\.message) == ["w1: boom"])
-        #expect(try reopened.shardsDone(byWorker: "w1") == 1)
+        #expect(try reopened.shardsDone(byWorkers: ["w1", "w2"]) == ["w1": 1])
     }
 
     /// The job list: pages newest first that meet exactly (no job twice, none skipped, even

@@ -23,7 +23,7 @@ extension Coordinator {
         guard let job = scheduler.jobs[id] else { return }
         let spec = job.spec
         if spec.layout == .whole {
-            assemblyStarted[id] = Date()
+            ledger.assemblyBegan(id, at: Date())
             assemblyLane.post(.finish(job: id))
             return
         }
@@ -67,7 +67,7 @@ extension Coordinator {
         for done in assemblyLane.finished.take() {
             guard let job = scheduler.jobs[done.job] else { continue }
             // From the last chunk stored: the lane's queue, the index and the sidecar.
-            let seconds = assemblyStarted.removeValue(forKey: done.job).map { Date().timeIntervalSince($0) } ?? 0
+            let seconds = ledger.assemblyEnded(done.job, at: Date())
             log(String(format: "job %@: index written %.3f s after the last chunk; %.2f s writing the file in all", done.job, seconds, done.writing),
                 LogIDs(job: done.job), level: .debug)
             if done.error == nil, let destination = job.spec.destination {
@@ -90,9 +90,8 @@ extension Coordinator {
                     log("job \(id): could not record where its result went: \(error)", LogIDs(job: id), level: .warning)
                 }
             }
-            assemblyTimes[id] = seconds
+            ledger.assembled(id, seconds: seconds, peakRSSKB: job.workerPeakRSSKB)
             CoordinatorMetrics.assembly.recordSeconds(seconds)
-            if let rss = job.workerPeakRSSKB { finishedPeakRSS[id] = rss }
             log("job \(id) assembled in \(String(format: "%.2f", seconds)) s", LogIDs(job: id))
             apply(scheduler.handle(.assembled(id, error: error), now: Self.now))
         }

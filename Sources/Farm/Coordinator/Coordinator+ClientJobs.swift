@@ -32,13 +32,17 @@ extension Coordinator {
             let jobID = request.jobID
             try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
             try deleteResult(of: jobID, for: identity)   // answered once the files are gone
-        case .workers: send(to: identity, .workersReply, WorkersReply(workers: try workerStatuses()))
+        case .workers:
+            let (laneStore, known) = (laneStore, workerStatuses())
+            ioLane.post(key: "workers", label: "workers") {
+                .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try laneStore.workerStatuses(known))) },
+                       to: identity, type: .workers)
+            }
         case .setPriority:
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)
             guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
-            if resumingJobs[request.jobID] != nil {
-                priorityWhileResuming[request.jobID] = request.priority
+            if resumptions.setPriority(request.priority, of: request.jobID) {
                 apply([.persist(.jobPriority(request.jobID, request.priority))])
                 send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
                 return

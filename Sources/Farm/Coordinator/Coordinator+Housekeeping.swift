@@ -36,9 +36,7 @@ extension Coordinator {
     /// and measured, and files removed, on the I/O lane; the loop only decides.
     func sweep() {
         let now = Self.now
-        guard !housekeeping.sweeping, now - housekeeping.lastSweep >= min(10, max(0.5, options.keepResultsSeconds / 2)) else { return }
-        housekeeping.lastSweep = now
-        housekeeping.sweeping = true
+        guard housekeeping.beginSweep(now: now, period: min(10, max(0.5, options.keepResultsSeconds / 2))) else { return }
         let (state, laneStore, cutoff) = (options.stateDirectory, laneStore, now - options.keepResultsSeconds)
         let jobsCutoff = now - options.keepJobsSeconds
         ioLane.post(key: "sweep") {
@@ -63,20 +61,20 @@ extension Coordinator {
         let cutoff = now - options.keepResultsSeconds
         var expired: [EndedJob] = []
         do {
-            expired = try ended.get().filter { scheduler.jobs[$0.id] == nil && resumingJobs[$0.id] == nil }
+            expired = try ended.get().filter { scheduler.jobs[$0.id] == nil && !resumptions.contains($0.id) }
         } catch {
             logLimited("sweep", "could not read which results are past --keep-results: \(FileErrorText.describe(error))")
         }
         var forgotten: [String] = []
         do {
             // Their rows go a slice a turn (`continuePruning`); what the loop holds of them now.
-            forgotten = try listing.prunable.get().filter { !pruning.jobs.contains($0) }
-            pruning.add(forgotten, answersBefore: now - options.keepJobsSeconds)
+            forgotten = try listing.prunable.get().filter { !housekeeping.pruning.jobs.contains($0) }
+            housekeeping.pruning.add(forgotten, answersBefore: now - options.keepJobsSeconds)
         } catch {
             logLimited("sweep", "could not read which ended jobs to forget: \(FileErrorText.describe(error))")
         }
-        for id in expired.map(\.id) + forgotten { forgetResult(of: id) }
-        let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) }).union(resumingJobs.values.joined())
+        for id in expired.map(\.id) + forgotten { ledger.forget(id) }
+        let inUse = Set(scheduler.jobs.values.flatMap { $0.spec.files.values.map(\.contentID) }).union(resumptions.mediaInUse)
         let uploads = listing.uploads.filter { upload in
             let hex = upload.name.hasSuffix(".part") ? String(upload.name.dropLast(5)) : upload.name
             return upload.used < cutoff && !inUse.contains("sha256:" + hex)
@@ -97,7 +95,7 @@ extension Coordinator {
     /// On the loop, once the sweep's files are removed: what it did, and the probes of the
     /// uploads it removed forgotten.
     func sweepEnded(_ removed: SweepRemovals) {
-        housekeeping.sweeping = false
+        housekeeping.sweepEnded()
         for job in removed.results {
             log("removed the result of job \(job.id), which ended \(Int(removed.at - job.finished)) s ago (--keep-results)", LogIDs(job: job.id))
         }
@@ -117,18 +115,18 @@ extension Coordinator {
     /// `Pruning.sliceSeconds` a turn in statements of at most 64 rows: 1,000 jobs deleted in
     /// one statement each held the loop for as long as their shards took.
     func continuePruning() {
-        guard !pruning.isEmpty else { return }
+        guard !housekeeping.pruning.isEmpty else { return }
         let until = Self.uptime + Pruning.sliceSeconds
         do {
-            while let job = pruning.jobs.first, Self.uptime < until {
-                if try store.pruneSlice(of: job) { pruning.jobs.removeFirst() }
+            while let job = housekeeping.pruning.jobs.first, Self.uptime < until {
+                if try store.pruneSlice(of: job) { housekeeping.pruning.jobs.removeFirst() }
             }
-            while let cutoff = pruning.answersBefore, Self.uptime < until {
-                if try store.forgetAnswers(before: cutoff) < SQLiteDatabase.rowsOnALoop { pruning.answersBefore = nil }
+            while let cutoff = housekeeping.pruning.answersBefore, Self.uptime < until {
+                if try store.forgetAnswers(before: cutoff) < SQLiteDatabase.rowsOnALoop { housekeeping.pruning.answersBefore = nil }
             }
         } catch {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")
-            pruning = Pruning()   // chosen again at the next sweep
+            housekeeping.pruning = Pruning()   // chosen again at the next sweep
         }
     }
 
@@ -140,20 +138,14 @@ extension Coordinator {
 
     static func removeIfPresent(_ path: String) throws { try Disk.removeIfPresent(path) }
 
-    /// What the loop remembers of a job's result.
-    private func forgetResult(of id: String) {
-        assemblyTimes[id] = nil
-        finishedPeakRSS[id] = nil
-        mediaBytesSent.byJob[id] = nil
-    }
 
     /// Removes a finished job's result and sidecar (or its segments, gigabytes at times)
     /// and its preview on the I/O lane, after the reads of its result posted before; the
     /// loop forgets what it remembers of the job at once, and answers once the files are
     /// gone (a client's request: one job's files).
     func deleteResult(of id: String, for identity: PeerID) throws {
-        guard scheduler.jobs[id] == nil, resumingJobs[id] == nil else { throw FarmError(.notEnded, "job \(id) has not ended") }
-        forgetResult(of: id)
+        guard scheduler.jobs[id] == nil, !resumptions.contains(id) else { throw FarmError(.notEnded, "job \(id) has not ended") }
+        ledger.forget(id)
         let paths = resultPaths(of: id)
         ioLane.post(key: "result " + id, label: "result delete") {
             var failure: String?

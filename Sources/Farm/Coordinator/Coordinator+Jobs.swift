@@ -34,7 +34,7 @@ extension Coordinator {
                                    attempts: try store.attemptCounts(job: record.id),
                                    failures: try store.failures(job: record.id).mapValues { $0.map { ResumedJob.Failure(worker: $0.worker, message: $0.message) } })
             changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
-            resumingJobs[record.id] = Set(record.files.values)
+            resumptions.begin(record.id, reading: Set(record.files.values))
             build(parts)
         }
         // Written before the socket listens, so they are not a turn's work (about 90 ms for
@@ -59,14 +59,14 @@ extension Coordinator {
     /// the scheduler, and every shard that was neither kept nor queued goes back to the queue.
     func resumed(_ parts: ResumedJob, _ built: Result<ResumedJob.Built, any Error>) {
         let id = parts.record.id
-        if case .failure(let error) = built, error is ResumedJob.OlderRelease, parts.spec == nil, resumingJobs[id] != nil {
+        if case .failure(let error) = built, error is ResumedJob.OlderRelease, parts.spec == nil, resumptions.contains(id) {
             // An older release's job is compiled again from its session, on the lane: it
             // hashes and probes its files.
             let (laneStore, context) = (laneStore, submissionContext)
             ioLane.post(key: id, label: "recompile") { .recompiled(parts, Result { try laneStore.recompile(id, context: context) }) }
             return
         }
-        guard resumingJobs.removeValue(forKey: id) != nil else { return }
+        guard let asked = resumptions.finish(id) else { return }
         let resumed: ResumedJob.Built
         do {
             resumed = try built.get()
@@ -77,7 +77,7 @@ extension Coordinator {
             return
         }
         var job = resumed.job
-        if let priority = priorityWhileResuming.removeValue(forKey: id) { job.priority = priority }
+        if let priority = asked.priority { job.priority = priority }
         // In statements of at most 64 rows (docs/architecture.md, "The loop does not block").
         for start in stride(from: 0, to: resumed.requeue.count, by: SQLiteDatabase.rowsOnALoop) {
             let shards = Array(resumed.requeue[start..<min(resumed.requeue.count, start + SQLiteDatabase.rowsOnALoop)])
@@ -86,7 +86,7 @@ extension Coordinator {
         log("resumed job \(id): \(resumed.kept)/\(job.tasks.count) shards kept", LogIDs(job: id))
         beginAssembly(of: job)
         apply(scheduler.handle(.submitted(job, nil), now: Self.now))
-        if cancelledWhileResuming.remove(id) != nil { apply(scheduler.handle(.cancel(id), now: Self.now)) }
+        if asked.cancelled { apply(scheduler.handle(.cancel(id), now: Self.now)) }
     }
 
     /// On the loop, an older release's job compiled again on the lane: built again with

@@ -27,16 +27,10 @@ public final class Coordinator {
     /// Reads media blocks for workers on the I/O lane.
     let mediaReader: MediaReader
     let laneStore: LaneStore
-    /// Unfinished jobs of the last run whose kept chunks the I/O lane is checking, and
-    /// those cancelled meanwhile (docs/operations.md, "Restarts").
-    /// (job → the content ids it reads, which housekeeping keeps.)
-    var resumingJobs: [String: Set<String>] = [:]
-    var cancelledWhileResuming: Set<String> = []
-    var priorityWhileResuming: [String: Int] = [:]
+    /// Unfinished jobs of the last run being resumed on the I/O lane.
+    var resumptions = Resumptions()
     /// Submissions being made into jobs, a slice each turn.
     var creations = JobCreations()
-    /// When each job's last chunk was stored (its `finish` posted), for the assembly time.
-    var assemblyStarted: [String: Date] = [:]
     /// `--trace`: jobs and attempts as JSON lines, for a capacity model (nil: off).
     let trace: AttemptTrace?
     /// Client keys that have sent files this run (the store keeps them too).
@@ -56,11 +50,9 @@ public final class Coordinator {
     var watchers = JobWatchers()
     /// Assemblies run on their own threads: (job, error, seconds) for the event loop.
     let finishedAssemblies: Inbox<(String, FarmError?, Double, PublishedOutput?)>
-    /// How long each assembly took (seconds), and the workers' peak memory of finished jobs.
-    var assemblyTimes: [String: Double] = [:]
-    var finishedPeakRSS: [String: Int] = [:]
-    /// Media bytes sent to workers since this process started.
-    var mediaBytesSent = (byWorker: [String: Int64](), byJob: [String: Int64]())
+    /// What the loop knows of jobs beside the scheduler: assembly times, peak memory,
+    /// media sent, ends not committed yet.
+    var ledger = JobLedger()
     /// When work reached the loop, for its lag.
     private var loopClock = LoopClock(now: 0, timerPeriod: 0.1)
     /// Wakes the loop's poll when a lane, a compile thread or an assembly has posted a result.
@@ -74,12 +66,8 @@ public final class Coordinator {
     private var turnChanges: [StoreChange] = []
     var unsaved: [StoreChange] = []
     private var storeFailure: Error?
-    /// Jobs that ended while their end is not committed yet: status tells the truth anyway.
-    var endedUncommitted: [String: (phase: JobPhase, error: FarmError?, finished: Double?)] = [:]
     var diskGuard: DiskGuard
-    var housekeeping = (lastSweep: 0.0, stateBytes: Int64?.none, sweeping: false)
-    /// Ended jobs whose rows are being deleted, a slice a turn.
-    var pruning = Pruning()
+    var housekeeping = Housekeeping()
     /// Frame rates of the farm, its jobs and workers, and the workers' memory.
     var activity = FarmActivity()
     /// Where the coordinator is listening (after binding `*` ports).
@@ -247,7 +235,7 @@ public final class Coordinator {
             profile.lap(.commit, at: Self.uptime)
             storeSyncer.committed()
             unsaved = []
-            endedUncommitted = [:]
+            ledger.committed()
             if scheduler.pauses[.storeUnwritable] != nil { apply(scheduler.handle(.resume(.storeUnwritable), now: Self.now)) }
         } catch let error as ZMQError {
             throw error
@@ -262,7 +250,7 @@ public final class Coordinator {
     private func write(_ change: StoreChange) {
         turnChanges.append(change)
         if case .jobPhase(let job, let phase, let error, let finished) = change, phase.isFinal {
-            endedUncommitted[job] = (phase, error, finished)
+            ledger.ended(job, phase, error: error, finished: finished)
         }
         guard storeFailure == nil else { return }
         do { try store.apply(change) } catch { storeFailure = error }
@@ -326,11 +314,13 @@ public final class Coordinator {
         }
     }
 
-    func workerStatuses() throws -> [WorkerStatus] {
-        try workers.values.sorted { $0.workerID < $1.workerID }.map {
+    /// The connected workers as the loop knows them; the shards each has done are the
+    /// store's, added on the lane (`LaneStore.workerStatuses`).
+    func workerStatuses() -> [WorkerStatus] {
+        workers.values.sorted { $0.workerID < $1.workerID }.map {
             WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
-                         shardsDone: try store.shardsDone(byWorker: $0.workerID), lastHeartbeat: $0.lastSeen, alive: true,
-                         mediaBytesSent: mediaBytesSent.byWorker[$0.workerID] ?? 0,
+                         shardsDone: 0, lastHeartbeat: $0.lastSeen, alive: true,
+                         mediaBytesSent: ledger.mediaBytes.byWorker[$0.workerID] ?? 0,
                          residentKB: activity.worker($0.workerID)?.residentKB, framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0,
                          cpuCores: activity.worker($0.workerID)?.cpuCores)
         }
@@ -338,8 +328,7 @@ public final class Coordinator {
 
     func countMediaSent(_ bytes: Int, contentID: String, to peer: PeerID) {
         guard bytes > 0, let worker = workers[peer] else { return }
-        mediaBytesSent.byWorker[worker.workerID, default: 0] += Int64(bytes)
-        if let job = scheduler.job(reading: contentID, peer: peer) { mediaBytesSent.byJob[job, default: 0] += Int64(bytes) }
+        ledger.mediaSent(Int64(bytes), to: worker.workerID, forJob: scheduler.job(reading: contentID, peer: peer))
     }
 
     func log(_ line: String, _ ids: LogIDs = .none, level: Logger.Level = .info) {
@@ -359,9 +348,8 @@ public final class Coordinator {
     }
 
     func cancel(_ jobID: String, from identity: Data) throws {
-        if resumingJobs[jobID] != nil {
+        if resumptions.cancel(jobID) {
             // Cancelled as soon as its kept chunks are checked.
-            cancelledWhileResuming.insert(jobID)
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(jobID)))
             return
         }

@@ -81,8 +81,8 @@ extension Coordinator {
                                                framesDone: job.framesDone, workerPeakRSSKB: job.workerPeakRSSKB)
         }
         for id in id.map({ [$0] }) ?? Array(live.keys) { rates[id] = activity.framesPerSecond(ofJob: id) }
-        return JobStatusMaker(live: live, endedUncommitted: endedUncommitted, assemblyTimes: assemblyTimes, finishedPeakRSS: finishedPeakRSS,
-                              mediaBytesSent: mediaBytesSent.byJob, framesPerSecond: rates, paused: scheduler.paused,
+        return JobStatusMaker(live: live, endedUncommitted: ledger.endedUncommitted, assemblyTimes: ledger.assemblyTimes,
+                              finishedPeakRSS: ledger.finishedPeakRSS, mediaBytesSent: ledger.mediaBytes.byJob, framesPerSecond: rates, paused: scheduler.paused,
                               directories: publicDirectories)
     }
 }

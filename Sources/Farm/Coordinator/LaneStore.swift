@@ -23,6 +23,12 @@ final class LaneStore: Sendable {
         try store.withLock { try $0.prunable(endedBefore: cutoff) }
     }
 
+    /// The connected workers' statuses, with the shards each has done as stored.
+    func workerStatuses(_ workers: [WorkerStatus]) throws -> [WorkerStatus] {
+        let done = try store.withLock { try $0.shardsDone(byWorkers: workers.map(\.workerID)) }
+        return workers.map { var worker = $0; worker.shardsDone = done[worker.workerID] ?? 0; return worker }
+    }
+
     /// Pages of the job list and a batch's jobs as stored, each with its shard counts and
     /// webhook: a query or three per job, up to 10,000 jobs, read here instead of on the
     /// loop, which adds what only it knows (docs/architecture.md, "What runs where").

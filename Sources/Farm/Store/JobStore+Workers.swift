@@ -11,8 +11,11 @@ extension JobStore {
         }
     }
 
-    public func shardsDone(byWorker id: String) throws -> Int {
-        Int(try db.query("SELECT shards_done FROM workers WHERE id=?", [.text(id)]).first?.first?.int ?? 0)
+    /// Shards done by each of `ids`, in one query (a lane's: a farm of 1,000 workers).
+    public func shardsDone(byWorkers ids: [String]) throws -> [String: Int] {
+        let list = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+        return try db.query("SELECT id, shards_done FROM workers WHERE id IN (SELECT value FROM json_each(?))", [.text(list)])
+            .reduce(into: [:]) { done, row in if let id = row[0].string { done[id] = Int(row[1].int ?? 0) } }
     }
 
     /// A content id the coordinator can read at `path` (verified when recorded).
