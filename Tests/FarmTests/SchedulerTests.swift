@@ -84,7 +84,7 @@ struct SchedulerTests {
         #expect(twins == ["b/0", "c/0", "c/1"])
         farm.deliver(AttemptID(jobID: "a", shard: 2, attempt: 1), by: "w1")
         #expect(farm.scheduler.twins(ofShard: 2, job: "a").map { "\($0.job)/\($0.shard)" } == ["b/2"])
-        farm.on(.reused("b", shard: 2, sha256: "sha"))
+        farm.on(.reused("b", chunks: [(2, "sha")]))
         #expect(farm.state("b", 2) == .done)
         // The intro fails: it is rendered again once, and its twins still wait.
         farm.on(.failed(Farm.peer("w1"), AttemptID(jobID: "a", shard: 0, attempt: 1), code: .renderFailed, reason: "boom"))

@@ -64,7 +64,7 @@ extension Coordinator {
 
     /// On the loop: what the lane linked is done; what it could not is rendered.
     func linked(job: String, from source: String, linked: [ChunkLink], failed: [(ChunkLink, String)]) {
-        for link in linked { apply(scheduler.handle(.reused(job, shard: link.shard, sha256: link.sha256), now: Self.now)) }
+        if !linked.isEmpty { apply(scheduler.handle(.reused(job, chunks: linked.map { ($0.shard, $0.sha256) }), now: Self.now)) }
         if !linked.isEmpty { log("job \(job): \(linked.count) shard(s) reused from \(source)", LogIDs(job: job)) }
         guard let first = failed.first else { return }
         apply(scheduler.handle(.linkFailed(job, shards: failed.map(\.0.shard)), now: Self.now))

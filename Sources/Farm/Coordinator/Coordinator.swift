@@ -110,7 +110,7 @@ public final class Coordinator {
         scheduler = Scheduler(limits: Scheduler.Limits(
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
-        ioLane = Lane(threads: Self.ioThreads, name: "io", wakeup: wakeup)
+        ioLane = Lane(threads: Self.ioThreads, name: "io", wakeup: wakeup, nice: Self.laneNice)
         finishing = try LaneThreads(name: "finishing", count: Self.finishingThreads, queue: SharedQueue(), stackSize: 4 << 20,
                                     open: { _ in () }, handle: { _, work in work() })
         context = try ZMQContext()
@@ -143,6 +143,9 @@ public final class Coordinator {
     static var now: Double { Date().timeIntervalSince1970 }
     /// Threads of the I/O lane: SHA-256 and the page cache's copies run at a core each.
     static let ioThreads = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// The I/O lane's niceness: at 4 (CFS weight 423 against the loop's 1,024) its threads
+    /// yield a core to the loop when both want one (docs/architecture.md, "Lanes").
+    static let laneNice: Int32 = 4
     /// Finishing threads: one tenant's slow result upload holds one of them (and only its
     /// share of the origin connections).
     static let finishingThreads = 8
@@ -192,6 +195,7 @@ public final class Coordinator {
         }
         do {
             try store.batch {
+                profile.lap(.begin, at: Self.uptime)
                 for change in unsaved { write(change) }
                 profile.lap(.pending, at: Self.uptime)
                 budget.newTurn()

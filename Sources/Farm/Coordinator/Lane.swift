@@ -13,10 +13,11 @@ final class Lane<Outcome: Sendable>: Sendable {
     private let threads: LaneThreads<KeyedQueues<@Sendable () -> Void>>
     private let outcomes: Outcomes
 
-    init(threads count: Int, name: String, wakeup: Wakeup) {
+    /// `nice`: the threads' niceness, above the loop's so that the loop takes a core first.
+    init(threads count: Int, name: String, wakeup: Wakeup, nice: Int32 = 0) {
         outcomes = Outcomes(wakeup: wakeup)
         // Opening a state of nothing cannot fail.
-        threads = try! LaneThreads(name: name, count: count, queue: KeyedQueues(threads: count), stackSize: 4 << 20,
+        threads = try! LaneThreads(name: name, count: count, queue: KeyedQueues(threads: count), stackSize: 4 << 20, nice: nice,
                                    open: { _ in () }, handle: { _, work in work() })
     }
 

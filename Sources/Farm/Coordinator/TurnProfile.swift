@@ -6,12 +6,14 @@ import Foundation
 /// A pure value; the loop reads the clock and passes it in.
 struct TurnProfile {
     enum Phase: String, CaseIterable {
+        /// `BEGIN IMMEDIATE`: the store's write lock.
+        case begin = "BEGIN"
         case pending = "writes kept from a failed commit"
         case messages
         case lane = "I/O lane completions"
         case assemblies
         case submissions
-        case batches
+        case batches = "jobs being created"
         case disk
         case sweep
         case tick = "scheduler tick"

@@ -15,8 +15,9 @@ package final class LaneThreads<Queue: LaneQueue>: Sendable {
 
     /// Starts `count` threads named `name-0`, `name-1`, … (just `name` for one). Returns
     /// once every thread has opened its state; throws the first opening's error, after
-    /// stopping the threads that did open.
-    package init<State>(name: String, count: Int = 1, queue: Queue, stackSize: Int = 8 << 20, tick: Double? = nil,
+    /// stopping the threads that did open. `nice`: the threads' niceness (Linux keeps it
+    /// per thread): a lane that works for an event loop yields the cores to it.
+    package init<State>(name: String, count: Int = 1, queue: Queue, stackSize: Int = 8 << 20, tick: Double? = nil, nice: Int32 = 0,
                         open: @escaping @Sendable (_ thread: Int) throws -> State,
                         handle: @escaping @Sendable (inout State, Queue.Request) -> Void,
                         onTick: @escaping @Sendable (inout State) -> Void = { _ in },
@@ -28,6 +29,7 @@ package final class LaneThreads<Queue: LaneQueue>: Sendable {
         let ended = ended
         for index in 0..<self.count {
             let thread = Thread {
+                if nice != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
                 var state: State
                 do {
                     state = try open(index)

@@ -36,8 +36,8 @@ extension Scheduler {
         case linking(String, shards: [Int])
         /// Their links failed: they are rendered.
         case linkFailed(String, shards: [Int])
-        /// A queued shard's chunk was found in the chunk cache (or a twin's) and put in place.
-        case reused(String, shard: Int, sha256: String)
+        /// Queued shards' chunks were found in the chunk cache (or a twin's) and put in place.
+        case reused(String, chunks: [(shard: Int, sha256: String)])
         case cancel(String)
         /// A new priority for an unfinished job: it counts from the next dispatch.
         case reprioritize(String, priority: Int)
