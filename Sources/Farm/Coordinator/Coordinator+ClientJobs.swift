@@ -33,9 +33,9 @@ extension Coordinator {
             try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
             try deleteResult(of: jobID, for: identity)   // answered once the files are gone
         case .workers:
-            let (laneStore, known) = (laneStore, workerStatuses())
-            ioLane.post(key: "workers", label: "workers") {
-                .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try laneStore.workerStatuses(known))) },
+            let (queryStore, known) = (queryStore, workerStatuses())
+            queryLane.post(key: "workers", label: "workers") {
+                .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try queryStore.workerStatuses(known))) },
                        to: identity, type: .workers)
             }
         case .setPriority:
@@ -58,9 +58,9 @@ extension Coordinator {
             let jobID = request.jobID
             guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
             try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
-            let (laneStore, now) = (laneStore, Self.now)
-            ioLane.post(key: "status " + identity.base64EncodedString(), label: "shards") {
-                .reply(Result { try WireMessage(.shardsReply, ShardsReply(shards: try laneStore.shardDetails(of: jobID, now: now))) },
+            let (queryStore, now) = (queryStore, Self.now)
+            queryLane.post(key: "status " + identity.base64EncodedString(), label: "shards") {
+                .reply(Result { try WireMessage(.shardsReply, ShardsReply(shards: try queryStore.shardDetails(of: jobID, now: now))) },
                        to: identity, type: .shards)
             }
         default:

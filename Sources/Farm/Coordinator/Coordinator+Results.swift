@@ -12,15 +12,15 @@ extension Coordinator {
     /// Every job of a batch, in its variants' order, or a page of the job list, newest
     /// first (docs/protocol.md, "Client ⇄ coordinator"): at most `limit` (1 … 1000, default
     /// 100) after the request's cursor, and the cursor of the next page when this one is
-    /// full. Read, made and encoded on the I/O lane (its own store connection: a query or
+    /// full. Read, made and encoded on the query lane (its own store connection: a query or
     /// three a job) from a copy of what the loop knows of running jobs (`JobStatusMaker`);
     /// the loop only sends the bytes.
     func statusList(_ request: StatusRequest, for identity: PeerID) throws {
-        let (laneStore, maker, stateBytes) = (laneStore, statusMaker(), housekeeping.stateBytes)
+        let (queryStore, maker, stateBytes) = (queryStore, statusMaker(), housekeeping.stateBytes)
         if let batch = request.batch {
-            ioLane.post(key: "status " + identity.base64EncodedString(), label: "status batch") {
+            queryLane.post(key: "status " + identity.base64EncodedString(), label: "status batch") {
                 .reply(Result {
-                    let jobs = try laneStore.batch(batch, live: maker.live.keys).map { maker.status(of: $0.summary, stored: $0) }
+                    let jobs = try queryStore.batch(batch, live: maker.live.keys).map { maker.status(of: $0.summary, stored: $0) }
                     return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes))
                 }, to: identity, type: .status)
             }
@@ -32,9 +32,9 @@ extension Coordinator {
             return parsed
         }
         let owner = request.owner
-        ioLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
+        queryLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
             .reply(Result {
-                let rows = try laneStore.page(owner: owner, after: cursor, limit: limit, live: maker.live.keys)
+                let rows = try queryStore.page(owner: owner, after: cursor, limit: limit, live: maker.live.keys)
                 let next = rows.count == limit ? rows.last.map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text } : nil
                 let jobs = rows.map { maker.status(of: $0.summary, stored: $0) }
                 return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes, next: next))

@@ -24,9 +24,15 @@ public final class Coordinator {
     let finishing: LaneThreads<SharedQueue<@Sendable () -> Void>>
     /// The loop's blocking work: chunks, uploads, media blocks, sweeps.
     let ioLane: Lane<LaneOutcome>
+    /// Clients' reads of many rows (pages of jobs, a batch's jobs, shard details, the
+    /// workers), on threads of their own: twenty dashboards never hold a chunk's write or an
+    /// upload's block behind their pages.
+    let queryLane: Lane<LaneOutcome>
     /// Reads media blocks for workers on the I/O lane.
     let mediaReader: MediaReader
     let laneStore: LaneStore
+    /// The query lane's own connection: its long reads never hold the I/O lane's.
+    let queryStore: LaneStore
     /// Unfinished jobs of the last run being resumed on the I/O lane.
     var resumptions = Resumptions()
     /// Submissions being made into jobs, a slice each turn.
@@ -96,6 +102,7 @@ public final class Coordinator {
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
         mediaReader = try MediaReader(catalog: media.catalog, storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         laneStore = try LaneStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+        queryStore = try LaneStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
         trace = try options.tracePath.map { try AttemptTrace(path: $0) { [logger] line in logger.error("\(line)") } }
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
@@ -111,6 +118,7 @@ public final class Coordinator {
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
             workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
         ioLane = Lane(threads: Self.ioThreads, name: "io", wakeup: wakeup, nice: Self.laneNice)
+        queryLane = Lane(threads: 2, name: "query", wakeup: wakeup, nice: Self.laneNice + 2)
         finishing = try LaneThreads(name: "finishing", count: Self.finishingThreads, queue: SharedQueue(), stackSize: 4 << 20,
                                     open: { _ in () }, handle: { _, work in work() })
         context = try ZMQContext()
@@ -176,6 +184,7 @@ public final class Coordinator {
         compiler.shutDown()
         prober.shutDown()
         ioLane.shutDown()
+        queryLane.shutDown()
         assemblyLane.shutDown()
         finishing.stop()
         trace?.close()
@@ -209,7 +218,7 @@ public final class Coordinator {
                         handled += 1
                     }
                 }
-                for (label, outcome) in ioLane.take() {
+                for (label, outcome) in ioLane.take() + queryLane.take() {
                     apply(outcome)
                     profile.lap(.lane, label, at: Self.uptime)
                 }

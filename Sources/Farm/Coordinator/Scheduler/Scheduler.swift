@@ -186,11 +186,7 @@ struct Scheduler {
             persist(.endAttempt(AttemptID(jobID: job.id, shard: key.shard, attempt: attempt), .beaten, message: workerID, at: now))
         }
         job.running[key.shard] = nil
-        if job.allDone {
-            job.phase = .assembling
-            persist(.jobPhase(job.id, .assembling, error: nil, finished: nil))
-            emit(.assemble(job.id))
-        }
+        assembleIfDone(&job)
         jobs[job.id] = job
         // Not final even with every chunk in: a final notice forgets the job's followers,
         // and they must still hear of the assembly's end (`finish`), not wait for their
@@ -254,11 +250,7 @@ struct Scheduler {
     private mutating func adopt(_ job: ScheduledJob, record: JobStore.JobRecord?) {
         if let record { persist(.createJob(record, job.tasks)) }
         var job = job
-        if job.allDone {
-            job.phase = .assembling
-            persist(.jobPhase(job.id, .assembling, error: nil, finished: nil))
-            emit(.assemble(job.id))
-        }
+        assembleIfDone(&job)
         jobs[job.id] = job
     }
 
@@ -270,14 +262,17 @@ struct Scheduler {
             persist(.finishShard(AttemptID(jobID: id, shard: shard, attempt: 0), sha256: sha256, by: .reused, at: now))
             job.set(shard, .done, by: .reused)
         }
-        if job.allDone && job.phase != .assembling {
-            job.phase = .assembling
-            persist(.jobPhase(id, .assembling, error: nil, finished: nil))
-            emit(.assemble(id))
-        }
+        assembleIfDone(&job)
         jobs[id] = job
     }
 
+    /// A job whose every shard is done goes to assembly, once.
+    private mutating func assembleIfDone(_ job: inout ScheduledJob) {
+        guard job.allDone, job.phase != .assembling else { return }
+        job.phase = .assembling
+        persist(.jobPhase(job.id, .assembling, error: nil, finished: nil))
+        emit(.assemble(job.id))
+    }
 
     /// Ends a job: its running attempts are stopped on their workers (each slot is freed
     /// when its worker confirms, so a slot is never given out twice) and watchers get the
