@@ -84,7 +84,7 @@ extension Coordinator {
         let (removedResults, forgottenJobs) = (expired, forgotten)
         ioLane.post(key: "sweep") {
             let failed = results.compactMap { path -> String? in
-                do { try Self.removeIfPresent(path) } catch { return FileErrorText.describe(error) }
+                do { try Disk.removeIfPresent(path) } catch { return FileErrorText.describe(error) }
                 return nil
             }
             let removedUploads = MediaStore.removeUploads(uploads, in: media, unusedSince: cutoff, receiver: receiver)
@@ -136,7 +136,6 @@ extension Coordinator {
         return [output.path, Sidecar.path(for: output.path), resultPath(job: id, layout: .segments).path, previewDirectory(job: id).path]
     }
 
-    static func removeIfPresent(_ path: String) throws { try Disk.removeIfPresent(path) }
 
 
     /// Removes a finished job's result and sidecar (or its segments, gigabytes at times)
@@ -150,7 +149,7 @@ extension Coordinator {
         ioLane.post(key: "result " + id, label: "result delete") {
             var failure: String?
             for path in paths where failure == nil {
-                do { try Self.removeIfPresent(path) } catch { failure = FileErrorText.describe(error) }
+                do { try Disk.removeIfPresent(path) } catch { failure = FileErrorText.describe(error) }
             }
             return .resultDeleted(job: id, failure: failure, to: identity)
         }

@@ -78,11 +78,7 @@ extension Coordinator {
         }
         var job = resumed.job
         if let priority = asked.priority { job.priority = priority }
-        // In statements of at most 64 rows (docs/architecture.md, "The loop does not block").
-        for start in stride(from: 0, to: resumed.requeue.count, by: SQLiteDatabase.rowsOnALoop) {
-            let shards = Array(resumed.requeue[start..<min(resumed.requeue.count, start + SQLiteDatabase.rowsOnALoop)])
-            apply([.persist(.requeueAll(job: id, shards: shards))])
-        }
+        if !resumed.requeue.isEmpty { apply([.persist(.requeueAll(job: id, shards: resumed.requeue))]) }
         log("resumed job \(id): \(resumed.kept)/\(job.tasks.count) shards kept", LogIDs(job: id))
         beginAssembly(of: job)
         apply(scheduler.handle(.submitted(job, nil), now: Self.now))

@@ -27,14 +27,6 @@ final class MediaStore {
         MediaLocatorContentID.hex(contentID)
     }
 
-    /// A readable local file whose bytes have content id `contentID`, if there is one; a
-    /// file in place hashed now is remembered by path, size and time.
-    func file(for contentID: String, candidate: String?) -> URL? {
-        catalog.file(for: contentID, candidate: candidate, known: known) { path, stat in
-            remember(contentID: contentID, path: path, stat: stat)
-        }
-    }
-
     /// Where an upload's bytes are kept once complete (whether they are there is the
     /// reader's to find: it is not asked on the loop).
     func uploadPath(_ contentID: String) -> URL? {

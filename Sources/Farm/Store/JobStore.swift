@@ -337,12 +337,15 @@ public final class JobStore {
     }
 
     /// `requeueShard` for many shards of one job at once.
+    /// In statements of at most `SQLiteDatabase.rowsOnALoop` rows: it runs on the loop.
     public func requeueShards(job: String, _ shards: [Int]) throws {
-        guard !shards.isEmpty else { return }
-        let list = "[" + shards.map(String.init).joined(separator: ",") + "]"
         try db.transaction {
-            try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx IN (SELECT value FROM json_each(?))",
-                         [.text(ShardState.queued.rawValue), .text(job), .text(list)])
+            for start in stride(from: 0, to: shards.count, by: SQLiteDatabase.rowsOnALoop) {
+                let slice = shards[start..<min(shards.count, start + SQLiteDatabase.rowsOnALoop)]
+                let list = "[" + slice.map(String.init).joined(separator: ",") + "]"
+                try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx IN (SELECT value FROM json_each(?))",
+                             [.text(ShardState.queued.rawValue), .text(job), .text(list)])
+            }
         }
     }
 
