@@ -3,13 +3,14 @@
 #   make test   builds and runs the test suite
 SHELL := /bin/bash
 SYSTEM_PACKAGES := pkg-config libzmq3-dev libavformat-dev libavcodec-dev libavutil-dev \
-	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libheif-dev libcurl4-openssl-dev ffmpeg
+	libswscale-dev libavfilter-dev libswresample-dev liblz4-dev libsqlite3-dev libpq-dev libheif-dev libcurl4-openssl-dev ffmpeg
 # Only the tests need these: a browser for the dashboard test, an origin for media by URL,
 # promtool (in Debian's prometheus package) for the metrics test.
-TEST_PACKAGES := chromium chromium-driver nginx-light prometheus
+TEST_PACKAGES := chromium chromium-driver nginx-light prometheus postgresql-15
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 REEL := .build/debug/reel
 DEMO := .build/demo
+TEST_POSTGRES_DIR := $(or $(TMPDIR),/tmp)/reelfarm-test-postgres
 
 .PHONY: deps test-deps build demo test clean
 
@@ -64,7 +65,8 @@ test: build test-deps
 	@# Every module imports only what Package.swift declares (docs/architecture.md, "Modules").
 	swift package describe --type json | python3 Tests/api/import-check.py
 	swift package describe --type json | python3 docs/images/modules.py --check docs/images/modules.svg
-	swift test
+	@# The store suite runs against PostgreSQL too: a throwaway server on loopback, unless one is given.
+	REELFARM_TEST_POSTGRES=$${REELFARM_TEST_POSTGRES:-$$(cluster/postgres-serve.sh $(TEST_POSTGRES_DIR))} swift test
 
 clean:
 	rm -rf .build

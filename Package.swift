@@ -54,6 +54,9 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CLZ4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The job store on a PostgreSQL server, for coordinators that stand by for each other
+        // (docs/architecture.md, "Decisions": libpq, not postgres-nio).
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // Media by URL: HTTP ranges from origins (docs/operations.md, "Sources by URL").
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -79,7 +82,7 @@ let package = Package(
         ),
         .target(
             name: "Farm",
-            dependencies: ["SessionKit", "FarmWire", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite",
+            dependencies: ["SessionKit", "FarmWire", "RenderEngine", "CZeroMQ", "CLZ4", "CSQLite", "CPostgres",
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Metrics", package: "swift-metrics"),

@@ -16,6 +16,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("state-dir"), help: "Directory for the job store, chunks, media and results.")
     var stateDir: String
 
+    @Option(name: .customLong("store"), help: ArgumentHelp(
+        "Keep the job store in this PostgreSQL server instead of SQLite in --state-dir; coordinators given the same one stand by for each other (docs/operations.md, \"A standby coordinator\").",
+        valueName: "postgresql://USER@HOST:PORT/DB"))
+    var store: String?
+
     @Option(name: .customLong("media-root"), help: "Directory whose files clients may submit by path (repeatable).")
     var mediaRoots: [String] = []
 
@@ -148,6 +153,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         guard chunkCacheSize >= 0 else { throw ValidationError("--chunk-cache-size \(chunkCacheSize) is negative") }
         let loopback = bind.hasPrefix("ipc://") || bind.hasPrefix("inproc://") || bind.contains("127.0.0.1") || bind.contains("localhost") || bind.contains("[::1]")
+        do {
+            _ = try StoreLocation(store, stateDirectory: URL(fileURLWithPath: stateDir))
+        } catch let error as FarmError {
+            throw ValidationError(error.message)
+        }
         if (curveKey == nil) != (authorizedKeys == nil) {
             throw ValidationError("--curve-key and --authorized-keys go together")
         }
@@ -159,6 +169,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     func run() async throws {
         HeapPolicy.shareHeaps()
         var options = Coordinator.Options(endpoint: bind, stateDirectory: URL(fileURLWithPath: stateDir))
+        options.store = try StoreLocation(store, stateDirectory: options.stateDirectory)
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
         options.looks = looks.map { URL(fileURLWithPath: $0) }
         options.strictLooks = strictLooks
@@ -223,7 +234,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             options.acceptsCallbacks = true
             options.callbackPolicy = URLPolicy(allowedHosts: allowCallbackHosts)
             extra.append(LoopService.webhooks(WebhookDeliverer(
-                storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, secret: trimmed,
+                store: options.store, secret: trimmed,
                 coordinatorPulse: options.pulse, logger: logger, policy: options.callbackPolicy), logger: logger))
         }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.

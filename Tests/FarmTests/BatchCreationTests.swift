@@ -11,16 +11,17 @@ import Testing
 /// shard rows take more than one turn; a restart cancels the jobs of either still recorded
 /// (a job resumed short of shards would render a short file) and resumes every other job.
 @Suite struct BatchCreationTests {
-    @Test func aBatchHalfMadeWhenTheCoordinatorStoppedIsCancelledOnRestart() throws {
+    @Test(arguments: StoreKind.tested) func aBatchHalfMadeWhenTheCoordinatorStoppedIsCancelledOnRestart(kind: StoreKind) throws {
         let dir = try TestEnvironment.scratchDirectory()
-        let options = Coordinator.Options.scratch(in: dir)
+        var options = Coordinator.Options.scratch(in: dir)
+        options.store = try kind.freshLocation()
         try FileManager.default.createDirectory(at: options.stateDirectory, withIntermediateDirectories: true)
         let spec = try SpecFixtures.clipJob()
         let text = String(decoding: try spec.encoded(), as: UTF8.self)
         do {
             // What a coordinator stopped mid-batch leaves: two variants of "bhalf" made and
             // the batch still begun; "bwhole" made to its end.
-            let store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+            let store = try JobStore(at: options.store)
             func make(_ id: String, batch: String) throws {
                 try store.createJob(JobStore.JobRecord(id: id, state: .queued, priority: 0, created: 1, finished: nil, session: "{}",
                                                        files: ["a.mp4": spec.files["a.mp4"]!.contentID], paths: [:],
@@ -57,7 +58,7 @@ import Testing
         let whole = try #require(try client.status("jwhole").first)
         #expect(!whole.state.isFinal, "\(whole)")
         // Forgotten once handled: the next restart cancels nothing more.
-        let store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+        let store = try JobStore(at: options.store)
         #expect(try store.abandonUnfinishedBatches(at: 2).isEmpty)
     }
 }

@@ -10,8 +10,8 @@ import Testing
 /// of one still compiling, gets the first answer, never a second job; the key with another
 /// request is refused.
 @Suite struct IdempotencyTests {
-    @Test func aRetryUnderTheSameKeyGetsTheFirstJob() throws {
-        let farm = try ScratchFarm(in: try TestEnvironment.scratchDirectory())
+    @Test(arguments: StoreKind.tested) func aRetryUnderTheSameKeyGetsTheFirstJob(kind: StoreKind) throws {
+        let farm = try ScratchFarm(in: try TestEnvironment.scratchDirectory(), store: kind)
         defer { farm.stop() }
         let (endpoint, client) = (farm.coordinator.endpoint, farm.client)
         func request(key: String?, priority: Int = 0) -> Submit {

@@ -14,11 +14,10 @@ import Testing
     private let tasks = [ShardTask(kind: .audio, segment: 0, startFrame: 0, endFrame: 0, outputStartFrame: 0),
                          ShardTask(kind: .video, segment: 0, startFrame: 0, endFrame: 90, outputStartFrame: 0)]
 
-    @Test func stateSurvivesReopening() throws {
-        let dir = try TestEnvironment.scratchDirectory()
-        let path = dir.appendingPathComponent("farm.sqlite").path
+    @Test(arguments: StoreKind.tested) func stateSurvivesReopening(kind: StoreKind) throws {
+        let location = try kind.freshLocation()
         do {
-            let store = try JobStore(path: path)
+            let store = try JobStore(at: location)
             try store.createJob(record("j1"), shards: tasks)
             try store.recordWorker(id: "w1", host: "h", slots: 2, at: 3)
             try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 4)
@@ -26,7 +25,7 @@ import Testing
             try store.startAttempt(job: "j1", shard: 0, attempt: 1, worker: "w1", at: 6)
             try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: .failed, message: "w1: boom", at: 7, requeue: true)
         }
-        let reopened = try JobStore(path: path)
+        let reopened = try JobStore(at: location)
         let jobs = try reopened.jobs()
         #expect(jobs.map(\.id) == ["j1"])
         #expect(jobs.first?.files == ["a": "sha256:x"])
@@ -40,8 +39,8 @@ import Testing
     /// The job list: pages newest first that meet exactly (no job twice, none skipped, even
     /// with equal creation times), per owner, from an index; an ended job's counts summed by
     /// the store; and pruning that forgets only jobs ended before the cutoff.
-    @Test func theListPagesNewestFirstAndOldJobsAreForgotten() throws {
-        let store = try JobStore(path: try TestEnvironment.scratchDirectory().appendingPathComponent("farm.sqlite").path)
+    @Test(arguments: StoreKind.tested) func theListPagesNewestFirstAndOldJobsAreForgotten(kind: StoreKind) throws {
+        let store = try JobStore(at: try kind.freshLocation())
         for i in 0..<7 {
             var job = record("j\(i)")
             job.created = Double(i / 2)   // pairs share a creation time
@@ -59,9 +58,12 @@ import Testing
         } while cursor != nil
         #expect(seen == ["j6", "j5", "j4", "j3", "j2", "j1", "j0"])
         #expect(try store.jobSummaries(owner: "token:alice", after: nil, limit: 10).map(\.id) == ["j6", "j3", "j0"])
-        let plan = try store.db.query("EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE owner=? ORDER BY created DESC, id DESC LIMIT 3",
+        // Seven rows would be read whole by PostgreSQL's planner: told not to, it must find the index.
+        if kind == .postgres { try store.db.execute("SET enable_seqscan = off") }
+        let plan = try store.db.query((kind == .sqlite ? "EXPLAIN QUERY PLAN" : "EXPLAIN")
+                                      + " SELECT id FROM jobs WHERE owner=? ORDER BY created DESC, id DESC LIMIT 3",
                                       [.text("token:alice")]).compactMap { $0.last?.string }
-        #expect(plan.contains { $0.contains("INDEX jobs_by_owner") }, "\(plan)")
+        #expect(plan.contains { $0.contains(kind == .sqlite ? "INDEX jobs_by_owner" : "using jobs_by_owner") }, "\(plan)")
 
         try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 2)
         try store.finishShard(job: "j1", shard: 1, attempt: 1, sha256: "abc", by: .worker("w1"), at: 3)
@@ -83,9 +85,8 @@ import Testing
 
     /// Attempts in flight when the coordinator died get an outcome on restart; finished and
     /// failed ones keep theirs.
-    @Test func resumeClosesStaleAttempts() throws {
-        let dir = try TestEnvironment.scratchDirectory()
-        let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
+    @Test(arguments: StoreKind.tested) func resumeClosesStaleAttempts(kind: StoreKind) throws {
+        let store = try JobStore(at: try kind.freshLocation())
         try store.createJob(record("j1"), shards: tasks)
         try store.startAttempt(job: "j1", shard: 0, attempt: 1, worker: "w1", at: 1)
         try store.endAttempt(job: "j1", shard: 0, attempt: 1, outcome: .failed, message: "w1: boom", at: 2, requeue: true)
@@ -97,11 +98,10 @@ import Testing
         #expect(try store.failures(job: "j1")[0]?.map(\.message) == ["w1: boom"])
     }
 
-    @Test func aBatchCommitsTogetherAndAFailedChangeInsideUndoesOnlyItself() throws {
-        let dir = try TestEnvironment.scratchDirectory()
-        let path = dir.appendingPathComponent("farm.sqlite").path
+    @Test(arguments: StoreKind.tested) func aBatchCommitsTogetherAndAFailedChangeInsideUndoesOnlyItself(kind: StoreKind) throws {
+        let location = try kind.freshLocation()
         do {
-            let store = try JobStore(path: path)
+            let store = try JobStore(at: location)
             try store.createJob(record("j1"), shards: tasks)
             try store.batch {
                 try store.startAttempt(job: "j1", shard: 1, attempt: 1, worker: "w1", at: 4)
@@ -117,15 +117,14 @@ import Testing
                 }
             }
         }
-        let shards = try JobStore(path: path).shards(of: "j1")
+        let shards = try JobStore(at: location).shards(of: "j1")
         #expect(shards.map(\.state) == [.queued, .done])
         #expect(shards[1].sha256 == "abc")
-        #expect(try JobStore(path: path).attemptCounts(job: "j1") == [1: 1])
+        #expect(try JobStore(at: location).attemptCounts(job: "j1") == [1: 1])
     }
 
-    @Test func aFailedTransactionChangesNothing() throws {
-        let dir = try TestEnvironment.scratchDirectory()
-        let store = try JobStore(path: dir.appendingPathComponent("farm.sqlite").path)
+    @Test(arguments: StoreKind.tested) func aFailedTransactionChangesNothing(kind: StoreKind) throws {
+        let store = try JobStore(at: try kind.freshLocation())
         try store.createJob(record("j1"), shards: tasks)
         // The same id again violates the primary key: the transaction rolls back, no extra shard remains.
         #expect(throws: (any Error).self) { try store.createJob(record("j1"), shards: tasks + tasks) }

@@ -36,7 +36,7 @@ struct LoopWakeTests {
                                                  looks: nil, strictLooks: false, acceptsCallbacks: false, callbackPolicy: URLPolicy(),
                                                  origins: OriginClient(policy: URLPolicy()))
         let wakeup = try Wakeup()
-        let compiler = try SubmissionCompiler(context: context, storePath: storePath, threads: 1, wakes: wakeup)
+        let compiler = try SubmissionCompiler(context: context, store: .sqlite(path: storePath), threads: 1, wakes: wakeup)
         defer { compiler.shutDown() }
         let submit = Submit(session: #"{"video": {"videoSegments": []}}"#, files: [:], paths: [:], settings: EncoderSettings(), priority: 0)
         compiler.post(SubmissionCompiler.Request(identity: Data("peer".utf8), submit: submit, owner: "o"))

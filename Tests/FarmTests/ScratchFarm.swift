@@ -13,13 +13,15 @@ struct ScratchFarm {
     /// The uploaded clip's content id.
     let clipID: String
 
-    init(in dir: URL) throws {
+    init(in dir: URL, store: StoreKind = .sqlite) throws {
         guard try TestEnvironment.reel(["sample", "clip.mp4", "--duration", "1", "--size", "64x36"], in: dir).status == 0 else {
             throw FarmError(.internal, "reel sample failed")
         }
         let clip = dir.appendingPathComponent("clip.mp4")
         clipID = try ContentID.of(file: clip.path)
-        options = .scratch(in: dir)
+        var options = Coordinator.Options.scratch(in: dir)
+        if store != .sqlite { options.store = try store.freshLocation() }
+        self.options = options
         coordinator = try CoordinatorThread(options)
         client = try FarmClient(endpoint: coordinator.endpoint)
         client.timeoutSeconds = 120

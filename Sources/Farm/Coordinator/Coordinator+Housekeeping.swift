@@ -122,7 +122,7 @@ extension Coordinator {
                 if try store.pruneSlice(of: job) { housekeeping.pruning.jobs.removeFirst() }
             }
             while let cutoff = housekeeping.pruning.answersBefore, Self.uptime < until {
-                if try store.forgetAnswers(before: cutoff) < SQLiteDatabase.rowsOnALoop { housekeeping.pruning.answersBefore = nil }
+                if try store.forgetAnswers(before: cutoff) < SQLStore.rowsOnALoop { housekeeping.pruning.answersBefore = nil }
             }
         } catch {
             logLimited("sweep", "could not forget ended jobs: \(FileErrorText.describe(error))")

@@ -9,6 +9,8 @@ extension Coordinator {
     public struct Options: Sendable {
         public var endpoint: String
         public var stateDirectory: URL
+        /// `--store`: the job store; SQLite in the state directory unless a PostgreSQL server is named.
+        public var store: StoreLocation
         public var heartbeatMillis = 1000
         /// Missed heartbeats before a worker is dead.
         public var liveness = 3
@@ -68,6 +70,7 @@ extension Coordinator {
         public init(endpoint: String, stateDirectory: URL) {
             self.endpoint = endpoint
             self.stateDirectory = stateDirectory
+            store = .sqlite(path: stateDirectory.appendingPathComponent("farm.sqlite").path)
         }
     }
 }

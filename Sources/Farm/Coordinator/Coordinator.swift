@@ -12,7 +12,8 @@ public final class Coordinator {
     let options: Options
     let store: JobStore
     /// Syncs the store's commits off the loop.
-    let storeSyncer: StoreSyncer
+    /// Syncs a SQLite store's commits off the loop; a PostgreSQL server syncs its own.
+    let storeSyncer: StoreSyncer?
     let media: MediaStore
     /// Submissions are compiled on its thread, not on the loop.
     let compiler: SubmissionCompiler
@@ -92,24 +93,26 @@ public final class Coordinator {
             try fm.createDirectory(at: options.stateDirectory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
         diskGuard = DiskGuard(directory: options.stateDirectory.path, minimumFree: options.minimumFreeBytes)
-        storeSyncer = try StoreSyncer(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path) { [logger] line in
-            logger.error("\(line)")
+        if case .sqlite(let path) = options.store {
+            storeSyncer = try StoreSyncer(path: path) { [logger] line in logger.error("\(line)") }
+        } else {
+            storeSyncer = nil
         }
-        store = try JobStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path, syncedBy: storeSyncer)
+        store = try JobStore(at: options.store, syncedBy: storeSyncer, loop: true)
         assemblyLane = AssemblyLane(wakes: wakeup) { [logger] line in logger.warning("\(line)") }
         for medium in options.knownMedia { try store.remember(medium) }
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
                                roots: options.mediaRoots + (options.looks.map { [$0] } ?? []))
-        mediaReader = try MediaReader(catalog: media.catalog, storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
-        laneStore = try LaneStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
-        queryStore = try LaneStore(path: options.stateDirectory.appendingPathComponent("farm.sqlite").path)
+        mediaReader = try MediaReader(catalog: media.catalog, store: options.store)
+        laneStore = try LaneStore(at: options.store)
+        queryStore = try LaneStore(at: options.store)
         trace = try options.tracePath.map { try AttemptTrace(path: $0) { [logger] line in logger.error("\(line)") } }
         compiler = try SubmissionCompiler(context: SubmissionCompiler.Context(
             stateDirectory: options.stateDirectory, catalog: media.catalog, looks: options.looks, strictLooks: options.strictLooks,
             acceptsCallbacks: options.acceptsCallbacks, callbackPolicy: options.callbackPolicy, limits: options.jobLimits, origins: options.origins,
-            plannedSlots: options.plannedSlots, workerProbes: workerProbes), storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path, holders: holders,
+            plannedSlots: options.plannedSlots, workerProbes: workerProbes), store: options.store, holders: holders,
             wakes: wakeup)
-        prober = try MediaProber(storePath: options.stateDirectory.appendingPathComponent("farm.sqlite").path) { [logger] line in
+        prober = try MediaProber(store: options.store) { [logger] line in
             logger.warning("\(line)")
         }
         chunkCache = try ChunkCache(directory: options.stateDirectory.appendingPathComponent("chunk-cache"),
@@ -246,7 +249,7 @@ public final class Coordinator {
                 if let storeFailure { throw storeFailure }
             }
             profile.lap(.commit, at: Self.uptime)
-            storeSyncer.committed()
+            storeSyncer?.committed()
             unsaved = []
             ledger.committed()
             if scheduler.pauses[.storeUnwritable] != nil { apply(scheduler.handle(.resume(.storeUnwritable), now: Self.now)) }

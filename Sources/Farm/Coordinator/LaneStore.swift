@@ -9,8 +9,8 @@ import Synchronization
 final class LaneStore: Sendable {
     private let store: Mutex<JobStore>
 
-    init(path: String) throws {
-        store = Mutex(try JobStore(path: path))
+    init(at location: StoreLocation) throws {
+        store = Mutex(try JobStore(at: location))
     }
 
     /// Which of `ids` (the results on disk, 10,000 of them at times) ended before `cutoff`.

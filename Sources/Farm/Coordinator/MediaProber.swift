@@ -15,10 +15,10 @@ final class MediaProber: Sendable {
 
     /// Opens the thread's store connection (a failure fails the coordinator's start);
     /// `log` reports a probe that could not be kept.
-    init(storePath: String, log: @escaping @Sendable (String) -> Void) throws {
+    init(store location: StoreLocation, log: @escaping @Sendable (String) -> Void) throws {
         let requests = SharedQueue<(contentID: String, path: String)>()
         self.requests = requests
-        thread = try LaneThreads(name: "probes", queue: requests, open: { _ in try JobStore(path: storePath) },
+        thread = try LaneThreads(name: "probes", queue: requests, open: { _ in try JobStore(at: location) },
                                  handle: { store, request in Self.probe(contentID: request.contentID, path: request.path, store: store, log: log) })
     }
 

@@ -10,9 +10,9 @@ final class MediaReader: Sendable {
     let catalog: MediaCatalog
     private let store: Mutex<JobStore>
 
-    init(catalog: MediaCatalog, storePath: String) throws {
+    init(catalog: MediaCatalog, store location: StoreLocation) throws {
         self.catalog = catalog
-        store = Mutex(try JobStore(path: storePath))
+        store = Mutex(try JobStore(at: location))
     }
 
     /// A readable local file whose bytes have content id `contentID`; one in place hashed

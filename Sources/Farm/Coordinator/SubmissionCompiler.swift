@@ -131,12 +131,12 @@ final class SubmissionCompiler: Sendable {
 
     /// Opens each thread's store connection (a failure fails the coordinator's start).
     /// `wakes`: the loop's wakeup, signalled with each outcome.
-    init(context: Context, storePath: String, holders: MediaHolders = MediaHolders(), threads: Int = defaultThreads,
+    init(context: Context, store location: StoreLocation, holders: MediaHolders = MediaHolders(), threads: Int = defaultThreads,
          wakes loop: Wakeup? = nil) throws {
         let (requests, results) = (FairQueue<Request>(), Inbox<Outcome>(wakes: loop))
         (self.requests, self.results) = (requests, results)
         self.threads = try LaneThreads(name: "submissions", count: threads, queue: requests, open: { _ in
-            let store = try JobStore(path: storePath)
+            let store = try JobStore(at: location)
             return ThreadState(store: store, holds: { owner, contentID in
                 holders.contains(owner, contentID) || ((try? store.holds(owner, contentID)) ?? false)
             }, known: { path, stat in

@@ -13,7 +13,7 @@ extension JobStore {
         """
 
     func beginBatch(_ batch: String, at time: Double) throws {
-        try db.query("INSERT OR IGNORE INTO batch_creations VALUES(?,?)", [.text(batch), .real(time)])
+        try db.query("INSERT INTO batch_creations VALUES(?,?) ON CONFLICT DO NOTHING", [.text(batch), .real(time)])
     }
 
     func endBatchCreation(_ batch: String) throws {

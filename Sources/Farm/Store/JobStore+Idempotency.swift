@@ -25,7 +25,7 @@ extension JobStore {
     }
 
     public func recordFirstAnswer(owner: String?, key: String, requestSHA256: String, reply: Submitted, at time: Double) throws {
-        try db.query("INSERT OR IGNORE INTO idempotency VALUES(?,?,?,?,?)", [
+        try db.query("INSERT INTO idempotency VALUES(?,?,?,?,?) ON CONFLICT DO NOTHING", [
             .text(owner ?? ""), .text(key), .text(requestSHA256),
             .text(String(decoding: try JSONEncoder().encode(reply), as: UTF8.self)), .real(time),
         ])
@@ -34,7 +34,7 @@ extension JobStore {
     /// Forgets the answers given before `cutoff`.
     /// Forgets at most `limit` of the answers given before `cutoff`; how many it forgot.
     @discardableResult
-    public func forgetAnswers(before cutoff: Double, limit: Int = SQLiteDatabase.rowsOnALoop) throws -> Int {
+    public func forgetAnswers(before cutoff: Double, limit: Int = SQLStore.rowsOnALoop) throws -> Int {
         try db.query("""
             DELETE FROM idempotency WHERE (owner, key) IN (SELECT owner, key FROM idempotency WHERE created < ? LIMIT ?)
             """, [.real(cutoff), .integer(Int64(limit))])

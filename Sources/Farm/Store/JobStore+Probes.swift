@@ -14,7 +14,7 @@ extension JobStore {
 
     public func rememberProbe(_ info: MediaInfo, of contentID: String) throws {
         let text = String(decoding: try JSONEncoder().encode(info), as: UTF8.self)
-        try db.query("INSERT OR REPLACE INTO media_probes VALUES(?,?)", [.text(contentID), .text(text)])
+        try db.query("INSERT INTO media_probes VALUES(?,?) ON CONFLICT(content_id) DO UPDATE SET info=excluded.info", [.text(contentID), .text(text)])
     }
 
     /// Forgets the probes of media the coordinator no longer keeps.

@@ -47,7 +47,7 @@ extension JobStore {
     /// indexed range read, however many jobs the store holds.
     public func jobSummaries(owner: String?, after cursor: JobCursor?, limit: Int) throws -> [JobSummary] {
         var conditions: [String] = []
-        var values: [SQLiteDatabase.Value] = []
+        var values: [SQLValue] = []
         if let owner {
             conditions.append("owner=?")
             values.append(.text(owner))
@@ -63,7 +63,7 @@ extension JobStore {
 
     /// The jobs of a batch, in the order they were inserted (its variants' order).
     public func batchSummaries(_ batch: String) throws -> [JobSummary] {
-        try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs WHERE batch=? ORDER BY rowid", [.text(batch)]))
+        try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs WHERE batch=? ORDER BY \(db.dialect.insertionOrder)", [.text(batch)]))
     }
 
     /// The owner of a batch's jobs, and whether it has any (`nil`: no such batch).
@@ -81,7 +81,7 @@ extension JobStore {
         try summaries(try db.query("SELECT \(Self.summaryColumns) FROM jobs WHERE id=?", [.text(id)])).first
     }
 
-    func summaries(_ rows: [[SQLiteDatabase.Value]]) throws -> [JobSummary] {
+    func summaries(_ rows: [[SQLValue]]) throws -> [JobSummary] {
         try rows.compactMap { r in
             guard let id = r[0].string else { return nil }
             return JobSummary(id: id, state: try Self.parse(JobPhase.self, column: r[1].string, of: id), priority: Int(r[2].int ?? 0),

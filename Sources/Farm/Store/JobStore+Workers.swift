@@ -13,14 +13,21 @@ extension JobStore {
 
     /// Shards done by each of `ids`, in one query (a lane's: a farm of 1,000 workers).
     public func shardsDone(byWorkers ids: [String]) throws -> [String: Int] {
-        let list = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
-        return try db.query("SELECT id, shards_done FROM workers WHERE id IN (SELECT value FROM json_each(?))", [.text(list)])
-            .reduce(into: [:]) { done, row in if let id = row[0].string { done[id] = Int(row[1].int ?? 0) } }
+        var done: [String: Int] = [:]
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let part = ids[start..<min(ids.count, start + 500)]
+            for row in try db.query("SELECT id, shards_done FROM workers WHERE id IN (\(SQLStore.marks(part.count)))", part.map { .text($0) }) {
+                if let id = row[0].string { done[id] = Int(row[1].int ?? 0) }
+            }
+        }
+        return done
     }
 
     /// A content id the coordinator can read at `path` (verified when recorded).
     public func rememberMedia(contentID: String, path: String, size: Int64, mtime: Double) throws {
-        try db.query("INSERT OR REPLACE INTO media VALUES(?,?,?,?)", [.text(contentID), .text(path), .integer(size), .real(mtime)])
+        try db.query("""
+            INSERT INTO media VALUES(?,?,?,?) ON CONFLICT(content_id) DO UPDATE SET path=excluded.path, size=excluded.size, mtime=excluded.mtime
+            """, [.text(contentID), .text(path), .integer(size), .real(mtime)])
     }
 
     /// Whether the client `owner` has sent the bytes of `contentID` (docs/operations.md,
@@ -30,7 +37,7 @@ extension JobStore {
     }
 
     public func recordHolder(_ owner: String, _ contentID: String) throws {
-        try db.query("INSERT OR IGNORE INTO media_holders VALUES(?,?)", [.text(owner), .text(contentID)])
+        try db.query("INSERT INTO media_holders VALUES(?,?) ON CONFLICT DO NOTHING", [.text(owner), .text(contentID)])
     }
 
     public func knownMedia(path: String, size: Int64, mtime: Double) throws -> String? {

@@ -6,70 +6,43 @@ import SessionKit
 /// SQLite. Every state change is one transaction, so a restart finds each job exactly as
 /// the last committed change left it.
 public final class JobStore {
-    let db: SQLiteDatabase
+    let db: any SQLDatabase
 
     /// `syncedBy`: the coordinator's loop commits without waiting for the disk, and a
     /// `StoreSyncer` makes its commits durable (docs/operations.md, "Disks"); every other
-    /// connection syncs each commit itself.
-    public init(path: String, syncedBy syncer: StoreSyncer? = nil) throws {
-        // The store holds sessions, specs and callbacks with their presigned URLs whole (a
-        // restart reads the origins and sends the result with them): readable by the
-        // coordinator's user only, as a key file is. SQLite gives its -wal and -shm files
-        // the database's mode (docs/operations.md, "Security").
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw FarmError(.ioFailed, "cannot create the store \(path)")
+    /// connection syncs each commit itself. On PostgreSQL the server does both (`loop`:
+    /// the loop's connection commits asynchronously, as SQLite's does with a syncer).
+    public init(at location: StoreLocation, syncedBy syncer: StoreSyncer? = nil, loop: Bool = false) throws {
+        if case .sqlite(let path) = location {
+            // The store holds sessions, specs and callbacks with their presigned URLs whole (a
+            // restart reads the origins and sends the result with them): readable by the
+            // coordinator's user only, as a key file is. SQLite gives its -wal and -shm files
+            // the database's mode (docs/operations.md, "Security").
+            if !FileManager.default.fileExists(atPath: path) {
+                guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw FarmError(.ioFailed, "cannot create the store \(path)")
+                }
             }
         }
-        db = try SQLiteDatabase(path: path, commitTimer: CoordinatorMetrics.storeCommit)
-        if syncer != nil {
-            try db.execute("PRAGMA synchronous=NORMAL")
-            try db.execute("PRAGMA wal_autocheckpoint=0")
+        db = try location.connect(commitTimer: CoordinatorMetrics.storeCommit)
+        switch location {
+        case .sqlite:
+            if syncer != nil {
+                try db.execute("PRAGMA synchronous=NORMAL")
+                try db.execute("PRAGMA wal_autocheckpoint=0")
+            }
+        case .postgres:
+            // Commits wait for the server's write, not its disk: the server syncs its log
+            // within 3 × wal_writer_delay (0.6 s), as the syncer does SQLite's within 0.1 s.
+            // Other connections (a standby's) see a commit at once either way.
+            if loop { try db.execute("SET synchronous_commit = off") }
         }
-        try db.execute("""
-        CREATE TABLE IF NOT EXISTS jobs(
-          id TEXT PRIMARY KEY, state TEXT NOT NULL, priority INTEGER NOT NULL, created REAL NOT NULL, finished REAL,
-          session TEXT NOT NULL, files TEXT NOT NULL, paths TEXT NOT NULL, settings TEXT NOT NULL,
-          total_frames INTEGER NOT NULL, error TEXT);
-        CREATE TABLE IF NOT EXISTS shards(
-          job_id TEXT NOT NULL REFERENCES jobs(id), idx INTEGER NOT NULL, task TEXT NOT NULL, frames INTEGER NOT NULL,
-          state TEXT NOT NULL, sha256 TEXT, worker TEXT, PRIMARY KEY(job_id, idx));
-        CREATE TABLE IF NOT EXISTS attempts(
-          job_id TEXT NOT NULL, idx INTEGER NOT NULL, attempt INTEGER NOT NULL, worker TEXT NOT NULL,
-          started REAL NOT NULL, ended REAL, outcome TEXT, message TEXT, PRIMARY KEY(job_id, idx, attempt));
-        CREATE TABLE IF NOT EXISTS workers(
-          id TEXT PRIMARY KEY, host TEXT NOT NULL, slots INTEGER NOT NULL, last_seen REAL NOT NULL, shards_done INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS media(content_id TEXT PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL);
-        CREATE TABLE IF NOT EXISTS media_holders(owner TEXT NOT NULL, content_id TEXT NOT NULL, PRIMARY KEY(owner, content_id)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS media_probes(content_id TEXT PRIMARY KEY, info TEXT NOT NULL) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS webhooks(
-          job_id TEXT NOT NULL, event TEXT NOT NULL, url TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,
-          created REAL NOT NULL, next_at REAL NOT NULL, last_status INTEGER, last_error TEXT, delivered_at REAL,
-          PRIMARY KEY(job_id, event));
-        """)
-        // Stores made before jobs had owners gain the column (their jobs have none: only an
-        // admin key may cancel or fetch them under CURVE).
-        let columns = try db.query("PRAGMA table_info(jobs)").compactMap { $0[1].string }
-        if !columns.contains("owner") { try db.execute("ALTER TABLE jobs ADD COLUMN owner TEXT") }
-        // Stores made before jobs were compiled once gain the spec (theirs are compiled again on resume).
-        if !columns.contains("spec") { try db.execute("ALTER TABLE jobs ADD COLUMN spec TEXT") }
-        // Where a job's end is announced (docs/api.md, "Webhooks").
-        if !columns.contains("callback") { try db.execute("ALTER TABLE jobs ADD COLUMN callback TEXT") }
-        // Where a job's result was sent (docs/api.md, "Output to a URL"), as JSON.
-        if !columns.contains("published") { try db.execute("ALTER TABLE jobs ADD COLUMN published TEXT") }
-        // The batch a job is a variant of, and the variant's name (docs/api.md, "Batches").
-        if !columns.contains("batch") { try db.execute("ALTER TABLE jobs ADD COLUMN batch TEXT") }
-        if !columns.contains("variant") { try db.execute("ALTER TABLE jobs ADD COLUMN variant TEXT") }
-        if !columns.contains("error_code") { try db.execute("ALTER TABLE jobs ADD COLUMN error_code TEXT") }
-        // Listing pages newest first, per owner, and pruning by end time read these.
-        try db.execute("""
-        CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created, id);
-        CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner, created, id);
-        CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs(finished);
-        CREATE INDEX IF NOT EXISTS jobs_by_batch ON jobs(batch) WHERE batch IS NOT NULL;
-        """)
-        try db.execute(Self.idempotencySchema)
-        try db.execute(Self.batchCreationsSchema)
+        try StoreSchema.make(on: db)
+    }
+
+    /// A store in SQLite at `path`.
+    public convenience init(path: String, syncedBy syncer: StoreSyncer? = nil) throws {
+        try self.init(at: .sqlite(path: path), syncedBy: syncer)
     }
 
     public struct JobRecord {
@@ -209,7 +182,7 @@ public final class JobStore {
 
     private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error, owner"
 
-    private func records(_ rows: [[SQLiteDatabase.Value]], states: [JobPhase]?) throws -> [JobRecord] {
+    private func records(_ rows: [[SQLValue]], states: [JobPhase]?) throws -> [JobRecord] {
         try rows.compactMap { r in
             guard let id = r[0].string else { return nil }
             let state = try Self.parse(JobPhase.self, column: r[1].string, of: id)
@@ -235,9 +208,10 @@ public final class JobStore {
     /// Deletes at most `rows` of what is kept of an ended job — its attempts, then its
     /// shards, its webhook, and last the job — so that the loop prunes a job of 7,204
     /// shards over many short statements; whether the job is gone.
-    public func pruneSlice(of job: String, rows: Int = SQLiteDatabase.rowsOnALoop) throws -> Bool {
+    public func pruneSlice(of job: String, rows: Int = SQLStore.rowsOnALoop) throws -> Bool {
         for table in ["attempts", "shards", "webhooks"] {
-            try db.query("DELETE FROM \(table) WHERE rowid IN (SELECT rowid FROM \(table) WHERE job_id=? LIMIT ?)",
+            let row = db.dialect.rowAddress
+            try db.query("DELETE FROM \(table) WHERE \(row) IN (SELECT \(row) FROM \(table) WHERE job_id=? LIMIT ?)",
                          [.text(job), .integer(Int64(rows))])
             if db.changes > 0 { return false }
         }
@@ -296,8 +270,8 @@ public final class JobStore {
             // The job's end and its webhook are one change: once per event, never lost.
             if let finished, state.isFinal {
                 try db.query("""
-                    INSERT OR IGNORE INTO webhooks(job_id, event, url, state, attempts, created, next_at)
-                    SELECT id, ?, callback, ?, 0, ?, ? FROM jobs WHERE id=? AND callback IS NOT NULL
+                    INSERT INTO webhooks(job_id, event, url, state, attempts, created, next_at)
+                    SELECT id, ?, callback, ?, 0, ?, ? FROM jobs WHERE id=? AND callback IS NOT NULL ON CONFLICT DO NOTHING
                     """, [.text("job.\(state)"), .text(WebhookState.pending.rawValue), .real(finished), .real(finished), .text(job)])
             }
         }
@@ -307,7 +281,10 @@ public final class JobStore {
         try db.transaction {
             try db.query("UPDATE shards SET state=? WHERE job_id=? AND idx=? AND state!=?",
                          [.text(ShardState.running.rawValue), .text(job), .integer(Int64(shard)), .text(ShardState.done.rawValue)])
-            try db.query("INSERT OR REPLACE INTO attempts VALUES(?,?,?,?,?,NULL,NULL,NULL)",
+            try db.query("""
+                INSERT INTO attempts VALUES(?,?,?,?,?,NULL,NULL,NULL) ON CONFLICT(job_id, idx, attempt)
+                DO UPDATE SET worker=excluded.worker, started=excluded.started, ended=NULL, outcome=NULL, message=NULL
+                """,
                          [.text(job), .integer(Int64(shard)), .integer(Int64(attempt)), .text(worker), .real(time)])
         }
     }
@@ -337,14 +314,13 @@ public final class JobStore {
     }
 
     /// `requeueShard` for many shards of one job at once.
-    /// In statements of at most `SQLiteDatabase.rowsOnALoop` rows: it runs on the loop.
+    /// In statements of at most `SQLStore.rowsOnALoop` rows: it runs on the loop.
     public func requeueShards(job: String, _ shards: [Int]) throws {
         try db.transaction {
-            for start in stride(from: 0, to: shards.count, by: SQLiteDatabase.rowsOnALoop) {
-                let slice = shards[start..<min(shards.count, start + SQLiteDatabase.rowsOnALoop)]
-                let list = "[" + slice.map(String.init).joined(separator: ",") + "]"
-                try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx IN (SELECT value FROM json_each(?))",
-                             [.text(ShardState.queued.rawValue), .text(job), .text(list)])
+            for start in stride(from: 0, to: shards.count, by: SQLStore.rowsOnALoop) {
+                let slice = shards[start..<min(shards.count, start + SQLStore.rowsOnALoop)]
+                try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx IN (\(SQLStore.marks(slice.count)))",
+                             [.text(ShardState.queued.rawValue), .text(job)] + slice.map { .integer(Int64($0)) })
             }
         }
     }

@@ -4,11 +4,13 @@ import Metrics
 
 /// A thin owning wrapper over the SQLite C API: WAL, `synchronous=FULL` (a committed
 /// state change survives a power cut), one connection, used from one thread.
-public final class SQLiteDatabase {
+public final class SQLiteDatabase: SQLDatabase {
     private var handle: OpaquePointer?
     /// Prepared statements by SQL text: the coordinator runs the same few statements per shard.
     private var statements: [String: OpaquePointer] = [:]
-    private var depth = 0
+    public var transactionDepth = 0
+    public var dialect: SQLDialect { .sqlite }
+    public typealias Value = SQLValue
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -16,7 +18,7 @@ public final class SQLiteDatabase {
 
     /// Times each COMMIT, when given (the job store: the coordinator's `reelfarm_store_commit_seconds`;
     /// a worker's still cache exports nothing of the coordinator's).
-    private let commitTimer: Metrics.Timer?
+    public let commitTimer: Metrics.Timer?
 
     public init(path: String, commitTimer: Metrics.Timer? = nil) throws {
         self.commitTimer = commitTimer
@@ -54,46 +56,6 @@ public final class SQLiteDatabase {
         }
     }
 
-    /// Runs `body` in one transaction: every state change is all or nothing. Nested calls
-    /// are savepoints, so a change that fails inside a batch undoes only itself, and the
-    /// outermost call commits the batch with one sync (group commit).
-    @discardableResult
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
-        let savepoint = "s\(depth)"
-        try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
-        depth += 1
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            depth -= 1
-            rollBack(savepoint)
-            throw error
-        }
-        depth -= 1
-        do {
-            // A full disk is usually found here, at COMMIT: the transaction is then undone
-            // whole, so the caller may write the same changes again later.
-            if depth == 0 {
-                let started = DispatchTime.now()
-                try execute("COMMIT")
-                commitTimer?.recordInterval(since: started)
-            } else {
-                try execute("RELEASE \(savepoint)")
-            }
-        } catch {
-            rollBack(savepoint)
-            throw error
-        }
-        return result
-    }
-
-    /// Undoes the innermost open transaction; an error here means there is nothing left to undo.
-    private func rollBack(_ savepoint: String) {
-        let sql = depth == 0 ? "ROLLBACK" : "ROLLBACK TO \(savepoint); RELEASE \(savepoint)"
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { return }
-    }
-
     private func prepared(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
@@ -104,16 +66,12 @@ public final class SQLiteDatabase {
         return statement
     }
 
-    public enum Value: Equatable, Sendable {
-        case null, integer(Int64), real(Double), text(String), blob(Data)
-    }
-
     /// Rows the last INSERT, UPDATE or DELETE changed.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Executes `sql` with `arguments` bound to `?` in order; returns the rows.
     @discardableResult
-    public func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+    public func query(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]] {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -151,26 +109,7 @@ public final class SQLiteDatabase {
             rows.append(row)
         }
         let changed = sqlite3_stmt_readonly(statement) == 0 ? Int(sqlite3_changes(handle)) : 0
-        if max(rows.count, changed) > Self.rowsOnALoop {
-            LoopGuard.assertMayBlock("a statement over \(max(rows.count, changed)) rows (\(sql.prefix(60)))")
-        }
+        checkRowsOnALoop(max(rows.count, changed), sql)
         return rows
-    }
-
-    /// Rows one statement may read or change on an event loop (docs/architecture.md, "The
-    /// loop does not block"): a turn's statements touch a job's or a shard's few rows;
-    /// lists, pages and prunes run on a lane's connection.
-    public static let rowsOnALoop = 64
-}
-
-extension SQLiteDatabase.Value {
-    public var int: Int64? { if case .integer(let v) = self { return v } else { return nil } }
-    public var string: String? { if case .text(let v) = self { return v } else { return nil } }
-    public var double: Double? {
-        switch self {
-        case .real(let v): return v
-        case .integer(let v): return Double(v)
-        default: return nil
-        }
     }
 }

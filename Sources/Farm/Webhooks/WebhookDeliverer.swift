@@ -23,7 +23,7 @@ public final class WebhookDeliverer: Sendable {
         public init() {}
     }
 
-    let storePath: String
+    let store: StoreLocation
     let secret: Data
     /// The coordinator's loop: the store is opened once it turns (it made the tables).
     let coordinatorPulse: LoopPulse
@@ -50,9 +50,9 @@ public final class WebhookDeliverer: Sendable {
         var detail: String
     }
 
-    public init(storePath: String, secret: Data, coordinatorPulse: LoopPulse, logger: Logger,
+    public init(store: StoreLocation, secret: Data, coordinatorPulse: LoopPulse, logger: Logger,
                 policy: URLPolicy = URLPolicy(), limits: Limits = Limits()) {
-        self.storePath = storePath
+        self.store = store
         self.coordinatorPulse = coordinatorPulse
         self.secret = secret
         self.logger = logger
@@ -80,7 +80,7 @@ public final class WebhookDeliverer: Sendable {
             if stop.isRaised { return }
             _ = wake.wait(timeout: .now() + .milliseconds(100))
         }
-        let store = try JobStore(path: storePath)
+        let store = try JobStore(at: self.store)
         var inFlight: [String: String] = [:]   // delivery id → receiver host
         while !stop.isRaised {
             do {
