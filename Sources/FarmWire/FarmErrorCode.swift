@@ -69,6 +69,9 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
     case unavailable
     /// The coordinator did not answer in time.
     case noAnswer
+    /// This coordinator stands by and does not lead (docs/operations.md, "A standby
+    /// coordinator"): it answers reads only. Retry after `Retry-After`, or ask another.
+    case notLeader
     /// The CURVE handshake failed (said by a client, never sent).
     case handshakeFailed
     /// Anything else: a fault of the farm, not of the request.
@@ -95,7 +98,7 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
         case .tooManyRequests: 429
         case .ioFailed, .internal: 500
         case .versionMismatch, .engineMismatch, .handshakeFailed, .unknownWorker, .renderFailed: 502
-        case .unavailable: 503
+        case .unavailable, .notLeader: 503
         case .noAnswer: 504
         case .storageFull: 507
         }

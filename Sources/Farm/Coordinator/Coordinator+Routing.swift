@@ -32,21 +32,12 @@ extension Coordinator {
             return "malformed"
         }
         let credentials: PeerCredentials?
-        if let curve = options.curve {
-            // The handshake admitted only listed keys; the key's role decides what it may say.
-            guard let key = userID, let role = curve.authorized[key] else {
-                logLimited("no key", "refused \(message.type.rawValue) from a peer without an authorized key")
-                send(to: identity, .refused, FarmError(.unauthorized, "this connection has no authorized key"))
-                return "refused"
-            }
-            guard role.may(send: message.type) else {
-                logLimited("wrong role", "refused \(message.type.rawValue) from \(role.rawValue) key \(key)")
-                send(to: identity, .refused, FarmError(.forbidden, "a \(role.rawValue) key may not send \(message.type.rawValue)"))
-                return "refused"
-            }
-            credentials = PeerCredentials(key: key, role: role)
-        } else {
-            credentials = nil
+        do {
+            credentials = try PeerCredentials.of(message.type, userID: userID, curve: options.curve)
+        } catch {
+            logLimited(error.code == .unauthorized ? "no key" : "wrong role", "refused \(message.type.rawValue): \(error.message)")
+            send(to: identity, .refused, error)
+            return "refused"
         }
         apply(scheduler.handle(.heard(identity), now: Self.now))   // any message is a heartbeat
         do {

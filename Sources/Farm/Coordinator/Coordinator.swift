@@ -124,18 +124,7 @@ public final class Coordinator {
         queryLane = Lane(threads: 2, name: "query", wakeup: wakeup, nice: Self.laneNice + 2)
         finishing = try LaneThreads(name: "finishing", count: Self.finishingThreads, queue: SharedQueue(), stackSize: 4 << 20,
                                     open: { _ in () }, handle: { _, work in work() })
-        context = try ZMQContext()
-        // Sends never wait (a peer that does not read would stall every other), and each
-        // peer's outgoing queue is bounded: past it, what would be sent is dropped
-        // (docs/operations.md, "Trust"). Workers ask for one block at a time, clients too.
-        socket = try ZMQSocket(context, .router, sendTimeoutMillis: 0)
-        try socket.set(ZMQ_SNDHWM, Coordinator.peerQueueLimit)
-        if let curve = options.curve {
-            authenticator = try ZAPAuthenticator(context: context, authorized: Set(curve.authorized.keys), logger: logger)
-            try socket.secure(curve)
-        } else {
-            authenticator = nil
-        }
+        (context, socket, authenticator) = try Self.openSocket(options, logger: logger)
         // The store's unfinished jobs are read before the socket listens (their chunks are
         // checked later, on the I/O lane): peers wait in their own queues until then, and
         // from the bind on every wait counts as the loop's lag.
@@ -146,6 +135,23 @@ public final class Coordinator {
     }
 
     public func stop() { options.stop.raise() }
+
+    /// The socket workers and clients reach (not yet bound), under CURVE when configured;
+    /// a standby's is the same (`Standby`). Sends never wait (a peer that does not read
+    /// would stall every other), and each peer's outgoing queue is bounded: past it, what
+    /// would be sent is dropped (docs/operations.md, "Trust"). Workers ask for one block at
+    /// a time, clients too.
+    static func openSocket(_ options: Options, logger: Logger) throws -> (ZMQContext, ZMQSocket, ZAPAuthenticator?) {
+        let context = try ZMQContext()
+        let socket = try ZMQSocket(context, .router, sendTimeoutMillis: 0)
+        try socket.set(ZMQ_SNDHWM, Coordinator.peerQueueLimit)
+        var authenticator: ZAPAuthenticator?
+        if let curve = options.curve {
+            authenticator = try ZAPAuthenticator(context: context, authorized: Set(curve.authorized.keys), logger: logger)
+            try socket.secure(curve)
+        }
+        return (context, socket, authenticator)
+    }
 
     /// Messages queued to one peer at most (ZMQ_SNDHWM): 32 × a 4 MiB block bounds what a
     /// peer that never reads can make the coordinator hold.

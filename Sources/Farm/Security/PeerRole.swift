@@ -38,3 +38,19 @@ public struct PeerCredentials: Sendable, Equatable {
     public var key: String
     public var role: PeerRole
 }
+
+extension PeerCredentials {
+    /// Who sent a message of `type` and whether its key may (docs/operations.md, "Trust"):
+    /// nil without CURVE; the handshake admitted only listed keys, and the key's role
+    /// decides what it may say.
+    static func of(_ type: MessageType, userID: String?, curve: CurveServer?) throws(FarmError) -> PeerCredentials? {
+        guard let curve else { return nil }
+        guard let key = userID, let role = curve.authorized[key] else {
+            throw FarmError(.unauthorized, "this connection has no authorized key")
+        }
+        guard role.may(send: type) else {
+            throw FarmError(.forbidden, "a \(role.rawValue) key \(key) may not send \(type.rawValue)")
+        }
+        return PeerCredentials(key: key, role: role)
+    }
+}

@@ -12,7 +12,7 @@ public final class JobStore {
     /// `StoreSyncer` makes its commits durable (docs/operations.md, "Disks"); every other
     /// connection syncs each commit itself. On PostgreSQL the server does both (`loop`:
     /// the loop's connection commits asynchronously, as SQLite's does with a syncer).
-    public init(at location: StoreLocation, syncedBy syncer: StoreSyncer? = nil, loop: Bool = false) throws {
+    public convenience init(at location: StoreLocation, syncedBy syncer: StoreSyncer? = nil, loop: Bool = false) throws {
         if case .sqlite(let path) = location {
             // The store holds sessions, specs and callbacks with their presigned URLs whole (a
             // restart reads the origins and sends the result with them): readable by the
@@ -24,7 +24,7 @@ public final class JobStore {
                 }
             }
         }
-        db = try location.connect(commitTimer: CoordinatorMetrics.storeCommit)
+        let db = try location.connect(commitTimer: CoordinatorMetrics.storeCommit)
         switch location {
         case .sqlite:
             if syncer != nil {
@@ -37,6 +37,12 @@ public final class JobStore {
             // Other connections (a standby's) see a commit at once either way.
             if loop { try db.execute("SET synchronous_commit = off") }
         }
+        try self.init(database: db)
+    }
+
+    /// A store on a connection already open; what is missing of its tables is made.
+    init(database: any SQLDatabase) throws {
+        db = database
         try StoreSchema.make(on: db)
     }
 
@@ -367,8 +373,42 @@ public final class JobStore {
 
     /// Runs several state changes as one transaction (one sync): the coordinator commits
     /// each batch of messages it handles together. Each change inside stays all-or-nothing.
+    /// A leader's batch first renews its lease (`fence`): a batch of a coordinator that no
+    /// longer leads writes nothing and throws `LeaseLost`.
     public func batch<T>(_ body: () throws -> T) throws -> T {
-        try db.transaction(body)
+        try db.transaction {
+            if let fence, db.transactionDepth == 1 { try renew(fence) }
+            return try body()
+        }
+    }
+
+    /// The lease this store's writer holds, renewed by each of its batches
+    /// (`LeaderLease`); nil for a store no other coordinator shares.
+    public private(set) var fence: (term: Int64, seconds: Double)?
+
+    /// This connection writes for the leader of `term`, whose lease lasts `seconds`.
+    public func lead(term: Int64, seconds: Double) throws {
+        // A leader frozen inside a turn holds the lease row's lock: the server ends such a
+        // session, so that a standby's takeover waits no longer than the lease.
+        try db.execute("SET idle_in_transaction_session_timeout = '\(Int(seconds * 1000))ms'")
+        // From now on the leader is this session: once it is gone, a standby need not wait.
+        try db.query("UPDATE leader SET pid = pg_backend_pid(), session_start = \(LeaderLease.thisSessionStart) WHERE id = 1 AND term = ?",
+                     [.integer(term)])
+        guard db.changes == 1 else { throw LeaseLost(term: term) }
+        fence = (term, seconds)
+    }
+
+    private func renew(_ fence: (term: Int64, seconds: Double)) throws {
+        do {
+            try db.query("""
+                UPDATE leader SET expires = clock_timestamp() + make_interval(secs => ?)
+                WHERE id = 1 AND term = ? AND expires > clock_timestamp()
+                """, [.real(fence.seconds), .integer(fence.term)])
+        } catch {
+            // The store cannot tell whether the lease still holds: lead no further.
+            throw LeaseLost(term: fence.term)
+        }
+        guard db.changes == 1 else { throw LeaseLost(term: fence.term) }
     }
 
 }

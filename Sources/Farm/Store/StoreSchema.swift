@@ -65,7 +65,7 @@ enum StoreSchema {
                 try addMissing(columns, on: db)
                 // A batch's variants are listed in the order they were made (SQLite's rowid).
                 if !columns.contains("seq") { try db.execute("ALTER TABLE jobs ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY") }
-                try db.execute(postgres(indexes + JobStore.idempotencySchema + JobStore.batchCreationsSchema))
+                try db.execute(postgres(indexes + JobStore.idempotencySchema + JobStore.batchCreationsSchema) + LeaderLease.schema)
             }
         }
     }

@@ -46,6 +46,8 @@ struct FarmErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func answer(_ error: FarmError, headers: HTTPFields = HTTPFields()) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json"
+        // A standby leads within the lease's 10 s of the leader's end (docs/operations.md).
+        if error.code == .notLeader, headers[.retryAfter] == nil { headers[.retryAfter] = "2" }
         return Response(status: status(of: error.code), headers: headers,
                         body: .init(byteBuffer: ByteBuffer(bytes: try RefusalBody.encode(error))))
     }
