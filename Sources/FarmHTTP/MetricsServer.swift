@@ -6,9 +6,9 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 
-/// `--metrics ADDR` (docs/operations.md, "Metrics"): Prometheus text at `/metrics` and a
-/// liveness answer at `/healthz`, served by Hummingbird as one more service of the
-/// process's `ServiceGroup`.
+/// `--metrics ADDR` (docs/operations.md, "Metrics"): Prometheus text at `/metrics`, a
+/// liveness answer at `/healthz` and a readiness answer at `/readyz`, served by Hummingbird
+/// as one more service of the process's `ServiceGroup`.
 public enum MetricsServer {
     /// Makes swift-metrics report to a Prometheus registry (once per process), with buckets
     /// that fit what the farm measures.
@@ -28,9 +28,11 @@ public enum MetricsServer {
         return registry
     }
 
-    /// The HTTP service. `pulse`: the process's loop, stalled after `stallSeconds` without a beat.
+    /// The HTTP service. `pulse`: the process's loop, stalled after `stallSeconds` without a
+    /// beat. `readiness`: whether it takes work (a coordinator that leads); without one, a
+    /// live process is ready.
     public static func service(at address: HTTPAddress, registry: PrometheusCollectorRegistry, pulse: LoopPulse,
-                               stallSeconds: Double = 10, logger: Logger) -> some Service {
+                               readiness: Readiness? = nil, stallSeconds: Double = 10, logger: Logger) -> some Service {
         let router = Router()
         router.get("/metrics") { _, _ -> Response in
             var headers = HTTPFields()
@@ -41,6 +43,12 @@ public enum MetricsServer {
             let health = Health(secondsSinceBeat: pulse.secondsSinceBeat, stallSeconds: stallSeconds)
             return Response(status: health.isLive ? .ok : .serviceUnavailable,
                             body: .init(byteBuffer: ByteBuffer(string: health.text + "\n")))
+        }
+        router.get("/readyz") { _, _ -> Response in
+            let health = Health(secondsSinceBeat: pulse.secondsSinceBeat, stallSeconds: stallSeconds)
+            let ready = health.isLive && readiness?.isReady != false
+            let text = !health.isLive ? health.text : ready ? "ready" : "standing by: another coordinator leads"
+            return Response(status: ready ? .ok : .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
         }
         return HTTPService.make(router, at: address, idleSeconds: 30, announcing: "metrics", path: "/metrics", logger: logger)
     }

@@ -57,7 +57,7 @@ struct BatchCommand: ParsableCommand {
         let outcome: (status: BatchStatus, names: [String: String])
         if let coordinator {
             var farm = CoordinatorOption()
-            farm.coordinator = coordinator
+            farm.coordinator = [coordinator]
             outcome = try render(template, variants, on: try farm.client(), fetchClient: farm.client)
         } else {
             let media = Array(template.files.values) + variants.flatMap { $0.loaded.files.values }

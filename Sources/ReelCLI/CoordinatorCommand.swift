@@ -235,12 +235,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
             options.callbackPolicy = URLPolicy(allowedHosts: allowCallbackHosts)
             extra.append(LoopService.webhooks(WebhookDeliverer(
                 store: options.store, secret: trimmed,
-                coordinatorPulse: options.pulse, logger: logger, policy: options.callbackPolicy), logger: logger))
+                coordinatorPulse: options.pulse, leading: options.store.isShared ? options.readiness : nil, logger: logger, policy: options.callbackPolicy), logger: logger))
         }
         // SIGTERM/SIGINT: leave the loop after its turn (its changes committed), close, exit 0.
         try await farmCall {
             try await operations.run(LoopService.coordinator(options: options, logger: logger), alongside: extra, role: .coordinator, pulse: options.pulse,
-                                     gracePeriod: nil, logger: logger)
+                                     readiness: options.readiness, gracePeriod: nil, logger: logger)
         }
     }
 }

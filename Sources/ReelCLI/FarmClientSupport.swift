@@ -4,30 +4,40 @@ import Foundation
 import RenderEngine
 import SessionKit
 
-/// `--coordinator URL`, else `REEL_COORDINATOR`, else the local default.
+/// `--coordinator URL` (repeatable: a leader and its standbys), else `REEL_COORDINATOR`
+/// (commas between several), else the local default.
 struct CoordinatorOption: ParsableArguments {
-    @Option(help: "Coordinator endpoint (default: $REEL_COORDINATOR or tcp://127.0.0.1:7700).")
-    var coordinator: String?
+    @Option(help: "Coordinator endpoint; repeat it for coordinators that stand by for each other (default: $REEL_COORDINATOR, commas between several, or tcp://127.0.0.1:7700).")
+    var coordinator: [String] = []
 
     @OptionGroup var keys: CurveClientOptions
 
     @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for the coordinator's answer.", valueName: "seconds"))
     var timeout: Double = 30
 
-    var endpoint: String {
-        let given = coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
-        return (try? FarmEndpoint.normalized(given).get()) ?? given
+    /// Whether a coordinator was named at all (else a command may run a farm of its own).
+    var isGiven: Bool { !coordinator.isEmpty || ProcessInfo.processInfo.environment["REEL_COORDINATOR"] != nil }
+
+    private var given: [String] {
+        if !coordinator.isEmpty { return coordinator }
+        let named = ProcessInfo.processInfo.environment["REEL_COORDINATOR"]?.split(separator: ",").map(String.init) ?? []
+        return named.isEmpty ? ["tcp://127.0.0.1:7700"] : named
     }
 
     func client() throws -> FarmClient {
         let curve = try keys.curve()
-        let given = coordinator ?? ProcessInfo.processInfo.environment["REEL_COORDINATOR"] ?? "tcp://127.0.0.1:7700"
-        if case .failure(let error) = FarmEndpoint.normalized(given) {
-            printError("error: --coordinator \(error)")
-            throw Reported(code: ExitStatus.invalidInput)
+        var endpoints: [String] = []
+        for text in given {
+            switch FarmEndpoint.normalized(text) {
+            case .success(let endpoint): endpoints.append(endpoint)
+            case .failure(let error):
+                printError("error: --coordinator \(error)")
+                throw Reported(code: ExitStatus.invalidInput)
+            }
         }
+        let endpoint = endpoints.joined(separator: ", ")
         do {
-            let client = try FarmClient(endpoint: endpoint, curve: curve)
+            let client = try FarmClient(endpoints: endpoints, curve: curve)
             client.timeoutSeconds = max(1, timeout)
             client.onSlowAnswer = { printError("waiting for the coordinator at \($0)… (--timeout \(Int(max(1, timeout))) s)") }
             return client

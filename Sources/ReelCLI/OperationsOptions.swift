@@ -37,12 +37,12 @@ struct OperationsOptions: ParsableArguments {
     /// or fails, the group shuts down and the process exits (non-zero on a failure), so an orchestrator restarts a whole
     /// process, never a half-dead one whose API is gone while its loop runs (docs/operations.md, "Shutting down").
     func run(_ service: some Service, alongside others: [any Service] = [], role: MetricsCatalogue.Role, pulse: LoopPulse,
-             gracePeriod: Duration?, logger: Logger) async throws {
+             readiness: Readiness? = nil, gracePeriod: Duration?, logger: Logger) async throws {
         var all: [any Service] = [service] + others
         if let address = metricsAddress {
             let registry = MetricsServer.bootstrap()
             MetricsCatalogue.exportAtZero(role)
-            all.append(EssentialService("the metrics server", MetricsServer.service(at: address, registry: registry, pulse: pulse, logger: logger)))
+            all.append(EssentialService("the metrics server", MetricsServer.service(at: address, registry: registry, pulse: pulse, readiness: readiness, logger: logger)))
         }
         let services = all.map {
             ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,

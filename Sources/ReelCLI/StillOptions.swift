@@ -23,7 +23,7 @@ struct StillOptions: ParsableArguments {
     @Option(help: .hidden) var testRenderLog: String?
 
     /// Whether a coordinator was named; without one, pictures are made here.
-    var usesFarm: Bool { farm.coordinator != nil || ProcessInfo.processInfo.environment["REEL_COORDINATOR"] != nil }
+    var usesFarm: Bool { farm.isGiven }
 
     /// The one-segment session of `segment` with `filters`, loaded and validated; problems
     /// are reported against the user's names (exit 2).

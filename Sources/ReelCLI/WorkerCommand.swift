@@ -10,8 +10,9 @@ struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "worker",
         abstract: "Run a worker: render shards for a coordinator.")
 
-    @Option(help: "Coordinator endpoint to connect to (HOST:PORT is read as tcp://).", transform: parseEndpoint)
-    var connect: String
+    @Option(help: "Coordinator endpoint to connect to (HOST:PORT is read as tcp://); repeat it for coordinators that stand by for each other: the worker works for whichever leads.",
+            transform: parseEndpoint)
+    var connect: [String]
 
     @Option(help: "Shards rendered at once (default: the number of cores).")
     var slots: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -52,7 +53,8 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         if testStartDelay > 0 { try await Task.sleep(for: .milliseconds(testStartDelay)) }   // a slow start, for tests
         HeapPolicy.shareHeaps(max(1, slots) + 1)
-        var options = Worker.Options(endpoint: connect, slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
+        var options = Worker.Options(endpoint: connect[0], slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
+        options.standbys = Array(connect.dropFirst())
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
         options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }

@@ -25,7 +25,7 @@ final class FarmFixture: @unchecked Sendable {
 
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
 
-    private func spawn(_ arguments: [String], log: String, environment: [String: String] = [:]) throws -> Process {
+    func spawn(_ arguments: [String], log: String, environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestEnvironment.reel)
         process.arguments = arguments

@@ -4,13 +4,18 @@ import RenderEngine
 import SessionKit
 
 /// A client of a coordinator (`reel submit`, `status`, `watch`, …): a DEALER socket,
-/// one request at a time, every wait bounded.
+/// one request at a time, every wait bounded. Given several coordinators (a leader and its
+/// standbys, docs/operations.md, "A standby coordinator"), it asks the next one when one
+/// does not answer or does not lead.
 public final class FarmClient {
     /// The ZeroMQ context its socket lives in: its own, or one a process shares among its
     /// many clients (the HTTP API's pool and event streams).
     public let context: ZMQContext
-    private let socket: ZMQSocket
-    public let endpoint: String
+    private var socket: ZMQSocket
+    /// The coordinator asked now, one of `endpoints`.
+    public private(set) var endpoint: String
+    public let endpoints: [String]
+    private let curve: CurveClient?
     /// Reports CURVE handshakes the coordinator refused (only with keys).
     private var handshakeMonitor: ZMQSocket?
     public var timeoutSeconds: Double = 30
@@ -20,21 +25,78 @@ public final class FarmClient {
 
     /// `context`: a context to share (a context is thread-safe; the socket stays this
     /// client's); nil makes one for this client.
-    public init(endpoint: String, curve: CurveClient? = nil, context shared: ZMQContext? = nil) throws {
-        self.endpoint = endpoint
-        context = try shared ?? ZMQContext()
-        socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000)
-        if let curve {
-            try socket.secure(curve)
-            handshakeMonitor = try socket.monitor(events: ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
-        }
-        try socket.connect(endpoint)
+    public convenience init(endpoint: String, curve: CurveClient? = nil, context shared: ZMQContext? = nil) throws {
+        try self.init(endpoints: [endpoint], curve: curve, context: shared)
     }
 
-    func request<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = [], timeout: Double? = nil) throws -> WireMessage {
-        try socket.send(try WireMessage(type, body, payload: payload).frames)
-        return try receive(timeout: timeout)
+    /// `endpoints`: the coordinators that share one store, in the order to try them.
+    public init(endpoints: [String], curve: CurveClient? = nil, context shared: ZMQContext? = nil) throws {
+        guard let first = endpoints.first else { throw FarmError(.invalidInput, "no coordinator to connect to") }
+        self.endpoints = endpoints
+        self.curve = curve
+        endpoint = first
+        context = try shared ?? ZMQContext()
+        (socket, handshakeMonitor) = try Self.connect(first, context: context, curve: curve)
     }
+
+    private static func connect(_ endpoint: String, context: ZMQContext, curve: CurveClient?) throws -> (ZMQSocket, ZMQSocket?) {
+        let socket = try ZMQSocket(context, .dealer, sendTimeoutMillis: 5000)
+        var monitor: ZMQSocket?
+        if let curve {
+            try socket.secure(curve)
+            monitor = try socket.monitor(events: ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+        }
+        try socket.connect(endpoint)
+        return (socket, monitor)
+    }
+
+    /// Asks the next coordinator from now on.
+    private func switchCoordinator() throws {
+        let next = endpoints[((endpoints.firstIndex(of: endpoint) ?? 0) + 1) % endpoints.count]
+        socket.close()
+        handshakeMonitor?.close()
+        (socket, handshakeMonitor) = try Self.connect(next, context: context, curve: curve)
+        endpoint = next
+    }
+
+    /// Sends and waits for the answer. With several coordinators, one that stands by
+    /// (`notLeader`: it did nothing) is left for the next at once, round and round until
+    /// the answer's time is up. One that is silent is left too: after a share of the time
+    /// for a read, after the whole of it for anything else (a submission unanswered
+    /// within its `answerWithin` is never created, so it may go to the next).
+    func request<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [Data] = [], timeout: Double? = nil) throws -> WireMessage {
+        let frames = try WireMessage(type, body, payload: payload).frames
+        guard endpoints.count > 1 else {
+            try socket.send(frames)
+            return try receive(timeout: timeout)
+        }
+        let wait = timeout ?? timeoutSeconds
+        let isRead = Self.reads.contains(type)
+        var deadline = Date().addingTimeInterval(wait)
+        var refusedInARow = 0, silent = 0
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            do {
+                try socket.send(frames)
+                return try receive(timeout: isRead ? max(1, min(left, Self.silenceSeconds)) : max(1, left))
+            } catch let error as FarmError where error.code == .notLeader && left > 1 {
+                refusedInARow += 1
+                // Every coordinator stands by: a takeover is under way (seconds).
+                if refusedInARow >= endpoints.count { Thread.sleep(forTimeInterval: 0.5) }
+            } catch let error as FarmError where error.code == .noAnswer && (isRead ? left > 1 : silent + 1 < endpoints.count) {
+                refusedInARow = 0
+                silent += 1
+                if !isRead { deadline = Date().addingTimeInterval(wait) }
+            }
+            try switchCoordinator()
+        }
+    }
+
+    /// Requests that change nothing: any coordinator may answer them, and asking again is harmless.
+    static let reads: Set<MessageType> = [.status, .watch, .shards, .workers, .fetch]
+
+    /// How long one of several coordinators may stay silent before the next is asked.
+    static let silenceSeconds = 5.0
 
     func receive(timeout: Double? = nil) throws -> WireMessage {
         let started = Date()

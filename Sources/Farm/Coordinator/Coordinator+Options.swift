@@ -45,6 +45,12 @@ extension Coordinator {
         public var stop = StopSignal()
         /// Beats each turn of the loop, for `/healthz`.
         public var pulse = LoopPulse()
+        /// Set while this coordinator leads, for `/readyz`.
+        public var readiness = Readiness()
+        /// The lead this coordinator holds in a shared store, and its lease: each turn
+        /// renews it, and a turn that finds it lost ends `run()` with `LeaseLost`
+        /// (docs/operations.md, "A standby coordinator"). Nil on a store of its own.
+        public var lead: (term: LeaderLease.Term, seconds: Double)?
         /// How long the loop keeps work waiting (`reel_coordinator_loop_lag_seconds`).
         public var loopLag = LoopLag()
         /// The loop thread's scheduling policy (`--loop-priority`).
@@ -72,5 +78,14 @@ extension Coordinator {
             self.stateDirectory = stateDirectory
             store = .sqlite(path: stateDirectory.appendingPathComponent("farm.sqlite").path)
         }
+    }
+}
+
+extension Coordinator.Options {
+    /// Directories whose paths a client is told by name, never by path (`Coordinator.scrub`).
+    var publicDirectories: [(URL, String)] {
+        let state = stateDirectory.standardizedFileURL
+        return [(state.appendingPathComponent("media"), "the coordinator's media store"), (state, "the coordinator's state directory")]
+            + mediaRoots.map { ($0, "a media root") }
     }
 }

@@ -25,8 +25,7 @@ extension Coordinator {
     /// `onBehalfOf`: the owner an admin (or a peer of a farm without keys: the HTTP API)
     /// acts for, who must own the job: the API's ownership check in the request's own round trip.
     func mayManage(_ jobID: String, _ credentials: PeerCredentials?, onBehalfOf: String? = nil) throws {
-        let actsFor = credentials == nil || credentials?.role == .admin ? onBehalfOf : nil
-        guard credentials != nil || actsFor != nil else { return }
+        guard credentials != nil || onBehalfOf != nil else { return }
         let owner: String?
         if let job = scheduler.jobs[jobID] {
             owner = job.owner
@@ -35,10 +34,22 @@ extension Coordinator {
         } else {
             return   // no such job: the request says so itself
         }
+        do {
+            try Self.mayManage(jobID, ownedBy: owner, credentials, onBehalfOf: onBehalfOf)
+        } catch {
+            if let credentials { logLimited("not owner", "refused a \(credentials.role.rawValue) key \(credentials.key) acting on job \(jobID) of another client") }
+            throw error
+        }
+    }
+
+    /// Whether a peer may act on a job of `owner`: a client key on its own jobs, an admin
+    /// key (or a farm without keys) on any, or on a named owner's (`onBehalfOf`: the HTTP
+    /// API's token holder).
+    static func mayManage(_ jobID: String, ownedBy owner: String?, _ credentials: PeerCredentials?, onBehalfOf: String?) throws(FarmError) {
+        let actsFor = credentials == nil || credentials?.role == .admin ? onBehalfOf : nil
         if let actsFor {
             guard owner == actsFor else { throw FarmError(.notOwner, "job \(jobID) is another client's") }
         } else if let credentials, !credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) {
-            logLimited("not owner", "refused a \(credentials.role.rawValue) key \(credentials.key) acting on job \(jobID) of another client")
             throw FarmError(.notOwner, "job \(jobID) belongs to another client")
         }
     }
@@ -73,11 +84,7 @@ extension Coordinator {
     }
 
     /// The directories whose paths a client is told by name instead, innermost first.
-    var publicDirectories: [(URL, String)] {
-        let state = options.stateDirectory.standardizedFileURL
-        return [(state.appendingPathComponent("media"), "the coordinator's media store"), (state, "the coordinator's state directory")]
-            + options.mediaRoots.map { ($0, "a media root") }
-    }
+    var publicDirectories: [(URL, String)] { options.publicDirectories }
 
     /// `message` with each directory's path, and its `file://` URL, told by name instead:
     /// what a client may read of the coordinator's disk. The innermost first (`media`

@@ -99,6 +99,7 @@ public final class Coordinator {
             storeSyncer = nil
         }
         store = try JobStore(at: options.store, syncedBy: storeSyncer, loop: true)
+        if let lead = options.lead { try store.lead(term: lead.term.number, seconds: lead.seconds) }
         assemblyLane = AssemblyLane(wakes: wakeup) { [logger] line in logger.warning("\(line)") }
         for medium in options.knownMedia { try store.remember(medium) }
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,
@@ -178,7 +179,12 @@ public final class Coordinator {
             log("the loop runs at the normal priority: the \(options.loopPriority.rawValue) policy was refused (\(refused))", level: .warning)
         }
         LoopGuard.enterLoop()
-        defer { LoopGuard.leaveLoop() }
+        options.readiness.set(true)
+        defer {
+            options.readiness.set(false)
+            LoopGuard.leaveLoop()
+            shutDown()
+        }
         while !options.stop.isRaised {
             options.pulse.beat()
             let started = Self.uptime
@@ -189,6 +195,10 @@ public final class Coordinator {
             loopClock.polled(started: started, returned: Self.uptime)
             try turn(readable: readable)
         }
+    }
+
+    /// After the loop, however it ended: its stop, a lost lead, a failed socket.
+    private func shutDown() {
         socket.close()
         compiler.shutDown()
         prober.shutDown()
@@ -261,6 +271,9 @@ public final class Coordinator {
             if scheduler.pauses[.storeUnwritable] != nil { apply(scheduler.handle(.resume(.storeUnwritable), now: Self.now)) }
         } catch let error as ZMQError {
             throw error
+        } catch let lost as LeaseLost {
+            log("\(lost): stopping at once, nothing of this turn was written or sent", level: .warning)
+            throw lost
         } catch {
             unsaved = turnChanges
             apply(scheduler.handle(.pause(.storeUnwritable, detail: "the job store in \(options.stateDirectory.path) "

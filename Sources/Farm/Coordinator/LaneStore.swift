@@ -40,6 +40,11 @@ final class LaneStore: Sendable {
         }
     }
 
+    /// One job as stored, its shards counted by the store (a standby's status).
+    func job(_ id: String) throws -> StoredJob? {
+        try store.withLock { store in try store.jobSummary(id).map { try StoredJob($0, in: store, live: false) } }
+    }
+
     func batch(_ id: String, live: some Collection<String>) throws -> [StoredJob] {
         let live = Set(live)
         return try store.withLock { store in try store.batchSummaries(id).map { try StoredJob($0, in: store, live: live.contains($0.id)) } }

@@ -42,13 +42,18 @@ public struct LoopService: Service, CustomStringConvertible {
 extension LoopService {
     /// The coordinator: a graceful stop ends the loop after its turn, with the turn's
     /// changes committed; every unfinished job resumes from the store at the next start.
-    /// The loop checks one flag, so both ways end it within a turn.
+    /// The loop checks one flag, so both ways end it within a turn. On a shared store it
+    /// stands by until it leads (`Candidacy`).
     public static func coordinator(options: Coordinator.Options, logger: Logger) -> LoopService {
         LoopService("coordinator", logger: logger, finish: {
             logger.info("stopping: the current turn finishes and is committed")
             options.stop.raise()
         }, stop: { options.stop.raise() }) {
-            try Coordinator(options: options, logger: logger).run()
+            if case .postgres(let url) = options.store {
+                try Candidacy(options: options, url: url, logger: logger).run()
+            } else {
+                try Coordinator(options: options, logger: logger).run()
+            }
         }
     }
 

@@ -376,9 +376,15 @@ public final class JobStore {
     /// A leader's batch first renews its lease (`fence`): a batch of a coordinator that no
     /// longer leads writes nothing and throws `LeaseLost`.
     public func batch<T>(_ body: () throws -> T) throws -> T {
-        try db.transaction {
-            if let fence, db.transactionDepth == 1 { try renew(fence) }
-            return try body()
+        do {
+            return try db.transaction {
+                if let fence, db.transactionDepth == 1 { try renew(fence) }
+                return try body()
+            }
+        } catch {
+            // A leader cut off from the store cannot know that it still leads.
+            if let fence, !db.isConnected { throw LeaseLost(term: fence.term) }
+            throw error
         }
     }
 

@@ -126,8 +126,8 @@ public final class PostgresDatabase: SQLDatabase {
                 state: "08006")
     }
 
-    /// Whether the connection still stands (it is not re-made behind the caller's back: a
-    /// coordinator that lost its store stops leading, docs/operations.md).
+    /// Whether the connection still stands. It is not made again behind the caller's back:
+    /// a coordinator cut off from its store stops leading (docs/operations.md).
     public var isConnected: Bool { PQstatus(connection) == CONNECTION_OK }
 
     /// `?` → `$1, $2, …`, outside quoted strings and identifiers.

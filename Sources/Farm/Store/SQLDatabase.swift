@@ -43,6 +43,8 @@ public protocol SQLDatabase: AnyObject {
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]]
     /// Rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { get }
+    /// Whether the connection stands (a file always does; a server's may drop).
+    var isConnected: Bool { get }
     /// How many `transaction` calls are open: the outermost commits, inner ones are savepoints.
     var transactionDepth: Int { get set }
     /// Times each COMMIT (the coordinator's `reelfarm_store_commit_seconds`), when given.

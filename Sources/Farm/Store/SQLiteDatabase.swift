@@ -10,6 +10,7 @@ public final class SQLiteDatabase: SQLDatabase {
     private var statements: [String: OpaquePointer] = [:]
     public var transactionDepth = 0
     public var dialect: SQLDialect { .sqlite }
+    public var isConnected: Bool { true }
     public typealias Value = SQLValue
 
     public struct Failure: Error, CustomStringConvertible {

@@ -27,6 +27,9 @@ public final class WebhookDeliverer: Sendable {
     let secret: Data
     /// The coordinator's loop: the store is opened once it turns (it made the tables).
     let coordinatorPulse: LoopPulse
+    /// Deliveries start only while the coordinator beside it leads: on a shared store every
+    /// coordinator has a deliverer, and one delivers (docs/operations.md, "A standby coordinator").
+    let leading: Readiness?
     let logger: Logger
     let stop = StopSignal()
     let limits: Limits
@@ -50,9 +53,10 @@ public final class WebhookDeliverer: Sendable {
         var detail: String
     }
 
-    public init(store: StoreLocation, secret: Data, coordinatorPulse: LoopPulse, logger: Logger,
+    public init(store: StoreLocation, secret: Data, coordinatorPulse: LoopPulse, leading: Readiness? = nil, logger: Logger,
                 policy: URLPolicy = URLPolicy(), limits: Limits = Limits()) {
         self.store = store
+        self.leading = leading
         self.coordinatorPulse = coordinatorPulse
         self.secret = secret
         self.logger = logger
@@ -88,7 +92,9 @@ public final class WebhookDeliverer: Sendable {
                     inFlight[attempt.delivery.id] = nil
                     try record(attempt, store: store)
                 }
-                try start(due: try store.dueWebhooks(now: Date().timeIntervalSince1970, limit: 64), inFlight: &inFlight, store: store)
+                if leading?.isReady != false {
+                    try start(due: try store.dueWebhooks(now: Date().timeIntervalSince1970, limit: 64), inFlight: &inFlight, store: store)
+                }
             } catch {
                 logger.error("webhook deliveries wait: the job store failed (\(error)); trying again")
             }

@@ -8,6 +8,10 @@ import SessionKit
 extension Worker {
     public struct Options: Sendable {
         public var endpoint: String
+        /// Coordinators that stand by for `endpoint` (docs/operations.md, "A standby
+        /// coordinator"): the worker works for whichever leads.
+        public var standbys: [String] = []
+        public var endpoints: [String] { [endpoint] + standbys }
         public var slots: Int
         public var cacheDirectory: URL
         public var cacheLimit: Int64 = 10 << 30

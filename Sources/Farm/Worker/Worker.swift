@@ -37,6 +37,8 @@ public final class Worker {
     var lastSample = Date.distantPast
     var welcomed = false
     var backoff = 1.0
+    /// The coordinator this worker talks to now: `options.endpoint` or one of its standbys.
+    var coordinator: String
     /// Every line carries this worker's id (docs/operations.md, "Logs").
     let logger: Logger
     let scratch: URL
@@ -48,6 +50,7 @@ public final class Worker {
         self.logger = logger
         context = try ZMQContext()
         socket = try Self.connect(context, options.endpoint, curve: options.curve)
+        coordinator = options.endpoint
         cache = try WorkerMediaCache(directory: options.cacheDirectory, limit: options.cacheLimit)
         scratch = options.cacheDirectory.appendingPathComponent("work-\(options.workerID)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -136,13 +139,22 @@ public final class Worker {
     }
 
     /// Paranoid Pirate: a silent coordinator means a new socket and a new hello, after a
-    /// growing pause (1 s … 16 s).
-    func reconnect() throws {
-        logger.warning("coordinator silent; reconnecting in \(Int(backoff)) s")
+    /// growing pause (1 s … 16 s). Given standbys, the worker turns to the next coordinator
+    /// (`notLeader`: at once, and a short pause once every coordinator has said so).
+    func reconnect(notLeader: Bool = false) throws {
+        let endpoints = options.endpoints
+        let next = endpoints[((endpoints.firstIndex(of: coordinator) ?? 0) + 1) % endpoints.count]
+        let pause = notLeader && next != options.endpoint ? 0 : notLeader ? 0.5 : backoff
+        if notLeader {
+            logger.info("the coordinator at \(coordinator) stands by; trying \(next)")
+        } else {
+            logger.warning("coordinator at \(coordinator) silent; trying \(next) in \(pause) s")
+            backoff = min(backoff * 2, 16)
+        }
         socket.close()
-        Thread.sleep(forTimeInterval: backoff)
-        backoff = min(backoff * 2, 16)
-        socket = try Self.connect(context, options.endpoint, curve: options.curve)
+        Thread.sleep(forTimeInterval: pause)
+        coordinator = next
+        socket = try Self.connect(context, next, curve: options.curve)
         welcomed = false
         lastHeard = Date()
         for (_, fetch) in fetches { try? fetch.handle.close() }
@@ -183,6 +195,7 @@ public final class Worker {
         }
         if message.type == .refused {
             let refusal = try message.decode(FarmError.self)
+            if refusal.code == .notLeader { return try reconnect(notLeader: true) }
             guard refusal.code == .unknownWorker else {
                 throw FarmError(refusal.code, "coordinator refused this worker: \(refusal.message)")
             }
@@ -201,7 +214,7 @@ public final class Worker {
         case .welcome:
             welcomed = true
             backoff = 1
-            logger.info("joined the farm at \(options.endpoint) as \(options.workerID)")
+            logger.info("joined the farm at \(coordinator) as \(options.workerID)")
             // A coordinator that restarted (or dropped this worker) never answers what was asked
             // of the one before: ask again, now that it knows this worker.
             ranges.askAgain()
