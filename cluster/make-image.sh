@@ -3,7 +3,7 @@
 #   1. a Debian bookworm base made with debootstrap from the apt mirror this machine uses,
 #      imported as reelfarm-base:bookworm (once; reused while it exists);
 #   2. `reel` built here with --static-swift-stdlib;
-#   3. cluster/Dockerfile.local: Debian's FFmpeg, libzmq, liblz4, SQLite, libheif from the
+#   3. cluster/Dockerfile.local: Debian's FFmpeg, libzmq, liblz4, SQLite, libpq, libheif from the
 #      mirror, the binary and the shipped looks.
 #
 #   cluster/make-image.sh [--tag reelfarm] [--rebuild-base]

@@ -9,5 +9,5 @@ KUBERNETES_VERSION=1.31.0
 if [ "$(kubernetes-validate --version 2>/dev/null | awk '{print $NF}')" != "$VALIDATOR_VERSION" ]; then
   python3 -m pip install -q "kubernetes-validate==$VALIDATOR_VERSION"
 fi
-kubernetes-validate --strict --quiet -k "$KUBERNETES_VERSION" k8s/*.yaml
-echo "k8s manifests valid for Kubernetes $KUBERNETES_VERSION: $(ls k8s/*.yaml | xargs -n1 basename | tr '\n' ' ')"
+kubernetes-validate --strict --quiet -k "$KUBERNETES_VERSION" k8s/*.yaml k8s-standby/*.yaml
+echo "k8s manifests valid for Kubernetes $KUBERNETES_VERSION: $(ls k8s/*.yaml k8s-standby/*.yaml | tr '\n' ' ')"

@@ -12,7 +12,7 @@ import Testing
 /// (a job resumed short of shards would render a short file) and resumes every other job.
 @Suite struct BatchCreationTests {
     @Test(arguments: StoreKind.tested) func aBatchHalfMadeWhenTheCoordinatorStoppedIsCancelledOnRestart(kind: StoreKind) throws {
-        let dir = try TestEnvironment.scratchDirectory()
+        let dir = try TestEnvironment.scratchDirectory("batchHalfMade")   // an ipc:// path is at most 107 bytes
         var options = Coordinator.Options.scratch(in: dir)
         options.store = try kind.freshLocation()
         try FileManager.default.createDirectory(at: options.stateDirectory, withIntermediateDirectories: true)

@@ -35,7 +35,13 @@ extension Coordinator {
         do {
             credentials = try PeerCredentials.of(message.type, userID: userID, curve: options.curve)
         } catch {
-            logLimited(error.code == .unauthorized ? "no key" : "wrong role", "refused \(message.type.rawValue): \(error.message)")
+            let type = message.type.rawValue
+            if error.code == .unauthorized {
+                logLimited("no key", "refused \(type) from a peer without an authorized key")
+            } else {
+                let key = userID ?? "", role = options.curve?.authorized[key]?.rawValue ?? "unknown"
+                logLimited("wrong role", "refused \(type) from \(role) key \(key)")
+            }
             send(to: identity, .refused, error)
             return "refused"
         }

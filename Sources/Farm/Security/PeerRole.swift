@@ -49,7 +49,7 @@ extension PeerCredentials {
             throw FarmError(.unauthorized, "this connection has no authorized key")
         }
         guard role.may(send: type) else {
-            throw FarmError(.forbidden, "a \(role.rawValue) key \(key) may not send \(type.rawValue)")
+            throw FarmError(.forbidden, "a \(role.rawValue) key may not send \(type.rawValue)")
         }
         return PeerCredentials(key: key, role: role)
     }
