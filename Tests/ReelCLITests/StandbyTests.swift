@@ -24,10 +24,10 @@ import Testing
         }
     }
 
-    static func start(_ name: String, _ farm: FarmFixture, store: String) throws -> Candidate {
+    static func start(_ name: String, _ farm: FarmFixture, store: String, _ extra: [String] = []) throws -> Candidate {
         let endpoint = LoopbackPort.endpoint()
         let process = try farm.spawn(["coordinator", "--bind", endpoint, "--state-dir", farm.path("state-\(name)"), "--store", store,
-                                      "--media-root", farm.dir.path, "--metrics", "127.0.0.1:0"], log: "\(name).log")
+                                      "--media-root", farm.dir.path, "--metrics", "127.0.0.1:0"] + extra, log: "\(name).log")
         return Candidate(name: name, endpoint: endpoint, process: process)
     }
 
@@ -81,5 +81,94 @@ import Testing
         let fetched = try reel(["fetch", job, "-o", "out.mp4"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("out.mp4"))) == reference)
+    }
+
+    /// A frozen leader (SIGSTOP) keeps its connection: the standby leads once the lease
+    /// has run out. Woken again, the old leader finds the lead gone in its first turn,
+    /// writes and sends nothing of it, and stands by.
+    @Test func aFrozenLeaderIsReplacedAndStandsByWhenItWakes() throws {
+        let store = try TestPostgres.freshStore()
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 2)
+        let reference = try farm.reference()
+        let a = try Self.start("a", farm, store: store, ["--trace", farm.path("a-trace.jsonl")])
+        defer { a.process.map { kill($0.processIdentifier, SIGCONT); kill($0.processIdentifier, SIGKILL) } }
+        #expect(try farm.waitUntil(30) { a.readyz(farm) == 200 }, "\(farm.log("a.log"))")
+        let b = try Self.start("b", farm, store: store)
+        defer { b.process.map { kill($0.processIdentifier, SIGKILL) } }
+        #expect(try farm.waitUntil(30) { b.readyz(farm) == 503 }, "\(farm.log("b.log"))")
+        let both = ["--coordinator", a.endpoint, "--coordinator", b.endpoint]
+        func status(_ job: String) -> [String: Any] {
+            guard let result = try? TestEnvironment.reel(["status", job, "--json"] + both, in: farm.dir) else { return [:] }
+            return (try? JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any]) ?? [:]
+        }
+        farm.workers["w"] = try farm.spawn(["worker", "--connect", a.endpoint, "--connect", b.endpoint, "--slots", "1",
+                                            "--cache-dir", farm.path("cache"), "--test-shard-delay", "300"], log: "worker.log")
+        let submitted = try TestEnvironment.reel(["submit", "s.json"] + FarmFixture.shortGOP + both, in: farm.dir)
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let job = submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try farm.waitUntil(120) { let s = Self.shards(status(job)); return s.total > 0 && s.done * 4 >= s.total }, "\(status(job))")
+
+        let leader = try #require(a.process)
+        let frozen = Date()
+        kill(leader.processIdentifier, SIGSTOP)
+        #expect(try farm.waitUntil(30) { b.readyz(farm) == 200 }, "\(farm.log("b.log").suffix(2000))")
+        let takeover = Date().timeIntervalSince(frozen)
+        #expect(takeover < 15, "the standby led \(takeover) s after the leader froze")
+        // Woken, the old leader stands by.
+        let woken = Date().timeIntervalSince1970
+        kill(leader.processIdentifier, SIGCONT)
+        #expect(try farm.waitUntil(30) { farm.log("a.log").contains("standing by again") && a.readyz(farm) == 503 },
+                "\(farm.log("a.log").suffix(2000))")
+        #expect(try farm.waitUntil(180) { status(job)["state"] as? String == "done" }, "\(status(job))\n\(farm.log("b.log").suffix(3000))")
+        // Nothing it decided after waking was recorded: its trace ends before.
+        let traced = (try? String(contentsOfFile: farm.path("a-trace.jsonl"), encoding: .utf8)) ?? ""
+        let times = traced.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["time"] as? Double
+        }
+        #expect(times.allSatisfy { $0 < woken }, "\(times.filter { $0 >= woken }.count) trace lines after it woke")
+        let fetched = try TestEnvironment.reel(["fetch", job, "-o", "out.mp4"] + both, in: farm.dir)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("out.mp4"))) == reference)
+    }
+
+    /// A submission retried with one `Idempotency-Key` through a takeover is one job: the
+    /// key and its first answer are in the shared store.
+    @Test func aRetryUnderOneKeyAcrossATakeoverIsOneJob() throws {
+        let store = try TestPostgres.freshStore()
+        let farm = try FarmFixture()
+        try farm.makeSession(seconds: 1)
+        var a = try Self.start("a", farm, store: store, ["--http", "127.0.0.1:0"])
+        defer { a.process.map { kill($0.processIdentifier, SIGKILL) } }
+        #expect(try farm.waitUntil(30) { a.readyz(farm) == 200 }, "\(farm.log("a.log"))")
+        let b = try Self.start("b", farm, store: store, ["--http", "127.0.0.1:0"])
+        defer { b.process.map { kill($0.processIdentifier, SIGKILL) } }
+        #expect(try farm.waitUntil(30) { b.readyz(farm) == 503 }, "\(farm.log("b.log"))")
+        func api(_ name: String) -> String? {
+            farm.log("\(name).log").components(separatedBy: "HTTP API on ").dropFirst().first?.prefix { !$0.isWhitespace }.description
+        }
+        let (apiA, apiB) = (try #require(api("a")), try #require(api("b")))
+        let files = try farm.uploadMedia(to: apiA)
+        let body = try JSONSerialization.data(withJSONObject: [
+            "session": ["video": ["renderSize": [160, 96], "videoSegments": [["source": "a.mp4", "trimDuration": 0.9]]]], "files": files,
+        ] as [String: Any])
+        let headers = ["Content-Type": "application/json", "Idempotency-Key": "order-7"]
+        // A standby takes no write: 503, its code, and when to come back.
+        let early = try HTTPExchange.send("POST", "\(apiB)/jobs", headers: headers, body: body)
+        #expect(early.status == 503, "\(early.status) \(early.text)")
+        #expect(((early.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String == "notLeader")
+        #expect(early.headers["retry-after"] != nil || early.headers["Retry-After"] != nil, "\(early.headers)")
+        let first = try HTTPExchange.send("POST", "\(apiA)/jobs", headers: headers, body: body)
+        #expect(first.status == 201 || first.status == 200, "\(first.status) \(first.text)")
+        func jobID(_ answer: HTTPExchange) -> String? { ((answer.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String }
+        let job = try #require(jobID(first), "\(first.text)")
+        if let process = a.process { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        a.process = nil
+        #expect(try farm.waitUntil(30) { b.readyz(farm) == 200 }, "\(farm.log("b.log").suffix(2000))")
+        let retried = try HTTPExchange.send("POST", "\(apiB)/jobs", headers: headers, body: body)
+        #expect(jobID(retried) == job, "\(retried.status) \(retried.text)")
+        let jobs = try HTTPExchange.send("GET", "\(apiB)/jobs")
+        let listed = (jobs.json as? [[String: Any]])?.compactMap { $0["jobID"] as? String } ?? []
+        #expect(listed == [job], "\(jobs.text.prefix(500))")
     }
 }
