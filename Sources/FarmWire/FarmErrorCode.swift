@@ -50,6 +50,9 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
     /// A source read by URL changed during the job (its size, ETag or Last-Modified): the
     /// job fails rather than mix two versions.
     case mediaChanged
+    /// Media uploaded to a coordinator whose disk is gone (a leader that died, docs/operations.md,
+    /// "A standby coordinator"): the job that needs it fails; upload it again and resubmit.
+    case mediaLost
     /// A source's origin refused it (403, 404, 410), answered something that is not media,
     /// or the farm's URL policy refuses its host: no retry helps.
     case originRefused
@@ -78,7 +81,7 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
     case `internal`
 
     /// A shard failure no other attempt can mend: the job fails at once, with the reason.
-    public var failsTheJob: Bool { self == .mediaChanged || self == .originRefused }
+    public var failsTheJob: Bool { self == .mediaChanged || self == .originRefused || self == .mediaLost }
 
     /// The one HTTP status the API answers a refusal of this code with (docs/api.md,
     /// "Errors"). Several codes share a status; no status stands for a code.
@@ -89,7 +92,8 @@ public enum FarmErrorCode: String, Codable, Sendable, CaseIterable {
         case .forbidden, .notOwner: 403
         case .noSuchJob, .notFound: 404
         case .methodNotAllowed: 405
-        case .alreadyEnded, .notEnded, .uploadInProgress, .offsetMismatch, .missingMedia, .mediaChanged, .cancelled, .handedBack: 409
+        case .alreadyEnded, .notEnded, .uploadInProgress, .offsetMismatch, .missingMedia, .mediaChanged, .mediaLost, .cancelled,
+             .handedBack: 409
         case .resultGone: 410
         case .tooLarge: 413
         case .unsupportedMediaType: 415

@@ -17,7 +17,7 @@ struct FarmErrorMiddlewareTests {
         .notEnded: 409, .uploadInProgress: 409, .offsetMismatch: 409, .resultGone: 410, .tooLarge: 413,
         .unsupportedMediaType: 415, .rangeNotSatisfiable: 416, .unknownWorker: 502, .missingMedia: 409, .mediaChanged: 409,
         .originRefused: 422, .storageFull: 507, .ioFailed: 500, .cancelled: 409, .handedBack: 409, .renderFailed: 502,
-        .tooManyRequests: 429, .unavailable: 503, .noAnswer: 504, .notLeader: 503, .handshakeFailed: 502, .internal: 500,
+        .tooManyRequests: 429, .unavailable: 503, .noAnswer: 504, .notLeader: 503, .mediaLost: 409, .handshakeFailed: 502, .internal: 500,
     ]
 
     @Test func everyCodeHasItsDocumentedStatus() {

@@ -17,6 +17,14 @@ import Testing
         options.store = try kind.freshLocation()
         try FileManager.default.createDirectory(at: options.stateDirectory, withIntermediateDirectories: true)
         let spec = try SpecFixtures.clipJob()
+        // The jobs' medium is in the media store, as an upload is (a resumed job whose media
+        // are gone fails with mediaLost instead of resuming).
+        let media = options.stateDirectory.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        for contentID in Set(spec.files.values.map(\.contentID)) {
+            let hex = try #require(ContentID(contentID)?.hex)
+            #expect(FileManager.default.createFile(atPath: media.appendingPathComponent(hex).path, contents: Data("clip".utf8)))
+        }
         let text = String(decoding: try spec.encoded(), as: UTF8.self)
         do {
             // What a coordinator stopped mid-batch leaves: two variants of "bhalf" made and

@@ -133,8 +133,9 @@ import Testing
     }
 
     /// A submission retried with one `Idempotency-Key` through a takeover is one job: the
-    /// key and its first answer are in the shared store.
-    @Test func aRetryUnderOneKeyAcrossATakeoverIsOneJob() throws {
+    /// key and its first answer are in the shared store. The job's media were uploaded to
+    /// the dead leader only: on the new one it fails, saying so (`mediaLost`).
+    @Test func aTakeoverKeepsIdempotencyKeysAndFailsJobsOfLostUploads() throws {
         let store = try TestPostgres.freshStore()
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 1)
@@ -170,5 +171,8 @@ import Testing
         let jobs = try HTTPExchange.send("GET", "\(apiB)/jobs")
         let listed = (jobs.json as? [[String: Any]])?.compactMap { $0["jobID"] as? String } ?? []
         #expect(listed == [job], "\(jobs.text.prefix(500))")
+        let status = try HTTPExchange.send("GET", "\(apiB)/jobs/\(job)").json as? [String: Any]
+        #expect(status?["state"] as? String == "failed" && (status?["error"] as? [String: Any])?["code"] as? String == "mediaLost",
+                "\(status ?? [:])")
     }
 }

@@ -11,3 +11,37 @@ func startCoordinator(_ options: Coordinator.Options) throws -> (endpoint: Strin
     let thread = try CoordinatorThread(options, logger: logger)
     return (thread.endpoint, thread.startSeconds, thread)
 }
+
+/// `--store URL`: the coordinator's store on that PostgreSQL server, in a new schema of
+/// this run's own, and the coordinator leading it under a lease as a farm with standbys
+/// does (each of its turns renews the lease). Without a URL, SQLite in the state directory.
+func onStore(_ options: Coordinator.Options, _ url: String?) throws -> Coordinator.Options {
+    guard let url else { return options }
+    let schemaURL = try benchSchema(url)
+    var options = options
+    options.store = .postgres(url: schemaURL)
+    let lease = try LeaderLease(url: schemaURL, candidate: "bench-\(getpid())")
+    var term: LeaderLease.Term?
+    let deadline = Date().addingTimeInterval(15)   // a coordinator of this run that stopped: its session ends
+    while term == nil, Date() < deadline {
+        term = try lease.tryToLead(endpoint: options.endpoint)
+        if term == nil { Thread.sleep(forTimeInterval: 0.1) }
+    }
+    guard let term else { throw FarmError(.internal, "the bench's coordinator could not lead its store") }
+    options.lead = (term, lease.seconds)
+    leases.append(lease)
+    return options
+}
+
+nonisolated(unsafe) private var leases: [LeaderLease] = []
+nonisolated(unsafe) private var schemas: [String: String] = [:]
+
+/// One schema per run and server: `bench_PID`.
+private func benchSchema(_ url: String) throws -> String {
+    if let made = schemas[url] { return made }
+    let schema = "bench_\(getpid())"
+    try PostgresDatabase(url: url).execute("CREATE SCHEMA \(schema)")
+    let made = url + (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D" + schema
+    schemas[url] = made
+    return made
+}

@@ -52,7 +52,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: state)
     options.mediaRoots = [dir]
     let kept = 5_000
-    let first = try startCoordinator(options)
+    let first = try startCoordinator(try onStore(options, arguments.store))
     let firstWorkers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots,
                                         chunkBytes: 256 << 10, media: media, limit: kept)
     Thread { do { try firstWorkers.run() } catch { print("simulated workers: \(error)") } }.start()
@@ -89,7 +89,7 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let workers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots, chunkBytes: 2 << 20,
                                    media: media)
     Thread { do { try workers.run() } catch { print("simulated workers: \(error)") } }.start()
-    let second = try startCoordinator(options)
+    let second = try startCoordinator(try onStore(options, arguments.store))
     let uploaded = DispatchSemaphore(value: 0)
     let uploadStart = Date()
     let endpoint = second.endpoint

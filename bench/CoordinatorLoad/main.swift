@@ -30,6 +30,8 @@ struct Arguments {
     var clipSeconds = 60
     var loopPriority = LoopPriority.normal
     var pollers = 0
+    /// `--store URL`: the store on a PostgreSQL server (docs/benchmarks.md).
+    var store: String?
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("reel-coordinator-load")
 
     init() {
@@ -49,13 +51,14 @@ struct Arguments {
             case "--dir": directory = URL(fileURLWithPath: value)
             case "--loop-priority": loopPriority = LoopPriority(rawValue: value) ?? loopPriority
             case "--pollers": pollers = Int(value) ?? pollers
+            case "--store": store = value
             default: Self.usage()
             }
         }
     }
 
     static func usage() -> Never {
-        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag [--loop-priority P] [--pollers N]] [--dir DIR]\n".utf8))
+        FileHandle.standardError.write(Data("usage: coordinator-load [--workers N] [--segments N] [--slots N] [--minutes M | --egress [--clip-seconds S] | --lag [--loop-priority P] [--pollers N]] [--store postgresql://…] [--dir DIR]\n".utf8))
         exit(2)
     }
 }
@@ -201,7 +204,7 @@ let keyframeInterval = arguments.minutes == nil ? 1.0 : 2.0
 var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: dir.appendingPathComponent("state"))
 options.mediaRoots = [dir]
 options.jobLimits.shards = 100_000  // the default job is 50,400 shards, past the default limit
-let coordinatorOptions = options
+let coordinatorOptions = try onStore(options, arguments.store)
 let endpoint = try startCoordinator(coordinatorOptions).endpoint
 
 let workers = SimulatedWorkers(endpoint: endpoint, count: arguments.workers, slots: arguments.slots, chunkBytes: 4096,

@@ -157,6 +157,10 @@ extension Coordinator {
 
     /// Why a finished job has no result to fetch.
     func missingResultReason(_ record: JobStore.JobRecord) -> String {
+        if let holder = record.resultHolder, holder != options.lead?.term.candidate {
+            return "the result of \(record.id) is on the disk of coordinator \(holder), which wrote it when it led; this coordinator "
+                + "cannot read it (send results to an output URL to keep them through a takeover: docs/api.md, \"Output to a URL\")"
+        }
         if let finished = record.finished, finished < Self.now - options.keepResultsSeconds {
             return "the result of \(record.id) was removed: results are kept \(Int(options.keepResultsSeconds)) s after a job ends (--keep-results)"
         }

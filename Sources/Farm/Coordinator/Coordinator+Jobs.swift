@@ -24,6 +24,12 @@ extension Coordinator {
             unlink(results.appendingPathComponent(name).path)
         }
         for record in try store.jobs(states: JobPhase.allCases.filter { !$0.isFinal }) {
+            if let lost = lostMedia(of: record) {
+                log("job \(record.id) failed: \(lost.message)", LogIDs(job: record.id), level: .warning)
+                changes.append(.closeOpenAttempts(job: record.id, reason: "coordinator restarted", at: now))
+                changes.append(.jobPhase(record.id, .failed, error: lost, finished: now))
+                continue
+            }
             // Its spec is decoded on the lane; an older release's job is compiled again
             // on the loop when the lane finds it cannot read it (rare, once).
             let parts = ResumedJob(record: ResumedJob.Record(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
@@ -45,6 +51,24 @@ extension Coordinator {
             log("the restart's closing of open attempts waits for the first turn: \(error)", level: .warning)
             unsaved = changes + unsaved
         }
+    }
+
+    /// Media a resumed job needs that this coordinator cannot read: uploaded to the one that
+    /// led before, whose disk is not this one (docs/operations.md, "A standby coordinator"),
+    /// or removed from this state directory. Media by URL are read again from their origin,
+    /// and media by path from a media root. Read before the socket listens.
+    private func lostMedia(of record: JobStore.JobRecord) -> FarmError? {
+        let lost = record.files.filter { reference, contentID in
+            guard !MediaURL.isURL(reference), let hex = MediaStore.hex(contentID) else { return false }
+            if Disk.exists(media.catalog.directory.appendingPathComponent(hex).path) { return false }
+            if let path = record.paths[reference], MediaStore.isInside(path, media.catalog.roots), Disk.exists(path) { return false }
+            return true
+        }
+        guard let (reference, contentID) = lost.min(by: { $0.key < $1.key }) else { return nil }
+        let why = options.store.isShared ? "was uploaded to the coordinator that led before, and its disk is not this one's"
+            : "is no longer in this coordinator's state directory"
+        return FarmError(.mediaLost, "'\(reference)' (\(contentID))\(lost.count > 1 ? " and \(lost.count - 1) more" : "") \(why): "
+            + "upload it again and submit the job again")
     }
 
     /// Builds a resumed job on the I/O lane: its plan decoded, its kept chunks checked.

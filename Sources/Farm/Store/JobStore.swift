@@ -80,6 +80,8 @@ public final class JobStore {
         /// Its shard rows are written after it, a slice a turn (`insertShards`): the
         /// job's own row is written alone.
         var shardsWritten = false
+        /// The coordinator whose disk holds its result, on a shared store (read only).
+        public var resultHolder: String? = nil
 
         public init(id: String, state: JobPhase, priority: Int, created: Double, finished: Double?, session: String,
                     files: [String: String], paths: [String: String], settings: EncoderSettings, totalFrames: Int64,
@@ -159,11 +161,19 @@ public final class JobStore {
     }
 
     /// Queued shard rows of a job, `texts[i]` being shard `from + i`'s task as JSON.
+    /// In statements of at most `SQLStore.rowsOnALoop` rows each: one round trip to a server
+    /// for 64 shards, not one per shard.
     func insertShards(job: String, from first: Int, texts: ArraySlice<String>, frames: ArraySlice<Int64>) throws {
-        for (offset, (text, count)) in zip(texts, frames).enumerated() {
-            try db.query("INSERT INTO shards VALUES(?,?,?,?,?,NULL,NULL)", [
-                .text(job), .integer(Int64(first + offset)), .text(text), .integer(count), .text(ShardState.queued.rawValue),
-            ])
+        let rows = Array(zip(texts, frames))
+        for start in stride(from: 0, to: rows.count, by: SQLStore.rowsOnALoop) {
+            let slice = rows[start..<min(rows.count, start + SQLStore.rowsOnALoop)]
+            let marks = Array(repeating: "(?,?,?,?,?,NULL,NULL)", count: slice.count).joined(separator: ",")
+            var values: [SQLValue] = []
+            values.reserveCapacity(slice.count * 5)
+            for (offset, (text, count)) in slice.enumerated() {
+                values += [.text(job), .integer(Int64(first + start + offset)), .text(text), .integer(count), .text(ShardState.queued.rawValue)]
+            }
+            try db.query("INSERT INTO shards VALUES \(marks)", values)
         }
     }
 
@@ -178,7 +188,10 @@ public final class JobStore {
     }
 
     public func job(_ id: String) throws -> JobRecord? {
-        try records(try db.query("SELECT \(Self.jobColumns) FROM jobs WHERE id=?", [.text(id)]), states: nil).first
+        guard let row = try db.query("SELECT \(Self.jobColumns), result_holder FROM jobs WHERE id=?", [.text(id)]).first,
+              var record = try records([row], states: nil).first else { return nil }
+        record.resultHolder = row[12].string
+        return record
     }
 
     /// The compiled spec of a job (JSON), if it was stored with one.
@@ -273,6 +286,9 @@ public final class JobStore {
             try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), error_code=COALESCE(?, error_code), finished=COALESCE(?, finished) WHERE id=?",
                          [.text(state.rawValue), error.map { .text($0.message) } ?? .null, error.map { .text($0.code.rawValue) } ?? .null,
                           finished.map { .real($0) } ?? .null, .text(job)])
+            if state == .done, let resultHolder {
+                try db.query("UPDATE jobs SET result_holder=? WHERE id=?", [.text(resultHolder), .text(job)])
+            }
             // The job's end and its webhook are one change: once per event, never lost.
             if let finished, state.isFinal {
                 try db.query("""
@@ -392,8 +408,9 @@ public final class JobStore {
     /// (`LeaderLease`); nil for a store no other coordinator shares.
     public private(set) var fence: (term: Int64, seconds: Double)?
 
-    /// This connection writes for the leader of `term`, whose lease lasts `seconds`.
-    public func lead(term: Int64, seconds: Double) throws {
+    /// This connection writes for the leader of `term`, whose lease lasts `seconds`; a job
+    /// it ends `done` is recorded as its result's holder (`candidate`).
+    public func lead(term: Int64, seconds: Double, candidate: String) throws {
         // A leader frozen inside a turn holds the lease row's lock: the server ends such a
         // session, so that a standby's takeover waits no longer than the lease.
         try db.execute("SET idle_in_transaction_session_timeout = '\(Int(seconds * 1000))ms'")
@@ -402,7 +419,11 @@ public final class JobStore {
                      [.integer(term)])
         guard db.changes == 1 else { throw LeaseLost(term: term) }
         fence = (term, seconds)
+        resultHolder = candidate
     }
+
+    /// Who holds the results of the jobs this connection ends (`lead`).
+    private var resultHolder: String?
 
     private func renew(_ fence: (term: Int64, seconds: Double)) throws {
         do {

@@ -36,6 +36,7 @@ enum StoreSchema {
         ("batch", "TEXT"),       // the batch it is a variant of (docs/api.md, "Batches")
         ("variant", "TEXT"),
         ("error_code", "TEXT"),
+        ("result_holder", "TEXT"),   // the coordinator whose disk holds the result (docs/operations.md, "A standby coordinator")
     ]
 
     /// Listing pages newest first, per owner, and pruning by end time read these.

@@ -57,6 +57,7 @@ class FarmErrorCode(str, Enum):
     TOO_MANY_REQUESTS = "tooManyRequests"
     UNAVAILABLE = "unavailable"
     NO_ANSWER = "noAnswer"
+    MEDIA_LOST = "mediaLost"
     NOT_LEADER = "notLeader"
     HANDSHAKE_FAILED = "handshakeFailed"
     INTERNAL = "internal"
