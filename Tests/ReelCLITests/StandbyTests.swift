@@ -68,6 +68,8 @@ import Testing
                 "\(status(job))")
         let before = Self.shards(status(job))
         #expect(before.done < before.total)
+        // A client watching the job through the takeover.
+        let watcher = try farm.spawn(["watch", job, "--json"] + both, log: "watch.log")
         // …which dies.
         let killed = Date()
         if let process = a.process { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
@@ -81,6 +83,12 @@ import Testing
         let fetched = try reel(["fetch", job, "-o", "out.mp4"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("out.mp4"))) == reference)
+        // The watcher followed the job to its end on the new leader.
+        #expect(try farm.waitUntil(30) { !watcher.isRunning }, "\(farm.log("watch.log").suffix(1000))")
+        #expect(watcher.terminationStatus == 0, "\(farm.log("watch.log").suffix(1000))")
+        let last = farm.log("watch.log").split(separator: "\n").last { $0.hasPrefix("{") }
+        let final = last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(final?["state"] as? String == "done", "\(farm.log("watch.log").suffix(1000))")
     }
 
     /// A frozen leader (SIGSTOP) keeps its connection: the standby leads once the lease

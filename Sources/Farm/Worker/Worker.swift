@@ -144,12 +144,14 @@ public final class Worker {
     func reconnect(notLeader: Bool = false) throws {
         let endpoints = options.endpoints
         let next = endpoints[((endpoints.firstIndex(of: coordinator) ?? 0) + 1) % endpoints.count]
-        let pause = notLeader && next != options.endpoint ? 0 : notLeader ? 0.5 : backoff
+        // The pause comes once a round, back at the first coordinator: the next one is tried at once.
+        let roundDone = next == options.endpoint
+        let pause = !roundDone ? 0 : notLeader ? 0.5 : backoff
         if notLeader {
             logger.info("the coordinator at \(coordinator) stands by; trying \(next)")
         } else {
             logger.warning("coordinator at \(coordinator) silent; trying \(next) in \(pause) s")
-            backoff = min(backoff * 2, 16)
+            if roundDone { backoff = min(backoff * 2, 16) }
         }
         socket.close()
         Thread.sleep(forTimeInterval: pause)
