@@ -398,6 +398,36 @@ struct SchedulerTests {
         #expect(farm.tick().count == 1)
     }
 
+    /// A chunk rendered for the coordinator before (a leader that died, or this one before
+    /// a restart) is taken if its shard waits in the queue; a shard given out since, or an
+    /// attempt no coordinator gave out, keeps what it has (docs/operations.md, "A standby
+    /// coordinator").
+    @Test func aChunkRenderedForTheCoordinatorBeforeIsTakenIfItsShardWaits() {
+        var farm = Farm()
+        farm.submit("j", shards: 3)
+        // As resumed: attempts 1 of shards 0 and 1 were given out by the coordinator before.
+        var job = farm.scheduler.jobs["j"]!
+        job.nextAttempt = [0: 1, 1: 1]
+        farm.on(.submitted(job, nil))
+        farm.join("a", slots: 1)
+        let taken = farm.on(.chunk(Farm.peer("a"), AttemptID(jobID: "j", shard: 0, attempt: 1)))
+        #expect(taken.contains { if case .storeChunk = $0 { true } else { false } })
+        #expect(taken.contains { if case .persist(.startAttempt(let key, worker: "a", at: _)) = $0 { key.shard == 0 } else { false } })
+        farm.on(.chunkStored(Farm.peer("a"), AttemptID(jobID: "j", shard: 0, attempt: 1), sha256: "sha", peakRSSKB: nil))
+        #expect(farm.state("j", 0) == .done && farm.busy("a") == 0)
+        // An attempt no coordinator gave out is not taken.
+        let forged = farm.on(.chunk(Farm.peer("a"), AttemptID(jobID: "j", shard: 2, attempt: 1)))
+        #expect(!forged.contains { if case .storeChunk = $0 { true } else { false } })
+        #expect(farm.state("j", 2) == .queued)
+        // Shard 1 is given out again before the old chunk comes: the new attempt keeps it.
+        farm.join("b", slots: 1)
+        let given = farm.tick()
+        #expect(given.contains { $0.key.shard == 1 && $0.key.attempt == 2 })
+        let late = farm.on(.chunk(Farm.peer("a"), AttemptID(jobID: "j", shard: 1, attempt: 1)))
+        #expect(!late.contains { if case .storeChunk = $0 { true } else { false } })
+        #expect(farm.state("j", 1) == .running)
+    }
+
     @Test func aResumedJobWhoseShardsAreAllDoneIsAssembled() {
         var farm = Farm()
         farm.submit("j", shards: 1)

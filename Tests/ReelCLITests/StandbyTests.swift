@@ -56,8 +56,10 @@ import Testing
             return (try? JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any]) ?? [:]
         }
         workers: do {
+            // Each shard takes a second or more: when the leader dies one is surely being
+            // rendered for it, and that chunk must reach the new leader, not be rendered again.
             let worker = try farm.spawn(["worker", "--connect", a.endpoint, "--connect", b.endpoint, "--slots", "1",
-                                         "--cache-dir", farm.path("cache"), "--test-shard-delay", "150"], log: "worker.log")
+                                         "--cache-dir", farm.path("cache"), "--test-shard-delay", "1000"], log: "worker.log")
             farm.workers["w"] = worker
         }
         let submitted = try reel(["submit", "s.json"] + FarmFixture.shortGOP)
@@ -83,6 +85,8 @@ import Testing
         let fetched = try reel(["fetch", job, "-o", "out.mp4"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: farm.path("out.mp4"))) == reference)
+        // The shard rendered while no one led was taken by the new leader.
+        #expect(farm.log("b.log").contains("rendered for the coordinator before"), "\(farm.log("b.log").suffix(2000))")
         // The watcher followed the job to its end on the new leader.
         #expect(try farm.waitUntil(30) { !watcher.isRunning }, "\(farm.log("watch.log").suffix(1000))")
         #expect(watcher.terminationStatus == 0, "\(farm.log("watch.log").suffix(1000))")

@@ -33,6 +33,8 @@ public final class Worker {
     var runningRemote: [AttemptID: Set<String>] = [:]
     var runningMedia: Set<String> { runningRemote.values.reduce(into: []) { $0.formUnion($1) } }
     var lastHeard = Date()
+    /// Chunks to offer again to the next coordinator this worker joins.
+    lazy var unconfirmed = UnconfirmedChunks(confirmSeconds: 2 * Double(options.heartbeatMillis) / 1000)
     var lastSent = Date.distantPast
     var lastSample = Date.distantPast
     var welcomed = false
@@ -204,6 +206,7 @@ public final class Worker {
             sendHello()
             return
         }
+        unconfirmed.heard(from: coordinator, at: lastHeard)
         do {
             try process(message)
         } catch {
@@ -216,6 +219,11 @@ public final class Worker {
         case .welcome:
             welcomed = true
             backoff = 1
+            // Rendered for the coordinator before this one, or before it restarted: offered again.
+            for chunk in unconfirmed.takeForResending() {
+                send(.chunk, chunk.ready, payload: [.owned(chunk.buffer)])
+                unconfirmed.sent(chunk.ready, chunk.buffer, to: coordinator, at: Date())
+            }
             logger.info("joined the farm at \(coordinator) as \(options.workerID)")
             // A coordinator that restarted (or dropped this worker) never answers what was asked
             // of the one before: ask again, now that it knows this worker.
@@ -348,6 +356,7 @@ public final class Worker {
             logger.log(.info, "rendered shard \(ready.shard) of job \(ready.jobID) in \(ready.millis) ms (\(ready.size) bytes)",
                        LogIDs(job: ready.jobID, shard: ready.shard, attempt: ready.attempt))
             send(.chunk, ready, payload: [.owned(buffer)])
+            unconfirmed.sent(ready, buffer, to: coordinator, at: Date())
         case .failed(var failure) where failure.code == .cancelled:
             if options.drain.isRaised {
                 failure.code = .handedBack

@@ -161,12 +161,36 @@ struct Scheduler {
     // MARK: Results
 
     private mutating func chunk(from peer: PeerID, _ key: AttemptID) {
+        adoptIfOrphaned(key, from: peer)
         guard mayReport(key, from: peer, what: "a chunk") else { return }
         guard let job = jobs[key.jobID], job.running[key.shard]?[key.attempt] != nil else {
             workers[peer]?.running.remove(key)   // late: cancelled, or beaten by a backup
             return
         }
         emit(.storeChunk(peer, key))
+    }
+
+    /// A chunk a worker rendered for a coordinator that is gone (a leader that died, or
+    /// this one before a restart), offered when the worker joined this one: taken as an
+    /// attempt of this worker's if its shard waits in the queue, so nothing rendered is
+    /// lost (docs/operations.md, "A standby coordinator"). A shard given out or done since
+    /// keeps its own; the chunk is then dropped as any stale result is.
+    private mutating func adoptIfOrphaned(_ key: AttemptID, from peer: PeerID) {
+        guard var worker = workers[peer], !worker.running.contains(key), var job = jobs[key.jobID],
+              job.state.indices.contains(key.shard), job.state[key.shard] == .queued, job.running[key.shard]?.isEmpty ?? true,
+              key.attempt > 0, key.attempt <= (job.nextAttempt[key.shard] ?? 0) else { return }
+        let codec = job.spec.settings.videoCodec.rawValue
+        guard job.encoderFingerprint == nil || worker.encoders?[codec] == job.encoderFingerprint else { return }
+        if job.encoderFingerprint == nil { job.encoderFingerprint = worker.encoders?[codec] }
+        jobs[key.jobID] = nil
+        job.set(key.shard, .running)
+        job.running[key.shard, default: [:]][key.attempt] = RunningAttempt(worker: peer, started: now)
+        jobs[key.jobID] = job
+        worker.running.insert(key)
+        workers[peer] = worker
+        persist(.startAttempt(key, worker: worker.workerID, at: now))
+        emit(.log(.info, "took shard \(key.shard) of job \(key.jobID) from \(worker.workerID), rendered for the coordinator before",
+                  LogIDs(key, worker: worker.workerID)))
     }
 
     private mutating func stored(_ key: AttemptID, from peer: PeerID, sha256: String, peakRSSKB: Int?) {
