@@ -1,6 +1,7 @@
 import Farm
 import Foundation
 import Logging
+import Synchronization
 
 /// Starts a real coordinator on a thread of this process (`CoordinatorThread`).
 @discardableResult
@@ -29,19 +30,21 @@ func onStore(_ options: Coordinator.Options, _ url: String?) throws -> Coordinat
     }
     guard let term else { throw FarmError(.internal, "the bench's coordinator could not lead its store") }
     options.lead = (term, lease.seconds)
-    leases.append(lease)
+    benchStores.withLock { $0.leases.append(lease) }   // its connection lives as long as the run
     return options
 }
 
-nonisolated(unsafe) private var leases: [LeaderLease] = []
-nonisolated(unsafe) private var schemas: [String: String] = [:]
+/// The run's schemas by server, and the leases its coordinators hold.
+private let benchStores = Mutex<(schemas: [String: String], leases: [LeaderLease])>(([:], []))
 
 /// One schema per run and server: `bench_PID`.
 private func benchSchema(_ url: String) throws -> String {
-    if let made = schemas[url] { return made }
-    let schema = "bench_\(getpid())"
-    try PostgresDatabase(url: url).execute("CREATE SCHEMA \(schema)")
-    let made = url + (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D" + schema
-    schemas[url] = made
-    return made
+    try benchStores.withLock { stores in
+        if let made = stores.schemas[url] { return made }
+        let schema = "bench_\(getpid())"
+        try PostgresDatabase(url: url).execute("CREATE SCHEMA \(schema)")
+        let made = url + (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3D" + schema
+        stores.schemas[url] = made
+        return made
+    }
 }

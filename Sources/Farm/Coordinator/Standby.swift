@@ -33,7 +33,7 @@ final class Standby {
         defer {
             socket.close()
             authenticator?.stop()
-            _ = context
+            _ = context   // the context outlives its socket
         }
         try socket.bind(options.endpoint)
         let holder = try lease.holder()
