@@ -18,8 +18,11 @@ func measureLoopLag(_ arguments: Arguments) throws {
     // 10,000 jobs that ended an hour ago, each with its (small) result: kept, so every
     // sweep reads them all.
     let keptJobs = 10_000
+    var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: state)
+    options.mediaRoots = [dir]
+    let firstOptions = try onStore(options, arguments.store)
     do {
-        let store = try JobStore(path: state.appendingPathComponent("farm.sqlite").path)
+        let store = try JobStore(at: firstOptions.store)
         let ended = Date().timeIntervalSince1970 - 3600
         let result = Data(repeating: 1, count: 4096)
         try store.batch {
@@ -49,10 +52,8 @@ func measureLoopLag(_ arguments: Arguments) throws {
     let segments = (0..<4).map { _ in #"{"source": "clip.mp4"}"# }.joined(separator: ",")
     try Data(#"{"video": {"renderSize": [16, 16], "frameDuration": 1, "videoSegments": [\#(segments)]}}"#.utf8).write(to: sessionPath)
     let media = try shardChunkMedia(like: sample, in: dir)
-    var options = Coordinator.Options(endpoint: "tcp://127.0.0.1:*", stateDirectory: state)
-    options.mediaRoots = [dir]
     let kept = 5_000
-    let first = try startCoordinator(try onStore(options, arguments.store))
+    let first = try startCoordinator(firstOptions)
     let firstWorkers = SimulatedWorkers(endpoint: first.endpoint, count: arguments.workers, slots: arguments.slots,
                                         chunkBytes: 256 << 10, media: media, limit: kept)
     Thread { do { try firstWorkers.run() } catch { print("simulated workers: \(error)") } }.start()

@@ -427,9 +427,10 @@ public final class JobStore {
 
     private func renew(_ fence: (term: Int64, seconds: Double)) throws {
         do {
+            // The term alone decides: a lease that ran out while no one took it is still
+            // this leader's (a standby takes it by raising the term, under this row's lock).
             try db.query("""
-                UPDATE leader SET expires = clock_timestamp() + make_interval(secs => ?)
-                WHERE id = 1 AND term = ? AND expires > clock_timestamp()
+                UPDATE leader SET expires = clock_timestamp() + make_interval(secs => ?) WHERE id = 1 AND term = ?
                 """, [.real(fence.seconds), .integer(fence.term)])
         } catch {
             // The store cannot tell whether the lease still holds: lead no further.

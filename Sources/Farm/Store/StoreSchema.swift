@@ -55,6 +55,10 @@ enum StoreSchema {
             try addMissing(columns, on: db)
             try db.execute(indexes + JobStore.idempotencySchema + JobStore.batchCreationsSchema)
         case .postgres:
+            // A connection opened while the loop writes makes no DDL when there is nothing to
+            // make: `CREATE INDEX IF NOT EXISTS` locks its table before it looks, and would
+            // wait for the loop's turn (and the loop's next turn for it).
+            if try current(on: db) { return }
             // Coordinators starting together make the tables once: the lock is the
             // transaction's, and each CREATE sees what the one before it made.
             try db.transaction {
@@ -67,7 +71,26 @@ enum StoreSchema {
                 // A batch's variants are listed in the order they were made (SQLite's rowid).
                 if !columns.contains("seq") { try db.execute("ALTER TABLE jobs ADD COLUMN seq BIGINT GENERATED ALWAYS AS IDENTITY") }
                 try db.execute(postgres(indexes + JobStore.idempotencySchema + JobStore.batchCreationsSchema) + LeaderLease.schema)
+                // An older release's connection leaves a newer release's version as it is.
+                try db.execute("CREATE TABLE IF NOT EXISTS reelfarm_schema(version INTEGER NOT NULL)")
+                if (try db.query("SELECT MAX(version) FROM reelfarm_schema").first?[0].int ?? 0) < version {
+                    try db.execute("DELETE FROM reelfarm_schema")
+                    try db.query("INSERT INTO reelfarm_schema VALUES(?)", [.integer(version)])
+                }
             }
+        }
+    }
+
+    /// The tables' version on PostgreSQL: raised with every change to them, so that a
+    /// newer release makes what it adds.
+    static let version: Int64 = 1
+
+    /// Whether the server's tables are this release's already.
+    private static func current(on db: any SQLDatabase) throws -> Bool {
+        do {
+            return (try db.query("SELECT MAX(version) FROM reelfarm_schema").first?[0].int ?? 0) >= version
+        } catch let failure as PostgresDatabase.Failure where failure.state == "42P01" {
+            return false   // no such table: a new store
         }
     }
 
