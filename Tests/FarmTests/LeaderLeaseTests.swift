@@ -18,7 +18,7 @@ import Testing
 
         // A's loop writes under its term.
         let store = try JobStore(at: .postgres(url: url))
-        try store.lead(term: first.number, seconds: 10, candidate: "a")
+        try store.lead(first, seconds: 10)
         try store.batch { try store.recordWorker(id: "w1", host: "h", slots: 1, at: 1) }
 
         // A's lease runs out (it froze): B leads, with a later term…
@@ -40,7 +40,7 @@ import Testing
         let b = try LeaderLease(url: url, candidate: "b")
         let term = try #require(try a.tryToLead(endpoint: "tcp://a:7700"))
         var store: JobStore? = try JobStore(at: .postgres(url: url))
-        try store?.lead(term: term.number, seconds: 3600, candidate: "a")
+        try store?.lead(term, seconds: 3600)
         #expect(try b.tryToLead(endpoint: "tcp://b:7700") == nil)
         store = nil
         var next: LeaderLease.Term?

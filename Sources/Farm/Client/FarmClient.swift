@@ -52,7 +52,7 @@ public final class FarmClient {
 
     /// Asks the next coordinator from now on.
     private func switchCoordinator() throws {
-        let next = endpoints[((endpoints.firstIndex(of: endpoint) ?? 0) + 1) % endpoints.count]
+        let next = FarmEndpoint.next(after: endpoint, in: endpoints)
         socket.close()
         handshakeMonitor?.close()
         (socket, handshakeMonitor) = try Self.connect(next, context: context, curve: curve)

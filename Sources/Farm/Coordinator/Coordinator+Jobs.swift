@@ -59,10 +59,7 @@ extension Coordinator {
     /// and media by path from a media root. Read before the socket listens.
     private func lostMedia(of record: JobStore.JobRecord) -> FarmError? {
         let lost = record.files.filter { reference, contentID in
-            guard !MediaURL.isURL(reference), let hex = MediaStore.hex(contentID) else { return false }
-            if Disk.exists(media.catalog.directory.appendingPathComponent(hex).path) { return false }
-            if let path = record.paths[reference], MediaStore.isInside(path, media.catalog.roots), Disk.exists(path) { return false }
-            return true
+            !MediaURL.isURL(reference) && MediaStore.hex(contentID) != nil && !media.catalog.mayHold(contentID, candidate: record.paths[reference])
         }
         guard let (reference, contentID) = lost.min(by: { $0.key < $1.key }) else { return nil }
         let why = options.store.isShared ? "was uploaded to the coordinator that led before, and its disk is not this one's"

@@ -26,18 +26,12 @@ extension Coordinator {
             }
             return
         }
-        let limit = min(max(request.limit ?? 100, 1), 1000)
-        let cursor = try request.after.map { text in
-            guard let parsed = JobStore.JobCursor(text) else { throw FarmError(.invalidInput, "'\(text.prefix(80))' is not a page cursor") }
-            return parsed
-        }
-        let owner = request.owner
+        let (limit, cursor, owner) = (request.pageLimit, try request.cursor(), request.owner)
         queryLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
             .reply(Result {
                 let rows = try queryStore.page(owner: owner, after: cursor, limit: limit, live: maker.live.keys)
-                let next = rows.count == limit ? rows.last.map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text } : nil
                 let jobs = rows.map { maker.status(of: $0.summary, stored: $0) }
-                return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes, next: next))
+                return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes, next: StoredJob.nextCursor(after: rows, limit: limit)))
             }, to: identity, type: .status)
         }
     }

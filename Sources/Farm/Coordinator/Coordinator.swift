@@ -99,7 +99,7 @@ public final class Coordinator {
             storeSyncer = nil
         }
         store = try JobStore(at: options.store, syncedBy: storeSyncer, loop: true)
-        if let lead = options.lead { try store.lead(term: lead.term.number, seconds: lead.seconds, candidate: lead.term.candidate) }
+        if let lead = options.lead { try store.lead(lead.term, seconds: lead.seconds) }
         assemblyLane = AssemblyLane(wakes: wakeup) { [logger] line in logger.warning("\(line)") }
         for medium in options.knownMedia { try store.remember(medium) }
         media = try MediaStore(directory: options.stateDirectory.appendingPathComponent("media"), store: store,

@@ -86,6 +86,7 @@ final class LaneStore: Sendable {
 /// A job as the store holds it, for a status: its summary, its shards counted by the store
 /// (nil for a job the scheduler holds: described from memory), its webhook.
 struct StoredJob: Sendable {
+
     var summary: JobStore.JobSummary
     var counts: (byState: ShardCounts, framesDone: Int64, doneBy: [ChunkSource: Int])?
     var webhook: WebhookStatus?

@@ -37,6 +37,15 @@ struct MediaCatalog: Sendable {
         return URL(fileURLWithPath: candidate)
     }
 
+    /// Whether `contentID` may be found here without hashing anything: its upload is in the
+    /// store, or `candidate` is a file under a media root (checked against its hash when read).
+    func mayHold(_ contentID: String, candidate: String?) -> Bool {
+        guard let hex = MediaLocatorContentID.hex(contentID) else { return false }
+        if Disk.exists(directory.appendingPathComponent(hex).path) { return true }
+        guard let candidate, MediaStore.isInside(candidate, roots) else { return false }
+        return Disk.exists(candidate)
+    }
+
     /// The stat of `path` if its remembered hash is `contentID`: a worker that sees the
     /// same size and time at the same path may read it without hashing.
     func verifiedStat(of path: String, contentID: String, known: (String, FileStat) -> String?) -> FileStat? {

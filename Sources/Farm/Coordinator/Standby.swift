@@ -15,14 +15,12 @@ final class Standby {
     private let lease: LeaderLease
     private let logger: Logger
     private let store: LaneStore
-    private let owners: JobStore
 
     init(options: Coordinator.Options, lease: LeaderLease, logger: Logger) throws {
         self.options = options
         self.lease = lease
         self.logger = logger
         store = try LaneStore(at: options.store)
-        owners = try JobStore(at: options.store)
     }
 
     /// Serves until it leads (its term) or its stop is raised (nil).
@@ -87,14 +85,9 @@ final class Standby {
                 let jobs = try store.batch(batch, live: []).map { maker.status(of: $0.summary, stored: $0) }
                 return try WireMessage(.statusReply, StatusReply(jobs: jobs))
             }
-            let limit = min(max(request.limit ?? 100, 1), 1000)
-            let cursor = try request.after.map { text in
-                guard let parsed = JobStore.JobCursor(text) else { throw FarmError(.invalidInput, "'\(text.prefix(80))' is not a page cursor") }
-                return parsed
-            }
-            let rows = try store.page(owner: request.owner, after: cursor, limit: limit, live: [])
-            let next = rows.count == limit ? rows.last.map { JobStore.JobCursor(created: $0.summary.created, id: $0.summary.id).text } : nil
-            return try WireMessage(.statusReply, StatusReply(jobs: rows.map { maker.status(of: $0.summary, stored: $0) }, next: next))
+            let rows = try store.page(owner: request.owner, after: try request.cursor(), limit: request.pageLimit, live: [])
+            return try WireMessage(.statusReply, StatusReply(jobs: rows.map { maker.status(of: $0.summary, stored: $0) },
+                                                             next: StoredJob.nextCursor(after: rows, limit: request.pageLimit)))
         case .watch:
             // One status now; a watcher asks again when nothing more comes (`FarmClient.watch`).
             let request = try message.decode(JobRequest.self)
@@ -104,8 +97,8 @@ final class Standby {
             return try WireMessage(.progress, status)
         case .shards:
             let request = try message.decode(JobRequest.self)
-            guard let record = try owners.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
-            try Coordinator.mayManage(request.jobID, ownedBy: record.owner, credentials, onBehalfOf: request.onBehalfOf)
+            guard let job = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
+            try Coordinator.mayManage(request.jobID, ownedBy: job.summary.owner, credentials, onBehalfOf: request.onBehalfOf)
             return try WireMessage(.shardsReply, ShardsReply(shards: try store.shardDetails(of: request.jobID, now: Date().timeIntervalSince1970)))
         case .workers:
             return try WireMessage(.workersReply, WorkersReply(workers: []))   // workers join the leader

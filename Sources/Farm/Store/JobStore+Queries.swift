@@ -113,11 +113,8 @@ extension JobStore {
     /// statements of up to 500 ids each, not one per id.
     public func ended(before cutoff: Double, among ids: some Collection<String>) throws -> [(id: String, finished: Double)] {
         var found: [(id: String, finished: Double)] = []
-        let all = Array(ids)
-        for start in stride(from: 0, to: all.count, by: 500) {
-            let part = all[start..<min(all.count, start + 500)]
-            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-            let rows = try db.query("SELECT id, finished FROM jobs WHERE finished IS NOT NULL AND finished < ? AND id IN (\(marks))",
+        for part in SQLStore.slices(Array(ids), of: 500) {
+            let rows = try db.query("SELECT id, finished FROM jobs WHERE finished IS NOT NULL AND finished < ? AND id IN (\(SQLStore.marks(part.count)))",
                                     [.real(cutoff)] + part.map { .text($0) })
             found += rows.compactMap { row in row[0].string.flatMap { id in row[1].double.map { (id, $0) } } }
         }

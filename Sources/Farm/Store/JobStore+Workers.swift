@@ -14,8 +14,7 @@ extension JobStore {
     /// Shards done by each of `ids`, in one query (a lane's: a farm of 1,000 workers).
     public func shardsDone(byWorkers ids: [String]) throws -> [String: Int] {
         var done: [String: Int] = [:]
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let part = ids[start..<min(ids.count, start + 500)]
+        for part in SQLStore.slices(ids, of: 500) {
             for row in try db.query("SELECT id, shards_done FROM workers WHERE id IN (\(SQLStore.marks(part.count)))", part.map { .text($0) }) {
                 if let id = row[0].string { done[id] = Int(row[1].int ?? 0) }
             }

@@ -13,17 +13,6 @@ public final class JobStore {
     /// connection syncs each commit itself. On PostgreSQL the server does both (`loop`:
     /// the loop's connection commits asynchronously, as SQLite's does with a syncer).
     public convenience init(at location: StoreLocation, syncedBy syncer: StoreSyncer? = nil, loop: Bool = false) throws {
-        if case .sqlite(let path) = location {
-            // The store holds sessions, specs and callbacks with their presigned URLs whole (a
-            // restart reads the origins and sends the result with them): readable by the
-            // coordinator's user only, as a key file is. SQLite gives its -wal and -shm files
-            // the database's mode (docs/operations.md, "Security").
-            if !FileManager.default.fileExists(atPath: path) {
-                guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                    throw FarmError(.ioFailed, "cannot create the store \(path)")
-                }
-            }
-        }
         let db = try location.connect(commitTimer: CoordinatorMetrics.storeCommit)
         switch location {
         case .sqlite:
@@ -164,14 +153,13 @@ public final class JobStore {
     /// In statements of at most `SQLStore.rowsOnALoop` rows each: one round trip to a server
     /// for 64 shards, not one per shard.
     func insertShards(job: String, from first: Int, texts: ArraySlice<String>, frames: ArraySlice<Int64>) throws {
-        let rows = Array(zip(texts, frames))
-        for start in stride(from: 0, to: rows.count, by: SQLStore.rowsOnALoop) {
-            let slice = rows[start..<min(rows.count, start + SQLStore.rowsOnALoop)]
+        let rows = Array(zip(texts, frames).enumerated())
+        for slice in SQLStore.slices(rows) {
             let marks = Array(repeating: "(?,?,?,?,?,NULL,NULL)", count: slice.count).joined(separator: ",")
             var values: [SQLValue] = []
             values.reserveCapacity(slice.count * 5)
-            for (offset, (text, count)) in slice.enumerated() {
-                values += [.text(job), .integer(Int64(first + start + offset)), .text(text), .integer(count), .text(ShardState.queued.rawValue)]
+            for (offset, (text, count)) in slice {
+                values += [.text(job), .integer(Int64(first + offset)), .text(text), .integer(count), .text(ShardState.queued.rawValue)]
             }
             try db.query("INSERT INTO shards VALUES \(marks)", values)
         }
@@ -181,17 +169,13 @@ public final class JobStore {
     /// Jobs in `states` (all when nil), oldest first; the states are chosen by the
     /// statement, so a store of many ended jobs does not decode them all to find a few.
     public func jobs(states: [JobPhase]? = nil) throws -> [JobRecord] {
-        guard let states else { return try records(try db.query("SELECT \(Self.jobColumns) FROM jobs ORDER BY created"), states: nil) }
-        let marks = Array(repeating: "?", count: states.count).joined(separator: ",")
-        return try records(try db.query("SELECT \(Self.jobColumns) FROM jobs WHERE state IN (\(marks)) ORDER BY created",
+        guard let states else { return try records(try db.query("SELECT \(Self.readColumns) FROM jobs ORDER BY created"), states: nil) }
+        return try records(try db.query("SELECT \(Self.readColumns) FROM jobs WHERE state IN (\(SQLStore.marks(states.count))) ORDER BY created",
                                         states.map { .text($0.rawValue) }), states: states)
     }
 
     public func job(_ id: String) throws -> JobRecord? {
-        guard let row = try db.query("SELECT \(Self.jobColumns), result_holder FROM jobs WHERE id=?", [.text(id)]).first,
-              var record = try records([row], states: nil).first else { return nil }
-        record.resultHolder = row[12].string
-        return record
+        try records(try db.query("SELECT \(Self.readColumns) FROM jobs WHERE id=?", [.text(id)]), states: nil).first
     }
 
     /// The compiled spec of a job (JSON), if it was stored with one.
@@ -200,17 +184,21 @@ public final class JobStore {
     }
 
     private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error, owner"
+    /// What `records` reads: the columns written with a job, and the result's holder, written at its end.
+    private static let readColumns = jobColumns + ", result_holder"
 
     private func records(_ rows: [[SQLValue]], states: [JobPhase]?) throws -> [JobRecord] {
         try rows.compactMap { r in
             guard let id = r[0].string else { return nil }
             let state = try Self.parse(JobPhase.self, column: r[1].string, of: id)
             if let states, !states.contains(state) { return nil }
-            return JobRecord(id: id, state: state, priority: Int(r[2].int ?? 0), created: r[3].double ?? 0, finished: r[4].double,
+            var record = JobRecord(id: id, state: state, priority: Int(r[2].int ?? 0), created: r[3].double ?? 0, finished: r[4].double,
                              session: r[5].string ?? "", files: try Self.parse([String: String].self, r[6].string),
                              paths: try Self.parse([String: String].self, r[7].string),
                              settings: try Self.parse(EncoderSettings.self, r[8].string), totalFrames: r[9].int ?? 0, error: r[10].string,
                              owner: r[11].string)
+            record.resultHolder = r[12].string
+            return record
         }
     }
 
@@ -286,8 +274,8 @@ public final class JobStore {
             try db.query("UPDATE jobs SET state=?, error=COALESCE(?, error), error_code=COALESCE(?, error_code), finished=COALESCE(?, finished) WHERE id=?",
                          [.text(state.rawValue), error.map { .text($0.message) } ?? .null, error.map { .text($0.code.rawValue) } ?? .null,
                           finished.map { .real($0) } ?? .null, .text(job)])
-            if state == .done, let resultHolder {
-                try db.query("UPDATE jobs SET result_holder=? WHERE id=?", [.text(resultHolder), .text(job)])
+            if state == .done, let holder = fence?.term.candidate {
+                try db.query("UPDATE jobs SET result_holder=? WHERE id=?", [.text(holder), .text(job)])
             }
             // The job's end and its webhook are one change: once per event, never lost.
             if let finished, state.isFinal {
@@ -339,8 +327,7 @@ public final class JobStore {
     /// In statements of at most `SQLStore.rowsOnALoop` rows: it runs on the loop.
     public func requeueShards(job: String, _ shards: [Int]) throws {
         try db.transaction {
-            for start in stride(from: 0, to: shards.count, by: SQLStore.rowsOnALoop) {
-                let slice = shards[start..<min(shards.count, start + SQLStore.rowsOnALoop)]
+            for slice in SQLStore.slices(shards) {
                 try db.query("UPDATE shards SET state=?, sha256=NULL, worker=NULL WHERE job_id=? AND idx IN (\(SQLStore.marks(slice.count)))",
                              [.text(ShardState.queued.rawValue), .text(job)] + slice.map { .integer(Int64($0)) })
             }
@@ -399,44 +386,29 @@ public final class JobStore {
             }
         } catch {
             // A leader cut off from the store cannot know that it still leads.
-            if let fence, !db.isConnected { throw LeaseLost(term: fence.term) }
+            if let fence, !db.isConnected { throw LeaseLost(term: fence.term.number) }
             throw error
         }
     }
 
-    /// The lease this store's writer holds, renewed by each of its batches
-    /// (`LeaderLease`); nil for a store no other coordinator shares.
-    public private(set) var fence: (term: Int64, seconds: Double)?
+    /// The lead this connection writes for, renewed by each of its batches (`LeaderLease`);
+    /// nil for a store no other coordinator shares. A job it ends `done` names the lead's
+    /// candidate as its result's holder.
+    public private(set) var fence: (term: LeaderLease.Term, seconds: Double)?
 
-    /// This connection writes for the leader of `term`, whose lease lasts `seconds`; a job
-    /// it ends `done` is recorded as its result's holder (`candidate`).
-    public func lead(term: Int64, seconds: Double, candidate: String) throws {
-        // A leader frozen inside a turn holds the lease row's lock: the server ends such a
-        // session, so that a standby's takeover waits no longer than the lease.
-        try db.execute("SET idle_in_transaction_session_timeout = '\(Int(seconds * 1000))ms'")
-        // From now on the leader is this session: once it is gone, a standby need not wait.
-        try db.query("UPDATE leader SET pid = pg_backend_pid(), session_start = \(LeaderLease.thisSessionStart) WHERE id = 1 AND term = ?",
-                     [.integer(term)])
-        guard db.changes == 1 else { throw LeaseLost(term: term) }
+    /// This connection writes for the leader of `term`, whose lease lasts `seconds`.
+    public func lead(_ term: LeaderLease.Term, seconds: Double) throws {
+        try LeaderLease.claim(term.number, seconds: seconds, on: db)
         fence = (term, seconds)
-        resultHolder = candidate
     }
 
-    /// Who holds the results of the jobs this connection ends (`lead`).
-    private var resultHolder: String?
-
-    private func renew(_ fence: (term: Int64, seconds: Double)) throws {
+    private func renew(_ fence: (term: LeaderLease.Term, seconds: Double)) throws {
+        let renewed: Bool
         do {
-            // The term alone decides: a lease that ran out while no one took it is still
-            // this leader's (a standby takes it by raising the term, under this row's lock).
-            try db.query("""
-                UPDATE leader SET expires = clock_timestamp() + make_interval(secs => ?) WHERE id = 1 AND term = ?
-                """, [.real(fence.seconds), .integer(fence.term)])
+            renewed = try LeaderLease.renew(fence.term.number, seconds: fence.seconds, on: db)
         } catch {
-            // The store cannot tell whether the lease still holds: lead no further.
-            throw LeaseLost(term: fence.term)
+            renewed = false   // the store cannot tell whether the lease still holds: lead no further
         }
-        guard db.changes == 1 else { throw LeaseLost(term: fence.term) }
+        guard renewed else { throw LeaseLost(term: fence.term.number) }
     }
-
 }

@@ -71,6 +71,25 @@ public final class LeaderLease {
 
     static let thisSessionStart = "(SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())"
 
+    /// The leader of `term` writes on `db` from now on: this session is the one a standby
+    /// watches, and the server ends it if it freezes inside a turn (a frozen turn holds the
+    /// lease row's lock, so a takeover waits no longer than the lease).
+    static func claim(_ term: Int64, seconds: Double, on db: any SQLDatabase) throws {
+        try db.execute("SET idle_in_transaction_session_timeout = '\(Int(seconds * 1000))ms'")
+        try db.query("UPDATE leader SET pid = pg_backend_pid(), session_start = \(thisSessionStart) WHERE id = 1 AND term = ?",
+                     [.integer(term)])
+        guard db.changes == 1 else { throw LeaseLost(term: term) }
+    }
+
+    /// A turn's renewal, its first statement; false once another leads. The term alone
+    /// decides: a lease that ran out while no one took it is still this leader's (a standby
+    /// takes it by raising the term, under the row lock this renewal holds to the commit).
+    static func renew(_ term: Int64, seconds: Double, on db: any SQLDatabase) throws -> Bool {
+        try db.query("UPDATE leader SET expires = clock_timestamp() + make_interval(secs => ?) WHERE id = 1 AND term = ?",
+                     [.real(seconds), .integer(term)])
+        return db.changes == 1
+    }
+
     /// Gives the lead up at once (a clean stop): a standby leads within `retrySeconds`.
     public func resign(_ term: Term) throws {
         try db.query("UPDATE leader SET expires = '-infinity' WHERE id = 1 AND term = ?", [.integer(term.number)])

@@ -112,6 +112,14 @@ public enum SQLStore {
     /// Rows one statement may read or change on an event loop (`checkRowsOnALoop`).
     public static let rowsOnALoop = 64
 
+    /// `items` in runs of at most `size`: one statement each (a list, a multi-row insert).
+    static func slices<Items: RandomAccessCollection>(_ items: Items, of size: Int = rowsOnALoop) -> [Items.SubSequence] {
+        stride(from: 0, to: items.count, by: size).map { start in
+            let first = items.index(items.startIndex, offsetBy: start)
+            return items[first..<items.index(first, offsetBy: min(size, items.count - start))]
+        }
+    }
+
     /// `count` `?` marks for an `IN (…)` list.
     static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
 }

@@ -33,8 +33,19 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// A new connection, for one thread.
     func connect(commitTimer: Metrics.Timer? = nil) throws -> any SQLDatabase {
         switch self {
-        case .sqlite(let path): try SQLiteDatabase(path: path, commitTimer: commitTimer)
-        case .postgres(let url): try PostgresDatabase(url: url, commitTimer: commitTimer)
+        case .sqlite(let path):
+            // The store holds sessions, specs and callbacks with their presigned URLs whole (a
+            // restart reads the origins and sends the result with them): readable by the
+            // coordinator's user only, as a key file is. SQLite gives its -wal and -shm files
+            // the database's mode (docs/operations.md, "Security").
+            if !FileManager.default.fileExists(atPath: path) {
+                guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw FarmError(.ioFailed, "cannot create the store \(path)")
+                }
+            }
+            return try SQLiteDatabase(path: path, commitTimer: commitTimer)
+        case .postgres(let url):
+            return try PostgresDatabase(url: url, commitTimer: commitTimer)
         }
     }
 }

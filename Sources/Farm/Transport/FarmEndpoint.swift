@@ -3,6 +3,12 @@ import Foundation
 /// A ZeroMQ endpoint as people type it (docs/operations.md, "A farm by hand"): with its
 /// scheme (`tcp://host:port`, `ipc:///path`), or `host:port`, read as TCP.
 public enum FarmEndpoint {
+    /// The coordinator after `current` among a leader and its standbys, round and round
+    /// (docs/operations.md, "A standby coordinator").
+    static func next(after current: String, in endpoints: [String]) -> String {
+        endpoints[((endpoints.firstIndex(of: current) ?? 0) + 1) % endpoints.count]
+    }
+
     /// The endpoint to hand to libzmq, or a message that shows the right form.
     public static func normalized(_ text: String) -> Result<String, FarmError> {
         let trimmed = text.trimmingCharacters(in: .whitespaces)

@@ -144,8 +144,7 @@ public final class Worker {
     /// growing pause (1 s … 16 s). Given standbys, the worker turns to the next coordinator
     /// (`notLeader`: at once, and a short pause once every coordinator has said so).
     func reconnect(notLeader: Bool = false) throws {
-        let endpoints = options.endpoints
-        let next = endpoints[((endpoints.firstIndex(of: coordinator) ?? 0) + 1) % endpoints.count]
+        let next = FarmEndpoint.next(after: coordinator, in: options.endpoints)
         // The pause comes once a round, back at the first coordinator: the next one is tried at once.
         let roundDone = next == options.endpoint
         let pause = !roundDone ? 0 : notLeader ? 0.5 : backoff

@@ -176,19 +176,10 @@ struct Scheduler {
     /// lost (docs/operations.md, "A standby coordinator"). A shard given out or done since
     /// keeps its own; the chunk is then dropped as any stale result is.
     private mutating func adoptIfOrphaned(_ key: AttemptID, from peer: PeerID) {
-        guard var worker = workers[peer], !worker.running.contains(key), var job = jobs[key.jobID],
+        guard let worker = workers[peer], !worker.running.contains(key), let job = jobs[key.jobID],
               job.state.indices.contains(key.shard), job.state[key.shard] == .queued, job.running[key.shard]?.isEmpty ?? true,
-              key.attempt > 0, key.attempt <= (job.nextAttempt[key.shard] ?? 0) else { return }
-        let codec = job.spec.settings.videoCodec.rawValue
-        guard job.encoderFingerprint == nil || worker.encoders?[codec] == job.encoderFingerprint else { return }
-        if job.encoderFingerprint == nil { job.encoderFingerprint = worker.encoders?[codec] }
-        jobs[key.jobID] = nil
-        job.set(key.shard, .running)
-        job.running[key.shard, default: [:]][key.attempt] = RunningAttempt(worker: peer, started: now)
-        jobs[key.jobID] = job
-        worker.running.insert(key)
-        workers[peer] = worker
-        persist(.startAttempt(key, worker: worker.workerID, at: now))
+              key.attempt > 0, key.attempt <= (job.nextAttempt[key.shard] ?? 0), job.accepts(worker.encoders) else { return }
+        start(key, on: peer)
         emit(.log(.info, "took shard \(key.shard) of job \(key.jobID) from \(worker.workerID), rendered for the coordinator before",
                   LogIDs(key, worker: worker.workerID)))
     }
@@ -396,29 +387,37 @@ extension Scheduler {
     }
 
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {
-        guard var worker = workers.removeValue(forKey: peer) else { return }
-        guard var job = jobs.removeValue(forKey: id) else {
-            workers[peer] = worker
-            return
-        }
+        guard let worker = workers[peer], var job = jobs.removeValue(forKey: id) else { return }
         let attempt = (job.nextAttempt[shard] ?? 0) + 1
         let key = AttemptID(jobID: id, shard: shard, attempt: attempt)
         job.nextAttempt[shard] = attempt
         let assignment = job.assignment(shard: shard, attempt: attempt)
+        jobs[id] = job
+        start(key, on: peer)
+        emit(.log(.debug, "shard \(shard) of job \(id) to \(worker.workerID) (attempt \(attempt))", LogIDs(key, worker: worker.workerID)))
+        emit(.send(peer, .shard(assignment)))
+    }
+
+    /// An attempt begins on a worker: given out now, or taken from a chunk it rendered for
+    /// the coordinator before (`adoptIfOrphaned`). The first worker's encoder becomes the job's.
+    private mutating func start(_ key: AttemptID, on peer: PeerID) {
+        guard var worker = workers.removeValue(forKey: peer) else { return }
+        guard var job = jobs.removeValue(forKey: key.jobID) else {
+            workers[peer] = worker
+            return
+        }
         if job.encoderFingerprint == nil, let own = worker.encoders?[job.spec.settings.videoCodec.rawValue] {
             job.encoderFingerprint = own
         }
-        job.set(shard, .running)
-        job.running[shard, default: [:]][attempt] = RunningAttempt(worker: peer, started: now)
+        job.set(key.shard, .running)
+        job.running[key.shard, default: [:]][key.attempt] = RunningAttempt(worker: peer, started: now)
         if job.phase == .queued {
             job.phase = .rendering
-            persist(.jobPhase(id, .rendering, error: nil, finished: nil))
+            persist(.jobPhase(job.id, .rendering, error: nil, finished: nil))
         }
-        jobs[id] = job
+        jobs[job.id] = job
         worker.running.insert(key)
         workers[peer] = worker
         persist(.startAttempt(key, worker: worker.workerID, at: now))
-        emit(.log(.debug, "shard \(shard) of job \(id) to \(worker.workerID) (attempt \(attempt))", LogIDs(key, worker: worker.workerID)))
-        emit(.send(peer, .shard(assignment)))
     }
 }
