@@ -4,7 +4,10 @@
 public struct JobStatus: Codable, Sendable, Equatable {
     public var jobID: String
     public var state: JobPhase
+    /// Orders the job among its owner's own jobs (docs/operations.md, "Tenants").
     public var priority: Int
+    /// An admin's farm-wide priority, while the job is unfinished and has one (above 0).
+    public var farmPriority: Int?
     public var framesDone: Int64
     public var totalFrames: Int64
     public var shards: ShardCounts

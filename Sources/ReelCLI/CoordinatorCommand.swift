@@ -186,8 +186,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         options.keepJobsSeconds = Self.seconds(keepJobs) ?? 30 * 86_400
         if let curveKey, let authorizedKeys {
             do {
-                options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey),
-                                            authorized: try CurveKeyPair.authorizedKeys(path: authorizedKeys))
+                let authorized = try CurveKeyPair.authorized(path: authorizedKeys)
+                options.curve = CurveServer(keys: try CurveKeyPair.load(path: curveKey), authorized: authorized.roles)
+                options.tenantWeights.merge(authorized.weights) { $1 }
             } catch {
                 printError("error: \(error)")
                 throw Reported(code: ExitStatus.invalidInput)
@@ -199,6 +200,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             let tokens: APITokens?
             do {
                 tokens = try apiTokens.map { try APITokens.load(path: $0) }
+                options.tenantWeights.merge(tokens?.weights ?? [:]) { $1 }
             } catch {
                 printError("error: \(error)")
                 throw Reported(code: ExitStatus.invalidInput)

@@ -28,13 +28,13 @@ struct SchedulerTests {
         }
 
         /// A job of `shards` shards; `keys` are their recipe keys (none: unknown).
-        mutating func submit(_ id: String, shards: Int, priority: Int = 0, keys: [String] = []) {
+        mutating func submit(_ id: String, shards: Int, priority: Int = 0, keys: [String] = [], owner: String? = nil) {
             let tasks = (0..<shards).map { i in
                 ShardTask(kind: .video, segment: 0, startFrame: Int64(i) * 10, endFrame: Int64(i + 1) * 10, outputStartFrame: Int64(i) * 10)
             }
             clock += 0.001
             let spec = SpecFixtures.job(tasks: tasks, files: ["a": "sha256:m\(id)"])
-            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, spec: spec, recipeKeys: keys), nil))
+            on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, owner: owner, spec: spec, recipeKeys: keys), nil))
         }
 
         /// Shards handed out by one tick: (worker, job, shard, attempt).

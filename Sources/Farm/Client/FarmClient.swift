@@ -232,8 +232,9 @@ public final class FarmClient {
 
     /// Gives an unfinished job a new priority; returns its status.
     /// `onBehalfOf` (an admin's, the HTTP API's): the owner the job must be.
-    public func setPriority(_ jobID: String, _ priority: Int, onBehalfOf owner: String? = nil) throws -> JobStatus? {
-        try request(.setPriority, SetPriority(jobID: jobID, priority: priority, onBehalfOf: owner)).decode(StatusReply.self).jobs.first
+    public func setPriority(_ jobID: String, _ priority: Int, onBehalfOf owner: String? = nil, farmWide: Bool = false) throws -> JobStatus? {
+        try request(.setPriority, SetPriority(jobID: jobID, priority: priority, onBehalfOf: owner, farmWide: farmWide))
+            .decode(StatusReply.self).jobs.first
     }
 
     /// Whether the coordinator holds the media `contentID` for this client; an admin may

@@ -42,8 +42,17 @@ extension Coordinator {
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)
             guard (-1000...1000).contains(request.priority) else { throw FarmError(.invalidInput, "priority \(request.priority) is outside -1000 … 1000") }
-            if resumptions.setPriority(request.priority, of: request.jobID) {
-                apply([.persist(.jobPriority(request.jobID, request.priority))])
+            let farmWide = request.farmWide ?? false
+            if farmWide {
+                // Only the farm's operator puts a job ahead of every tenant's share.
+                guard credentials.map({ $0.role == .admin }) ?? true, request.onBehalfOf == nil else {
+                    throw FarmError(.forbidden, "only an admin sets a farm-wide priority; a client's priority orders its own jobs")
+                }
+                guard request.priority >= 0 else { throw FarmError(.invalidInput, "farm priority \(request.priority) is outside 0 … 1000") }
+            }
+            let change: StoreChange = farmWide ? .jobFarmPriority(request.jobID, request.priority) : .jobPriority(request.jobID, request.priority)
+            if resumptions.setPriority(request.priority, farmWide: farmWide, of: request.jobID) {
+                apply([.persist(change)])
                 send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
                 return
             }
@@ -51,7 +60,9 @@ extension Coordinator {
                 throw try store.job(request.jobID) != nil ? FarmError(.alreadyEnded, "job \(request.jobID) has already ended")
                     : FarmError(.noSuchJob, "no job \(request.jobID)")
             }
-            apply(scheduler.handle(.reprioritize(request.jobID, priority: request.priority), now: Self.now))
+            let event: Scheduler.Event = farmWide ? .setFarmPriority(request.jobID, priority: request.priority)
+                : .reprioritize(request.jobID, priority: request.priority)
+            apply(scheduler.handle(event, now: Self.now))
             send(to: identity, .statusReply, StatusReply(jobs: try statuses(request.jobID)))
         case .shards:
             let request = try message.decode(JobRequest.self)

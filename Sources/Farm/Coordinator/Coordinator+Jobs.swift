@@ -32,7 +32,8 @@ extension Coordinator {
             }
             // Its spec is decoded on the lane; an older release's job is compiled again
             // on the loop when the lane finds it cannot read it (rare, once).
-            let parts = ResumedJob(record: ResumedJob.Record(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
+            let parts = ResumedJob(record: ResumedJob.Record(id: record.id, priority: record.priority, farmPriority: record.farmPriority,
+                                                             created: record.created, owner: record.owner,
                                                              paths: record.paths), sharesChunks: options.shareChunks,
                                    pathStats: SubmissionCompiler.verifiedStats(files: record.files, paths: record.paths, catalog: media.catalog,
                                                                                known: media.known),
@@ -99,6 +100,7 @@ extension Coordinator {
         }
         var job = resumed.job
         if let priority = asked.priority { job.priority = priority }
+        if let priority = asked.farmPriority { job.farmPriority = priority }
         if !resumed.requeue.isEmpty { apply([.persist(.requeueAll(job: id, shards: resumed.requeue))]) }
         log("resumed job \(id): \(resumed.kept)/\(job.tasks.count) shards kept", LogIDs(job: id))
         beginAssembly(of: job)

@@ -61,6 +61,9 @@ extension Coordinator {
         /// Where callbacks may go: checked by name at submission (the deliverer checks
         /// the addresses at each attempt).
         public var callbackPolicy = URLPolicy()
+        /// Each tenant's weight in the share of the workers (docs/operations.md, "Tenants"),
+        /// by owner (a client key, or `token:NAME`), from the key and token files; 1 when not named.
+        public var tenantWeights: [String: Double] = [:]
         /// The largest job taken (`--max-segments`, `--max-shards`).
         public var jobLimits = JobLimits()
         /// `--planned-slots`: the render slots the farm is sized for; a job that does not say

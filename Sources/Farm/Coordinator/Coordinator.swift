@@ -120,7 +120,7 @@ public final class Coordinator {
                                     limitBytes: options.chunkCacheBytes)
         scheduler = Scheduler(limits: Scheduler.Limits(
             maxFailuresPerShard: options.maxFailuresPerShard, backupAfterSeconds: options.backupAfterSeconds,
-            workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000))
+            workerTimeoutSeconds: Double(options.heartbeatMillis * options.liveness) / 1000, tenantWeights: options.tenantWeights))
         ioLane = Lane(threads: Self.ioThreads, name: "io", wakeup: wakeup, nice: Self.laneNice)
         queryLane = Lane(threads: 2, name: "query", wakeup: wakeup, nice: Self.laneNice + 2)
         finishing = try LaneThreads(name: "finishing", count: Self.finishingThreads, queue: SharedQueue(), stackSize: 4 << 20,

@@ -10,6 +10,7 @@ struct JobStatusMaker: Sendable {
     struct Live: Sendable {
         var phase: JobPhase
         var priority: Int
+        var farmPriority = 0
         var counts: ShardCounts
         var doneBy: [ChunkSource: Int]
         var framesDone: Int64
@@ -59,6 +60,7 @@ struct JobStatusMaker: Sendable {
                                assemblySeconds: assemblyTimes[record.id], workerPeakRSSKB: job?.workerPeakRSSKB ?? finishedPeakRSS[record.id],
                                paused: job == nil ? nil : paused, mediaBytesSent: mediaBytesSent[record.id],
                                owner: record.owner, batch: record.batch, variant: record.variant)
+        if let farmPriority = job?.farmPriority, farmPriority > 0 { status.farmPriority = farmPriority }
         if record.state == state, state.isFinal { status.webhook = stored?.webhook }
         status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
         if let fps = framesPerSecond[record.id] {
@@ -77,7 +79,7 @@ extension Coordinator {
         var live: [String: JobStatusMaker.Live] = [:]
         var rates: [String: Double] = [:]
         for job in held {
-            live[job.id] = JobStatusMaker.Live(phase: job.phase, priority: job.priority, counts: job.counts, doneBy: job.doneBy,
+            live[job.id] = JobStatusMaker.Live(phase: job.phase, priority: job.priority, farmPriority: job.farmPriority, counts: job.counts, doneBy: job.doneBy,
                                                framesDone: job.framesDone, workerPeakRSSKB: job.workerPeakRSSKB)
         }
         for id in id.map({ [$0] }) ?? Array(live.keys) { rates[id] = activity.framesPerSecond(ofJob: id) }

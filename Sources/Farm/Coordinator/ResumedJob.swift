@@ -10,6 +10,7 @@ struct ResumedJob: Sendable {
     struct Record: Sendable {
         var id: String
         var priority: Int
+        var farmPriority: Int
         var created: Double
         var owner: String?
         var paths: [String: String]
@@ -49,7 +50,7 @@ struct ResumedJob: Sendable {
         guard let spec = try self.spec ?? storedSpec.flatMap({ try? JobSpec.decode(Data($0.utf8)) }) else { throw OlderRelease() }
         let tasks = try shards.map { try JSONDecoder().decode(ShardTask.self, from: Data($0.task.utf8)) }
         guard spec.tasks == tasks else { throw FarmError(.internal, "job \(record.id): its stored shards are not its compiled plan") }
-        var job = ScheduledJob(id: record.id, priority: record.priority, created: record.created, owner: record.owner,
+        var job = ScheduledJob(id: record.id, priority: record.priority, farmPriority: record.farmPriority, created: record.created, owner: record.owner,
                                spec: spec, paths: record.paths, pathStats: pathStats,
                                recipeKeys: try Coordinator.reuseKeys(spec, owner: record.owner, shared: sharesChunks),
                                phase: .rendering)

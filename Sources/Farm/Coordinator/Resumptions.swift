@@ -6,6 +6,7 @@ struct Resumptions {
     private var media: [String: Set<String>] = [:]
     private var cancelled: Set<String> = []
     private var priorities: [String: Int] = [:]
+    private var farmPriorities: [String: Int] = [:]
 
     func contains(_ id: String) -> Bool { media[id] != nil }
 
@@ -22,16 +23,16 @@ struct Resumptions {
     }
 
     /// Holds a new priority for a job being resumed; whether it is one.
-    mutating func setPriority(_ priority: Int, of id: String) -> Bool {
+    mutating func setPriority(_ priority: Int, farmWide: Bool = false, of id: String) -> Bool {
         guard contains(id) else { return false }
-        priorities[id] = priority
+        if farmWide { farmPriorities[id] = priority } else { priorities[id] = priority }
         return true
     }
 
     /// The job is built (or failed to be): what was asked of it meanwhile, or nil if it was
     /// not being resumed (already handled).
-    mutating func finish(_ id: String) -> (cancelled: Bool, priority: Int?)? {
+    mutating func finish(_ id: String) -> (cancelled: Bool, priority: Int?, farmPriority: Int?)? {
         guard media.removeValue(forKey: id) != nil else { return nil }
-        return (cancelled.remove(id) != nil, priorities.removeValue(forKey: id))
+        return (cancelled.remove(id) != nil, priorities.removeValue(forKey: id), farmPriorities.removeValue(forKey: id))
     }
 }

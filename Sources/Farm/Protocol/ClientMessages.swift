@@ -191,9 +191,14 @@ public struct SetPriority: Codable, Sendable {
     public var jobID: String
     public var priority: Int
     public var onBehalfOf: String? = nil
+    /// An admin's farm-wide priority (docs/operations.md, "Tenants"): above 0 the job goes
+    /// before every tenant's share; 0 gives it back to its tenant's share. Without it, the
+    /// priority orders the job among its own tenant's jobs only.
+    public var farmWide: Bool? = nil
 
-    public init(jobID: String, priority: Int, onBehalfOf: String? = nil) {
+    public init(jobID: String, priority: Int, onBehalfOf: String? = nil, farmWide: Bool = false) {
         (self.jobID, self.priority, self.onBehalfOf) = (jobID, priority, onBehalfOf)
+        self.farmWide = farmWide ? true : nil
     }
 }
 

@@ -72,13 +72,20 @@ public struct CurveKeyPair: Sendable, Equatable {
     }
 
     /// An allow-list: one public key per line, then its role (`worker`, `client` or
-    /// `admin`), optionally followed by a name; other lines starting with `#` are comments
-    /// (Z85 keys may contain `#` too, so a line is a key first), blank lines are ignored.
+    /// `admin`), optionally followed by a name and a tenant's `weight=N`; other lines starting
+    /// with `#` are comments (Z85 keys may contain `#` too, so a line is a key first), blank
+    /// lines are ignored.
     public static func authorizedKeys(path: String) throws -> [String: PeerRole] {
+        try authorized(path: path).roles
+    }
+
+    /// The allow-list's roles, and the weights of the keys that name one.
+    public static func authorized(path: String) throws -> (roles: [String: PeerRole], weights: [String: Double]) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CurveKeyError("cannot read the authorized keys file \(path)")
         }
         var keys: [String: PeerRole] = [:]
+        var weights: [String: Double] = [:]
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let tokens = line.split(whereSeparator: \.isWhitespace).map(String.init)
             let token = tokens.first ?? ""
@@ -91,12 +98,17 @@ public struct CurveKeyPair: Sendable, Equatable {
                     throw CurveKeyError("\(path):\(number + 1): the key is listed already as \(other.rawValue)")
                 }
                 keys[token] = role
+                do {
+                    weights[token] = try TenantWeight.parse(tokens.dropFirst(2), at: "\(path):\(number + 1)")
+                } catch {
+                    throw CurveKeyError(error.description)
+                }
             } else if !token.isEmpty && !token.hasPrefix("#") {
                 throw CurveKeyError("\(path):\(number + 1): not a 40-character Z85 public key")
             }
         }
         guard !keys.isEmpty else { throw CurveKeyError("\(path) lists no keys: no worker or client could connect") }
-        return keys
+        return (keys, weights)
     }
 }
 

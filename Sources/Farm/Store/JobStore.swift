@@ -71,6 +71,8 @@ public final class JobStore {
         var shardsWritten = false
         /// The coordinator whose disk holds its result, on a shared store (read only).
         public var resultHolder: String? = nil
+        /// An admin's farm-wide priority (docs/operations.md, "Tenants"); set after the job is written.
+        public var farmPriority = 0
 
         public init(id: String, state: JobPhase, priority: Int, created: Double, finished: Double?, session: String,
                     files: [String: String], paths: [String: String], settings: EncoderSettings, totalFrames: Int64,
@@ -185,7 +187,7 @@ public final class JobStore {
 
     private static let jobColumns = "id, state, priority, created, finished, session, files, paths, settings, total_frames, error, owner"
     /// What `records` reads: the columns written with a job, and the result's holder, written at its end.
-    private static let readColumns = jobColumns + ", result_holder"
+    private static let readColumns = jobColumns + ", result_holder, farm_priority"
 
     private func records(_ rows: [[SQLValue]], states: [JobPhase]?) throws -> [JobRecord] {
         try rows.compactMap { r in
@@ -198,6 +200,7 @@ public final class JobStore {
                              settings: try Self.parse(EncoderSettings.self, r[8].string), totalFrames: r[9].int ?? 0, error: r[10].string,
                              owner: r[11].string)
             record.resultHolder = r[12].string
+            record.farmPriority = Int(r[13].int ?? 0)
             return record
         }
     }
@@ -267,6 +270,10 @@ public final class JobStore {
 
     public func setPriority(_ job: String, _ priority: Int) throws {
         try db.transaction { try db.query("UPDATE jobs SET priority=? WHERE id=?", [.integer(Int64(priority)), .text(job)]) }
+    }
+
+    public func setFarmPriority(_ job: String, _ priority: Int) throws {
+        try db.transaction { try db.query("UPDATE jobs SET farm_priority=? WHERE id=?", [.integer(Int64(priority)), .text(job)]) }
     }
 
     public func setJobState(_ job: String, _ state: JobPhase, error: FarmError? = nil, finished: Double? = nil) throws {

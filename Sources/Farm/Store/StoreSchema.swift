@@ -37,6 +37,7 @@ enum StoreSchema {
         ("variant", "TEXT"),
         ("error_code", "TEXT"),
         ("result_holder", "TEXT"),   // the coordinator whose disk holds the result (docs/operations.md, "A standby coordinator")
+        ("farm_priority", "INTEGER"),   // an admin's farm-wide priority (docs/operations.md, "Tenants")
     ]
 
     /// Listing pages newest first, per owner, and pruning by end time read these.
@@ -83,7 +84,7 @@ enum StoreSchema {
 
     /// The tables' version on PostgreSQL: raised with every change to them, so that a
     /// newer release makes what it adds.
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// Whether the server's tables are this release's already.
     private static func current(on db: any SQLDatabase) throws -> Bool {

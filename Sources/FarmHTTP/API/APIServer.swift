@@ -85,12 +85,24 @@ struct APIRoutes: Sendable {
             let id = try context.parameters.require("id")
             let caller = try authorize(request)
             var request = request
-            struct Change: Decodable { var priority: Int }
+            // `priority` orders the job among its owner's own jobs; `farmPriority`, an admin's
+            // only, puts it before every tenant's share (docs/operations.md, "Tenants").
+            struct Change: Decodable { var priority: Int?; var farmPriority: Int? }
             let body = try await request.collectBody(upTo: 4096)
-            guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)), (-1000...1000).contains(change.priority) else {
-                return try problem("priority", "must be an integer from -1000 to 1000")
+            guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)),
+                  (change.priority == nil) != (change.farmPriority == nil) else {
+                return try problem("priority", "give one of priority (-1000 … 1000) and farmPriority (0 … 1000, admins)")
             }
-            return try json(try await gateway.call(for: caller.share) { try $0.setPriority(id, change.priority, onBehalfOf: caller.onBehalfOf) })
+            if let priority = change.priority, !(-1000...1000).contains(priority) {
+                return try problem("priority", "must be an integer from -1000 to 1000, not \(priority)")
+            }
+            if let farm = change.farmPriority, !(0...1000).contains(farm) {
+                return try problem("farmPriority", "must be an integer from 0 to 1000, not \(farm)")
+            }
+            let (priority, farmWide) = (change.priority ?? change.farmPriority ?? 0, change.farmPriority != nil)
+            return try json(try await gateway.call(for: caller.share) {
+                try $0.setPriority(id, priority, onBehalfOf: caller.onBehalfOf, farmWide: farmWide)
+            })
         }
         group.get("jobs/:id/segments/:segment/thumbnail") { request, context in try await still(request, context, kind: .thumbnail) }
         group.get("jobs/:id/segments/:segment/frame") { request, context in try await still(request, context, kind: .frame) }

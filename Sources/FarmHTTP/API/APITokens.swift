@@ -1,14 +1,17 @@
 import Farm
 import Foundation
 
-/// Bearer tokens of the HTTP API (docs/api.md, "Auth"): one per line, `TOKEN ROLE [NAME]`,
-/// with the roles of the CURVE keys — `client` sees and cancels its own jobs, `admin` all.
+/// Bearer tokens of the HTTP API (docs/api.md, "Auth"): one per line, `TOKEN ROLE [NAME]
+/// [weight=N]`, with the roles of the CURVE keys — `client` sees and cancels its own jobs,
+/// `admin` all — and the holder's weight in the share of the workers (docs/operations.md,
+/// "Tenants").
 /// Lines starting with `#` and blank lines are skipped. A token is at least 24 characters
 /// of `[A-Za-z0-9._~+/=-]`, so a guessable one is refused at start.
 public struct APITokens: Sendable {
     public struct Holder: Sendable, Equatable {
         public var name: String
         public var role: PeerRole
+        public var weight: Double? = nil
         /// What the coordinator records as the owner of this holder's jobs.
         public var owner: String { "token:\(name)" }
     }
@@ -16,6 +19,11 @@ public struct APITokens: Sendable {
     private let holders: [String: Holder]
 
     public init(_ holders: [String: Holder]) { self.holders = holders }
+
+    /// The weights of the holders that name one, by the owner their jobs have.
+    public var weights: [String: Double] {
+        holders.values.reduce(into: [:]) { weights, holder in if let weight = holder.weight { weights[holder.owner] = weight } }
+    }
 
     public static func load(path: String) throws -> APITokens {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
@@ -42,7 +50,14 @@ public struct APITokens: Sendable {
                 throw APITokenError("\(at): role '\(fields[1])' is not client or admin")
             }
             guard holders[token] == nil else { throw APITokenError("\(at): the same token twice") }
-            holders[token] = Holder(name: fields.count > 2 ? fields[2] : "line\(index + 1)", role: role)
+            let named = fields.count > 2 && !fields[2].hasPrefix("weight=")
+            let weight: Double?
+            do {
+                weight = try TenantWeight.parse(fields.dropFirst(named ? 3 : 2), at: at)
+            } catch {
+                throw APITokenError(error.description)
+            }
+            holders[token] = Holder(name: named ? fields[2] : "line\(index + 1)", role: role, weight: weight)
         }
         guard !holders.isEmpty else { throw APITokenError("\(file): no tokens") }
         return APITokens(holders)

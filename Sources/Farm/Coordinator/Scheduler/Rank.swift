@@ -1,19 +1,21 @@
-/// A dispatchable job's place in line for a free slot: higher priority first; of equal
-/// priority the one with fewer shards running (jobs share the workers), then the older,
-/// then by id, so equal cases always go the same way.
+/// A dispatchable job's place in its tenant's line (docs/operations.md, "Tenants"): an
+/// admin's farm priority first, then the tenant's own priority; of equal priority the one
+/// with fewer shards running (a tenant's jobs share its slots), then the older, then by
+/// id, so equal cases always go the same way.
 struct Rank: Comparable {
     let id: String
+    let farmPriority: Int
     let priority: Int
     var running: Int
     let created: Double
 
     init(_ job: ScheduledJob) {
-        (id, priority, running, created) = (job.id, job.priority, job.runningCount, job.created)
+        (id, farmPriority, priority, running, created) = (job.id, job.farmPriority, job.priority, job.runningCount, job.created)
     }
 
     /// Whether `a` goes before `b`.
     static func < (a: Rank, b: Rank) -> Bool {
-        (a.priority, -a.running, -a.created, b.id) > (b.priority, -b.running, -b.created, a.id)
+        (a.farmPriority, a.priority, -a.running, -a.created, b.id) > (b.farmPriority, b.priority, -b.running, -b.created, a.id)
     }
 
     /// `job` has one more shard running: it moves back past the jobs it now ranks after.

@@ -12,10 +12,17 @@ struct RunningAttempt: Equatable, Sendable {
 /// as shards change state, so dispatch and status cost the same for 10 or 50,000 shards.
 struct ScheduledJob: Sendable {
     let id: String
+    /// Orders this job among its tenant's own jobs only (docs/operations.md, "Tenants").
     var priority: Int
+    /// Set by an admin: an urgent job of any tenant, ahead of every tenant's share.
+    var farmPriority: Int
     let created: Double
-    /// The client key that submitted it (under CURVE), who may cancel and fetch it.
+    /// The client that submitted it (a CURVE key, or `token:NAME` for the HTTP API's token
+    /// holders), who may cancel and fetch it.
     let owner: String?
+    /// Whose share of the workers its shards take: its owner; jobs without one (a farm
+    /// without keys or tokens) are one tenant.
+    var tenant: String { owner ?? "" }
     /// The job compiled at submit: each shard's spec is cut from it when it is sent.
     let spec: JobSpec
     /// Where the coordinator reads each file (reference → path), and the stat of each it
@@ -60,8 +67,9 @@ struct ScheduledJob: Sendable {
         return encoderFingerprint.map { $0 == own } ?? true
     }
 
-    init(id: String, priority: Int, created: Double, owner: String? = nil, spec: JobSpec, paths: [String: String] = [:],
-         pathStats: [String: FileStat] = [:], recipeKeys: [String] = [], phase: JobPhase = .queued) {
+    init(id: String, priority: Int, farmPriority: Int = 0, created: Double, owner: String? = nil, spec: JobSpec,
+         paths: [String: String] = [:], pathStats: [String: FileStat] = [:], recipeKeys: [String] = [], phase: JobPhase = .queued) {
+        self.farmPriority = farmPriority
         self.id = id
         self.recipeKeys = recipeKeys
         shardsByKey = Dictionary(grouping: recipeKeys.indices, by: { recipeKeys[$0] })

@@ -16,6 +16,9 @@ extension Scheduler {
         /// thousands of shards held the loop 39 ms; the rest go out on the next turns,
         /// which the shell runs at once (`moreToDispatch`; docs/operations.md, "Loop lag").
         var dispatchesPerTick = 24
+        /// Each tenant's weight in the share of the slots (1 when not named; docs/operations.md,
+        /// "Tenants"), from the token and key files.
+        var tenantWeights: [String: Double] = [:]
     }
 
     enum Event {
@@ -41,6 +44,9 @@ extension Scheduler {
         case cancel(String)
         /// A new priority for an unfinished job: it counts from the next dispatch.
         case reprioritize(String, priority: Int)
+        /// An admin's farm-wide priority for an unfinished job (0: none): above 0 it goes
+        /// before every tenant's share.
+        case setFarmPriority(String, priority: Int)
         case assembled(String, error: FarmError?)
         case sendFailed(PeerID)
         /// Dispatch stops while any cause holds (the store cannot write, the disk is full);

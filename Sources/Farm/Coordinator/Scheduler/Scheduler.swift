@@ -19,6 +19,10 @@ struct Scheduler {
     /// The last tick gave out its most (`Limits.dispatchesPerTick`) and more may go: the
     /// next turn should come at once.
     private(set) var moreToDispatch = false
+    /// When each tenant with jobs last took a slot (a serial, counted in `servings`): of
+    /// tenants equally below their shares, the one served longest ago goes next.
+    private var served: [String: Int] = [:]
+    private var servings = 0
     private var effects: [Effect] = []
     private(set) var now = 0.0
 
@@ -46,13 +50,8 @@ struct Scheduler {
         case .linkFailed(let id, let shards): jobs[id]?.release(shards)
         case .reused(let id, let chunks): reused(id, chunks)
         case .cancel(let id): if let job = jobs[id] { finish(job, .cancelled, error: nil) }
-        case .reprioritize(let id, let priority):
-            if jobs[id] != nil, jobs[id]?.priority != priority {
-                jobs[id]?.priority = priority
-                persist(.jobPriority(id, priority))
-                emit(.log(.info, "job \(id): priority \(priority)", LogIDs(job: id)))
-                emit(.notify(id, final: false))
-            }
+        case .reprioritize(let id, let priority): set(\.priority, of: id, to: priority, stored: .jobPriority(id, priority))
+        case .setFarmPriority(let id, let priority): set(\.farmPriority, of: id, to: priority, stored: .jobFarmPriority(id, priority))
         case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
         case .sendFailed(let peer): sendFailed(peer)
         case .pause(let cause, let detail): pause(cause, detail)
@@ -307,6 +306,16 @@ struct Scheduler {
         emit(.log(phase == .failed ? .error : .info, "job \(job.id) \(phase.rawValue)\(error.map { ": \($0.message)" } ?? "")", LogIDs(job: job.id)))
     }
 
+    /// A new priority of an unfinished job: it counts from the next dispatch.
+    private mutating func set(_ priority: WritableKeyPath<ScheduledJob, Int>, of id: String, to value: Int, stored: StoreChange) {
+        guard jobs[id].map({ $0[keyPath: priority] != value }) ?? false, var job = jobs.removeValue(forKey: id) else { return }
+        job[keyPath: priority] = value
+        jobs[id] = job
+        persist(stored)
+        emit(.log(.info, "job \(id): \(priority == \.priority ? "priority" : "farm priority") \(value)", LogIDs(job: id)))
+        emit(.notify(id, final: false))
+    }
+
     private mutating func pause(_ cause: PauseCause, _ detail: String) {
         guard pauses[cause] != detail else { return }
         pauses[cause] = detail
@@ -322,8 +331,8 @@ struct Scheduler {
 // MARK: Dispatch
 
 extension Scheduler {
-    /// Credit-based: a worker holds at most `slots` shards. Higher priority first; jobs of
-    /// equal priority share workers (the one with fewer running shards goes next).
+    /// Credit-based: a worker holds at most `slots` shards. Each free slot goes to the
+    /// tenant furthest below its share, and within it to its best job (`TenantLines`).
     mutating func dispatch() {
         moreToDispatch = false
         var given = 0
@@ -331,7 +340,8 @@ extension Scheduler {
         var inFlight = jobs.values.reduce(into: Set<String>()) { $0.formUnion($1.runningKeys.keys) }
         // Ranked once per dispatch, and each job moved as it is given a shard: ranking every
         // job for every free slot cost O(jobs log jobs) a slot (docs/operations.md, "Limits").
-        var order = jobs.values.filter(\.isDispatchable).map(Rank.init).sorted()
+        var lines = TenantLines(dispatchable: jobs.values.filter(\.isDispatchable), all: jobs.values,
+                                weights: limits.tenantWeights, served: served)
         var assigned = true
         while assigned {
             assigned = false
@@ -343,15 +353,21 @@ extension Scheduler {
                     moreToDispatch = true
                     return
                 }
-                if let (job, shard) = nextShard(for: worker, inFlight: inFlight, order: order) {
+                if let (job, shard, line) = nextShard(for: worker, inFlight: inFlight, lines: lines) {
                     given += 1
                     if let key = jobs[job]?.recipeKey(shard) { inFlight.insert(key) }
                     assign(job: job, shard: shard, to: worker)
-                    Rank.moveAfterAssignment(of: job, in: &order)
+                    if let line {
+                        servings += 1
+                        lines.gave(line, job: job, serial: servings)
+                        served[lines.lines[line].tenant] = servings
+                    }
                     assigned = true
                 }
             }
         }
+        // A tenant with no job left has no turn to remember.
+        if served.count > lines.lines.count { served = served.filter { tenant, _ in lines.lines.contains { $0.tenant == tenant } } }
         // A job no connected worker may take waits, and says why (docs/rendering.md, "HEVC output").
         guard !workers.isEmpty else { return }
         for job in jobs.values where job.hasQueued && job.isDispatchable && !workers.values.contains(where: { job.accepts($0.encoders) }) {
@@ -362,28 +378,32 @@ extension Scheduler {
         }
     }
 
-    /// `inFlight`: the recipe keys being rendered; a queued twin of one waits. `order`: the
-    /// dispatchable jobs, best first (by id: a copy of a job held here would make each
-    /// change below copy its arrays).
-    private mutating func nextShard(for peer: PeerID, inFlight: Set<String>, order: [Rank]) -> (String, Int)? {
+    /// `inFlight`: the recipe keys being rendered; a queued twin of one waits. `lines`: the
+    /// tenants and their dispatchable jobs, in order (by id: a copy of a job held here would
+    /// make each change below copy its arrays). The line is nil for a backup copy, which
+    /// takes no tenant's turn: it runs only where nothing is queued.
+    private mutating func nextShard(for peer: PeerID, inFlight: Set<String>, lines: TenantLines) -> (String, Int, Int?)? {
         guard let worker = workers[peer] else { return nil }
-        let candidates = order.lazy.map(\.id)
         let workerIDs = Set(workers.values.map(\.workerID))
-        for id in candidates {
-            guard let ready = jobs[id], ready.hasQueued, ready.accepts(worker.encoders), var job = jobs.removeValue(forKey: id) else { continue }
-            // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
-            // A twin of a shard being rendered waits for its chunk (docs/rendering.md, "Twins").
-            let failedOn = job.failedOn
-            let keys = job.recipeKeys
-            let shard = job.nextQueued { shard in
-                if keys.indices.contains(shard), inFlight.contains(keys[shard]) { return false }
-                guard let failed = failedOn[shard], failed.contains(worker.workerID) else { return true }
-                return workerIDs.isSubset(of: failed)
+        let order = lines.order
+        for line in order {
+            for id in lines.lines[line].jobs.lazy.map(\.id) {
+                guard let ready = jobs[id], ready.hasQueued, ready.accepts(worker.encoders), var job = jobs.removeValue(forKey: id) else { continue }
+                // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
+                // A twin of a shard being rendered waits for its chunk (docs/rendering.md, "Twins").
+                let failedOn = job.failedOn
+                let keys = job.recipeKeys
+                let shard = job.nextQueued { shard in
+                    if keys.indices.contains(shard), inFlight.contains(keys[shard]) { return false }
+                    guard let failed = failedOn[shard], failed.contains(worker.workerID) else { return true }
+                    return workerIDs.isSubset(of: failed)
+                }
+                jobs[id] = job
+                if let shard { return (id, shard, line) }
             }
-            jobs[id] = job
-            if let shard { return (id, shard) }
         }
-        return backupShard(for: peer, encoders: worker.encoders, among: candidates)
+        let candidates = order.lazy.flatMap { lines.lines[$0].jobs.lazy.map(\.id) }
+        return backupShard(for: peer, encoders: worker.encoders, among: candidates).map { ($0.0, $0.1, nil) }
     }
 
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {

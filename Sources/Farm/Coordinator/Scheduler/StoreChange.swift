@@ -19,6 +19,7 @@ enum StoreChange {
     /// 2,000 after a restart were 2,000 changes in one turn of the loop).
     case requeueAll(job: String, shards: [Int])
     case jobPriority(String, Int)
+    case jobFarmPriority(String, Int)
     case recordWorker(id: String, host: String, slots: Int, at: Double)
     /// After a restart no worker will report the attempts still open: they are `lost`.
     case closeOpenAttempts(job: String, reason: String, at: Double)
@@ -45,6 +46,7 @@ extension JobStore {
         case .requeue(let job, let shard): try requeueShard(job: job, shard: shard)
         case .requeueAll(let job, let shards): try requeueShards(job: job, shards)
         case .jobPriority(let job, let priority): try setPriority(job, priority)
+        case .jobFarmPriority(let job, let priority): try setFarmPriority(job, priority)
         case .recordWorker(let id, let host, let slots, let time): try recordWorker(id: id, host: host, slots: slots, at: time)
         case .closeOpenAttempts(let job, let reason, let time): try closeOpenAttempts(job: job, at: time, reason: reason)
         case .batchBegun(let batch, let time): try beginBatch(batch, at: time)
