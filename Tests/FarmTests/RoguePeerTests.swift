@@ -157,8 +157,9 @@ import RenderEngine
     }
 
     /// Under CURVE each key has a role: a client key cannot deliver results or join as a
-    /// worker, another client cannot cancel or fetch a job that is not its own, an admin can.
-    @Test func underCurveAClientKeyCannotActAsAWorkerNorManageAnothersJob() throws {
+    /// worker; it lists and reads only its own jobs, and cannot cancel or fetch another's;
+    /// an admin can.
+    @Test func underCurveAClientKeyListsReadsAndManagesOnlyItsOwnJobs() throws {
         let dir = try TestEnvironment.scratchDirectory()
         let endpoint = LoopbackPort.endpoint()
         #expect(try TestEnvironment.reel(["sample", "a.mp4", "--duration", "3", "--size", "160x96"], in: dir).status == 0)
@@ -207,13 +208,27 @@ import RenderEngine
         }
         #expect(refusals == ["a client key may not send chunk", "a client key may not send hello"])
 
-        // Nor may she cancel or fetch Alice's job.
+        // Nor may she read, cancel or fetch Alice's job: to her it is as unknown as one
+        // that is not there (docs/operations.md, "Tenants").
+        let hers = try TestEnvironment.reel(["submit", "s.json", "--curve-key", "mallory.key"] + server + gop, in: dir)
+        #expect(hers.status == 0, "\(hers.stderr)")
+        let malloryJob = hers.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func client(_ name: String) throws -> FarmClient {
+            try FarmClient(endpoints: [endpoint], curve: CurveClient(keys: keys[name]!, serverKey: keys["coordinator"]!.publicKey))
+        }
+        let asMallory = try client("mallory")
+        #expect(try asMallory.statusReply().jobs.map(\.jobID) == [malloryJob], "her list holds her own job only")
+        #expect(try asMallory.statusReply(owner: keys["alice"]!.publicKey).jobs.map(\.jobID) == [malloryJob], "naming another owner changes nothing")
+        #expect(try asMallory.status(job).isEmpty, "another tenant's job reads as unknown")
+        #expect(throws: FarmError.self) { try asMallory.shards(job) }
+        #expect(Set(try client("boss").statusReply().jobs.map(\.jobID)) == [job, malloryJob], "an admin lists every job")
+        #expect(try client("alice").statusReply().jobs.map(\.owner) == [keys["alice"]!.publicKey])
         let cancel = try TestEnvironment.reel(["cancel", job, "--curve-key", "mallory.key"] + server, in: dir)
-        #expect(cancel.status != 0 && cancel.stderr.contains("belongs to another client"), "\(cancel.stderr)")
+        #expect(cancel.status != 0 && cancel.stderr.contains("no job \(job)"), "\(cancel.stderr)")
         let aliceFetch = try TestEnvironment.reel(["fetch", job, "-o", "alice.mp4", "--wait", "--curve-key", "alice.key"] + server, in: dir)
         #expect(aliceFetch.status == 0, "\(aliceFetch.stderr)")
         let stolen = try TestEnvironment.reel(["fetch", job, "-o", "stolen.mp4", "--curve-key", "mallory.key"] + server, in: dir)
-        #expect(stolen.status != 0 && stolen.stderr.contains("belongs to another client"), "\(stolen.stderr)")
+        #expect(stolen.status != 0 && stolen.stderr.contains("no job \(job)"), "\(stolen.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("stolen.mp4").path))
         // An admin may fetch anyone's job; the result is a clean render's.
         let boss = try TestEnvironment.reel(["fetch", job, "-o", "boss.mp4", "--curve-key", "boss.key"] + server, in: dir)

@@ -7,7 +7,7 @@ import Testing
 /// docs/api.md: the HTTP API against a running coordinator and a real worker, spoken to
 /// with Foundation's URLSession — media uploaded, a job submitted, its events followed
 /// to the end, its output downloaded whole and by range and compared byte for byte with
-/// `reel render`; problems as 422 with JSON paths; tokens: 401 without, 403 for another
+/// `reel render`; problems as 422 with JSON paths; tokens: 401 without, 404 for another
 /// client's job.
 @Suite(.serialized) struct HTTPAPITests {
     static let alice = "alice-token-0123456789abcdefghij"
@@ -108,7 +108,7 @@ import Testing
         #expect((probe?.width ?? 0) <= 120 && (probe?.height ?? 0) <= 90 && (probe?.width ?? 0) > 0, "\(String(describing: probe))")
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/9/thumbnail", headers: auth(Self.alice)).status == 422)
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail?size=900x900", headers: auth(Self.alice)).status == 400)
-        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail", headers: auth(Self.bob)).status == 403)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/segments/0/thumbnail", headers: auth(Self.bob)).status == 404)
         // The time shown and the worker's time; a tolerance that reaches the clip's first
         // keyframe (the samples have one, at 0) shows it, one that does not the exact frame.
         let exactTime = thumbnail.headers["reel-picture-time"].flatMap(Double.init) ?? -1
@@ -126,12 +126,12 @@ import Testing
         let sidecar = try HTTPExchange.send("GET", "\(base)/jobs/\(id)/sidecar", headers: auth(Self.alice))
         #expect(sidecar.status == 200 && sidecar.json != nil)
 
-        // Tokens: none is 401; bob may not see alice's job, nor list it; the admin may.
+        // Tokens: none is 401; to bob alice's job is unknown (404), nor is it listed; the admin may.
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)").status == 401)
         #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth("wrong-token-0123456789abcdefghij")).status == 401)
-        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 403)
-        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.bob)).status == 403)
-        #expect(try HTTPExchange.send("DELETE", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 403)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 404)
+        #expect(try HTTPExchange.send("GET", "\(base)/jobs/\(id)/output", headers: auth(Self.bob)).status == 404)
+        #expect(try HTTPExchange.send("DELETE", "\(base)/jobs/\(id)", headers: auth(Self.bob)).status == 404)
         // A finished job cannot be cancelled nor reprioritised: the client's mistake (409), with
         // the farm's code beside the message, never a server error.
         let lateCancel = try HTTPExchange.send("DELETE", "\(base)/jobs/\(id)", headers: auth(Self.alice))
@@ -187,8 +187,8 @@ import Testing
             Row(method: "GET", path: "/jobs?limit=2000", token: Self.alice, status: 400, code: "malformed"),
             Row(method: "HEAD", path: "/media/sha256:ABC", token: Self.alice, status: 400, code: "malformed"),
             Row(method: "GET", path: "/jobs/\(id)", token: nil, status: 401, code: "unauthorized"),
-            Row(method: "GET", path: "/jobs/\(id)", token: Self.bob, status: 403, code: "notOwner"),
-            Row(method: "DELETE", path: "/jobs/\(id)", token: Self.bob, status: 403, code: "notOwner"),
+            Row(method: "GET", path: "/jobs/\(id)", token: Self.bob, status: 404, code: "noSuchJob"),
+            Row(method: "DELETE", path: "/jobs/\(id)", token: Self.bob, status: 404, code: "noSuchJob"),
             Row(method: "GET", path: "/jobs/\(id)/output?expires=99999999999&signature=forged", token: nil, status: 403, code: "forbidden"),
             Row(method: "GET", path: "/jobs/nosuchjob", token: Self.alice, status: 404, code: "noSuchJob"),
             Row(method: "GET", path: "/batches/nosuchbatch", token: Self.alice, status: 404, code: "notFound"),

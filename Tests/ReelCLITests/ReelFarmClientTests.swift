@@ -146,12 +146,12 @@ import Testing
             _ = try await bob.status(job.jobID)
             Issue.record("another tenant read the job")
         } catch let error as ReelFarmError {
-            #expect(error.code == .forbidden || error.code == .notOwner, "\(error)")
+            #expect(error.code == .noSuchJob, "another tenant's job is as unknown as one not there: \(error)")
         }
         do {
             for try await _ in bob.events(job.jobID) { Issue.record("another tenant followed the job") }
         } catch let error as ReelFarmError {
-            #expect(error.code == .forbidden || error.code == .notOwner, "\(error)")
+            #expect(error.code == .noSuchJob, "another tenant's job is as unknown as one not there: \(error)")
         }
         do {
             _ = try await alice.status("no-such-job")

@@ -9,14 +9,19 @@ extension Coordinator {
         switch message.type {
         case .status:
             let request = try message.decode(StatusRequest.self)
+            let scope = ReadScope(credentials, naming: request.owner)
             if let id = request.jobID {
-                send(to: identity, .statusReply, StatusReply(jobs: try statuses(id), stateBytes: housekeeping.stateBytes))
+                let jobs = try statuses(id).filter { scope.sees($0.owner) }
+                send(to: identity, .statusReply, StatusReply(jobs: jobs, stateBytes: housekeeping.stateBytes))
             } else {
-                try statusList(request, for: identity)   // answered from the I/O lane's reads
+                try statusList(request, scope: scope, for: identity)   // answered from the I/O lane's reads
             }
         case .watch:
             let request = try message.decode(JobRequest.self)
-            guard let status = try statuses(request.jobID).first else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
+            let scope = ReadScope(credentials, naming: request.onBehalfOf)
+            guard let status = try statuses(request.jobID).first, scope.sees(status.owner) else {
+                throw FarmError(.noSuchJob, "no job \(request.jobID)")
+            }
             if scheduler.jobs[request.jobID] != nil { watchers.add(identity, to: request.jobID) }
             send(to: identity, .progress, status)
         case .cancel:
@@ -67,8 +72,8 @@ extension Coordinator {
         case .shards:
             let request = try message.decode(JobRequest.self)
             let jobID = request.jobID
-            guard try store.job(jobID) != nil else { throw FarmError(.noSuchJob, "no job \(jobID)") }
-            try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
+            guard let job = try store.job(jobID) else { throw FarmError(.noSuchJob, "no job \(jobID)") }
+            try ReadScope(credentials, naming: request.onBehalfOf).check(jobID, ownedBy: job.owner)
             let (queryStore, now) = (queryStore, Self.now)
             queryLane.post(key: "status " + identity.base64EncodedString(), label: "shards") {
                 .reply(Result { try WireMessage(.shardsReply, ShardsReply(shards: try queryStore.shardDetails(of: jobID, now: now))) },

@@ -15,18 +15,19 @@ extension Coordinator {
     /// full. Read, made and encoded on the query lane (its own store connection: a query or
     /// three a job) from a copy of what the loop knows of running jobs (`JobStatusMaker`);
     /// the loop only sends the bytes.
-    func statusList(_ request: StatusRequest, for identity: PeerID) throws {
+    func statusList(_ request: StatusRequest, scope: ReadScope, for identity: PeerID) throws {
         let (queryStore, maker, stateBytes) = (queryStore, statusMaker(), housekeeping.stateBytes)
         if let batch = request.batch {
             queryLane.post(key: "status " + identity.base64EncodedString(), label: "status batch") {
                 .reply(Result {
-                    let jobs = try queryStore.batch(batch, live: maker.live.keys).map { maker.status(of: $0.summary, stored: $0) }
+                    let jobs = try queryStore.batch(batch, live: maker.live.keys).filter { scope.sees($0.summary.owner) }
+                        .map { maker.status(of: $0.summary, stored: $0) }
                     return try WireMessage(.statusReply, StatusReply(jobs: jobs, stateBytes: stateBytes))
                 }, to: identity, type: .status)
             }
             return
         }
-        let (limit, cursor, owner) = (request.pageLimit, try request.cursor(), request.owner)
+        let (limit, cursor, owner) = (request.pageLimit, try request.cursor(), scope.owner)
         queryLane.post(key: "status " + identity.base64EncodedString(), label: "status page") {
             .reply(Result {
                 let rows = try queryStore.page(owner: owner, after: cursor, limit: limit, live: maker.live.keys)

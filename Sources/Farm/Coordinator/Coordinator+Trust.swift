@@ -48,9 +48,9 @@ extension Coordinator {
     static func mayManage(_ jobID: String, ownedBy owner: String?, _ credentials: PeerCredentials?, onBehalfOf: String?) throws(FarmError) {
         let actsFor = credentials == nil || credentials?.role == .admin ? onBehalfOf : nil
         if let actsFor {
-            guard owner == actsFor else { throw FarmError(.notOwner, "job \(jobID) is another client's") }
+            guard owner == actsFor else { throw FarmError(.noSuchJob, "no job \(jobID)") }
         } else if let credentials, !credentials.role.mayManage(jobOwnedBy: owner, as: credentials.key) {
-            throw FarmError(.notOwner, "job \(jobID) belongs to another client")
+            throw FarmError(.noSuchJob, "no job \(jobID)")   // another tenant's job is as unknown as one that is not there
         }
     }
 

@@ -77,28 +77,31 @@ final class Standby {
         switch message.type {
         case .status:
             let request = try message.decode(StatusRequest.self)
+            let scope = ReadScope(credentials, naming: request.owner)
             if let id = request.jobID {
-                let jobs = try store.job(id).map { [maker.status(of: $0.summary, stored: $0)] } ?? []
+                let jobs = try store.job(id).flatMap { scope.sees($0.summary.owner) ? $0 : nil }.map { [maker.status(of: $0.summary, stored: $0)] } ?? []
                 return try WireMessage(.statusReply, StatusReply(jobs: jobs))
             }
             if let batch = request.batch {
-                let jobs = try store.batch(batch, live: []).map { maker.status(of: $0.summary, stored: $0) }
+                let jobs = try store.batch(batch, live: []).filter { scope.sees($0.summary.owner) }.map { maker.status(of: $0.summary, stored: $0) }
                 return try WireMessage(.statusReply, StatusReply(jobs: jobs))
             }
-            let rows = try store.page(owner: request.owner, after: try request.cursor(), limit: request.pageLimit, live: [])
+            let rows = try store.page(owner: scope.owner, after: try request.cursor(), limit: request.pageLimit, live: [])
             return try WireMessage(.statusReply, StatusReply(jobs: rows.map { maker.status(of: $0.summary, stored: $0) },
                                                              next: StoredJob.nextCursor(after: rows, limit: request.pageLimit)))
         case .watch:
             // One status now; a watcher asks again when nothing more comes (`FarmClient.watch`).
             let request = try message.decode(JobRequest.self)
-            guard let status = try store.job(request.jobID).map({ maker.status(of: $0.summary, stored: $0) }) else {
+            let scope = ReadScope(credentials, naming: request.onBehalfOf)
+            guard let status = try store.job(request.jobID).flatMap({ scope.sees($0.summary.owner) ? $0 : nil })
+                .map({ maker.status(of: $0.summary, stored: $0) }) else {
                 throw FarmError(.noSuchJob, "no job \(request.jobID)")
             }
             return try WireMessage(.progress, status)
         case .shards:
             let request = try message.decode(JobRequest.self)
             guard let job = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
-            try Coordinator.mayManage(request.jobID, ownedBy: job.summary.owner, credentials, onBehalfOf: request.onBehalfOf)
+            try ReadScope(credentials, naming: request.onBehalfOf).check(request.jobID, ownedBy: job.summary.owner)
             return try WireMessage(.shardsReply, ShardsReply(shards: try store.shardDetails(of: request.jobID, now: Date().timeIntervalSince1970)))
         case .workers:
             return try WireMessage(.workersReply, WorkersReply(workers: []))   // workers join the leader

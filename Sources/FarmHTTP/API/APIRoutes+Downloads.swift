@@ -56,7 +56,8 @@ extension APIRoutes {
     func signedURL(_ request: Request, _ context: BasicRequestContext, segment: String?,
                    still: StillRequest.Kind = .thumbnail, preview: Bool = false) async throws -> Response {
         let id = try context.parameters.require("id")
-        _ = try await job(id, for: try authorize(request))
+        let caller = try authorize(request)
+        _ = try await job(id, for: caller)
         var request = request
         let body = try await request.collectBody(upTo: 4096)
         let fields: [String: Any]
@@ -112,6 +113,8 @@ extension APIRoutes {
             }
             path = "/v1/jobs/\(id)/\(part)"
         }
+        // The signer's name goes in the URL, signed: its requests take the signer's shares.
+        if let share = caller.share { query.append((URLSigner.signerKey, share)) }
         let expires = Int(Date().timeIntervalSince1970) + seconds
         struct Signed: Encodable { var url: String; var expires: Int }
         return try json(Signed(url: signer.sign(path: path, query: query, expires: expires), expires: expires), status: .created)

@@ -72,13 +72,13 @@ extension APIRoutes {
         var reusedShards: Int
     }
 
-    /// The batch's status, if the caller may see its jobs: 404 if there is none, 403 if
-    /// it is another client's.
+    /// The batch's status, if the caller may see its jobs: 404 if there is none or it is
+    /// another client's.
     func batch(_ id: String, for caller: Caller) async throws -> BatchStatus {
         guard let status = try await gateway.call(for: caller.share, { try $0.batchStatus(id) }) else {
             throw APIRefusal(.notFound, "no batch \(id.prefix(64))")
         }
-        guard status.variants.allSatisfy(caller.may(see:)) else { throw FarmError(.notOwner, "batch \(id.prefix(64)) is another client's") }
+        guard status.variants.allSatisfy(caller.may(see:)) else { throw APIRefusal(.notFound, "no batch \(id.prefix(64))") }
         return status
     }
 

@@ -18,7 +18,8 @@ extension APIRoutes {
             let name = number.map { "\($0).m4s" } ?? "init.mp4"
             guard let expires else { return "preview/\(name)" }
             // Relative to the playlist, as a player resolves it.
-            let signed = signer.sign(path: "/v1/jobs/\(id)/preview/\(name)", query: [], expires: expires)
+            let by = caller.signer.map { [(URLSigner.signerKey, $0)] } ?? []
+            let signed = signer.sign(path: "/v1/jobs/\(id)/preview/\(name)", query: by, expires: expires)
             return String(signed.dropFirst("/v1/jobs/\(id)/".count))
         }
         var headers = HTTPFields()

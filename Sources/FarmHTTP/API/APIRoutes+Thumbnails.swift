@@ -20,16 +20,12 @@ extension APIRoutes {
         // The share first, before any call to the coordinator: a client's pictures waiting
         // for a worker hold its share of the gateway's calls (`Turns`), and a request past
         // its picture share is refused at once, not queued behind them.
-        let client = caller.isAdmin ? nil : caller.owner
-        if let client {
-            guard pictures.take(client) else {
-                var headers = HTTPFields()
-                headers[.retryAfter] = "1"
-                throw APIRefusal(.tooManyRequests, "\(pictures.perClient) pictures of this client are being made; ask again when one is done",
-                                 headers: headers)
-            }
-        }
-        defer { if let client { pictures.release(client) } }
+        // A signed URL counts as the token that signed it: 40 of them at once are 8 being made.
+        return try await pictures.holding(caller.share) { try await picture(id, kind: kind, for: caller, request, context) }
+    }
+
+    private func picture(_ id: String, kind: StillRequest.Kind, for caller: Caller, _ request: Request,
+                         _ context: BasicRequestContext) async throws -> Response {
         _ = try await job(id, for: caller)
         let segment = try Self.segment(context)
         let query = request.uri.queryParameters

@@ -11,17 +11,19 @@ import SessionKit
 /// own protocol through `FarmGateway`; the coordinator decides.
 public enum APIServer {
     public static func service(at address: HTTPAddress, gateway: FarmGateway, tokens: APITokens?,
-                               uploads: URL, signer: URLSigner = .random(), streams: JobEvents.Budget = .init(),
+                               uploads: URL, maxUpload: Int64 = APIRoutes.defaultMaxUpload, signer: URLSigner = .random(),
+                               streams: JobEvents.Budget = .init(),
                                connections: ConnectionBudget = ConnectionBudget(limit: 2048), logger: Logger) -> some Service {
-        HTTPService.make(HeadAsGet(inner: router(gateway: gateway, tokens: tokens, uploads: uploads, signer: signer, streams: streams)), at: address,
+        HTTPService.make(HeadAsGet(inner: router(gateway: gateway, tokens: tokens, uploads: uploads, maxUpload: maxUpload, signer: signer,
+                                                 streams: streams)), at: address,
                          idleSeconds: 60, connections: connections, announcing: "HTTP API", path: "/v1", logger: logger)
     }
 
     /// The API's routes and the dashboard, with the error middleware in front.
-    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL, signer: URLSigner = .random(),
-                       streams: JobEvents.Budget = .init()) -> Router<BasicRequestContext> {
+    static func router(gateway: FarmGateway, tokens: APITokens?, uploads: URL, maxUpload: Int64 = APIRoutes.defaultMaxUpload,
+                       signer: URLSigner = .random(), streams: JobEvents.Budget = .init()) -> Router<BasicRequestContext> {
         let routes = APIRoutes(gateway: gateway, events: JobEvents(gateway: gateway, budget: streams), tokens: tokens, uploads: uploads,
-                               signer: signer)
+                               maxUpload: maxUpload, signer: signer)
         let router = Router()
         router.add(middleware: FarmErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware())
@@ -42,26 +44,35 @@ public enum APIServer {
 struct Caller {
     let owner: String?
     let isAdmin: Bool
+    /// For a signed URL: the token holder that made it (its `by`), whose shares its
+    /// requests take as the holder's own would (docs/operations.md, "Tenants").
+    var signer: String? = nil
 
     func may(see status: JobStatus) -> Bool { isAdmin || status.owner == owner }
 
-    /// Whose share of the gateway's calls this caller's take (`Turns`): a token's holder;
-    /// admins and signed URLs none.
-    var share: String? { isAdmin ? nil : owner }
+    /// Whose share of the gateway's calls, pictures and uploads this caller's take
+    /// (`Turns`, `ClientShares`): a token's holder, or the one that signed the URL; admins none.
+    var share: String? { signer ?? (isAdmin ? nil : owner) }
 
     /// The owner a job must have for this caller to act on it, checked by the coordinator
     /// in the request itself (one round trip); nil for admins and signed URLs.
     var onBehalfOf: String? { isAdmin ? nil : owner }
 }
 
-struct APIRoutes: Sendable {
+public struct APIRoutes: Sendable {
     let gateway: FarmGateway
     let events: JobEvents
     let tokens: APITokens?
     let uploads: URL
+    /// The largest file one upload may make (`--max-upload`; docs/operations.md, "Limits").
+    let maxUpload: Int64
+    public static let defaultMaxUpload: Int64 = 8 << 30
     let signer: URLSigner
     let uploadLocks = UploadLocks()
-    let pictures = PictureShares()
+    let pictures = ClientShares(perClient: 8, what: "pictures")
+    /// Request bodies streaming at once per client: trickling uploads hold a client's own
+    /// connections, never every tenant's.
+    let bodies = ClientShares(perClient: 32, what: "uploads")
     var partials: PartialUploads { PartialUploads(directory: uploads) }
 
     static let maxSessionBytes = 4 << 20
@@ -155,7 +166,8 @@ struct APIRoutes: Sendable {
             guard signer.verifies(path: request.uri.path, query: query) else {
                 throw APIRefusal(.forbidden, "the signed URL is not valid for this path, or has expired")
             }
-            return Caller(owner: nil, isAdmin: true)   // the signature names this one resource
+            // The signature names this one resource, and (`by`, signed too) whose shares it takes.
+            return Caller(owner: nil, isAdmin: true, signer: query.last { $0.0 == URLSigner.signerKey }?.1)
         }
         return try authorize(request)
     }
@@ -170,13 +182,13 @@ struct APIRoutes: Sendable {
         return Caller(owner: holder.owner, isAdmin: holder.role == .admin)
     }
 
-    /// The job's status, if the caller may see it: 404 if there is none, 403 if it is
-    /// another client's.
+    /// The job's status, if the caller may see it: 404 if there is none or it is another
+    /// client's (docs/operations.md, "Tenants": an id tells nobody that it exists).
     func job(_ id: String, for caller: Caller) async throws -> JobStatus {
         guard let status = try await gateway.call(for: caller.share, { try $0.status(id).first }) else {
             throw FarmError(.noSuchJob, "no job \(id)")
         }
-        guard caller.may(see: status) else { throw FarmError(.notOwner, "job \(id) is another client's") }
+        guard caller.may(see: status) else { throw FarmError(.noSuchJob, "no job \(id)") }
         return status
     }
 

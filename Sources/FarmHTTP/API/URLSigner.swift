@@ -16,6 +16,10 @@ public struct URLSigner: Sendable {
     /// A key of this process only: its URLs stop working when it restarts.
     public static func random() -> URLSigner { URLSigner(secret: Data((0..<32).map { _ in UInt8.random(in: .min ... .max) })) }
 
+    /// The query parameter naming the token holder that signed a URL (docs/operations.md,
+    /// "Tenants"): covered by the signature like every other parameter.
+    static let signerKey = "by"
+
     /// The longest a URL may live (7 days), and the default (1 hour).
     public static let longest = 7 * 86_400
     public static let standard = 3_600
