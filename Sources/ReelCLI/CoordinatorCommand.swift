@@ -103,8 +103,19 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "HTTP connections the API holds at once (more: 503).")
     var maxConnections = 2048
 
-    @Option(name: .customLong("max-connections-per-client"), help: "HTTP connections one client address holds at once (more: 503).")
-    var maxConnectionsPerClient = 256
+    @Option(name: .customLong("max-connections-per-client"),
+            help: "HTTP connections one client address holds at once (more: 503); a sixteenth of --max-connections, so a few addresses cannot take them all.")
+    var maxConnectionsPerClient = 128
+
+    @Option(name: .customLong("max-upload"), help: "The largest file one upload may make, in MiB (more: 413, also while a body of no declared length streams).")
+    var maxUpload = Int(APIRoutes.defaultMaxUpload >> 20)
+
+    @Option(name: .customLong("body-timeout"),
+            help: "Seconds a request body may go silent while the API waits for it; past that many seconds in all it must also average --min-body-rate (else the connection is closed).")
+    var bodyTimeout = 10
+
+    @Option(name: .customLong("min-body-rate"), help: "Bytes per second a request body must average once it has been waited for --body-timeout seconds.")
+    var minBodyRate = 1024
 
     @Option(name: .customLong("max-event-streams"), help: "Event streams the HTTP API serves at once (more: 429).")
     var maxEventStreams = 1024
@@ -138,9 +149,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
         guard (1...99_999).contains(maxSegments), maxShards >= 1, plannedSlots >= 0, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1,
-              maxConnectionsPerClient >= 1 else {
-            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-connections-per-client, "
-                + "--max-event-streams and --max-event-streams-per-client at least 1; --planned-slots at least 0")
+              maxConnectionsPerClient >= 1, maxUpload >= 1, bodyTimeout >= 1, minBodyRate >= 0 else {
+            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-connections-per-client, --max-upload, --body-timeout, "
+                + "--max-event-streams and --max-event-streams-per-client at least 1; --planned-slots and --min-body-rate at least 0")
         }
         guard Self.seconds(keepResults) != nil else {
             throw ValidationError("--keep-results '\(keepResults)' is not a duration such as 90s, 30m, 24h or 7d")
@@ -218,7 +229,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
             // them (docs/operations.md, "Limits").
             let descriptors = DescriptorLimit.raiseToHard()
             let connections = ConnectionBudget(limit: min(maxConnections, max(32, descriptors - DescriptorLimit.headroom)),
-                                               perClient: maxConnectionsPerClient)
+                                               perClient: maxConnectionsPerClient,
+                                               body: BodyDeadline(silenceSeconds: Int64(bodyTimeout), minBytesPerSecond: minBodyRate))
             var streams = JobEvents.Budget()
             streams.total = min(maxEventStreams, max(16, connections.limit / 2))
             streams.perClient = min(maxEventStreamsPerClient, streams.total)
@@ -227,7 +239,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             if let urlSigningSecret { signer = URLSigner(secret: try Self.secret(urlSigningSecret, option: "--url-signing-secret")) }
             extra.append(EssentialService("the HTTP API", APIServer.service(
                 at: address, gateway: FarmGateway(endpoint: endpoint, curve: gatewayCurve), tokens: tokens,
-                uploads: options.apiUploads, signer: signer, streams: streams,
+                uploads: options.apiUploads, maxUpload: Int64(maxUpload) << 20, signer: signer, streams: streams,
                 connections: connections, logger: logger),
                 stopAfter: testStopHTTPAfter.map { .milliseconds(Int($0 * 1000)) }))
         }

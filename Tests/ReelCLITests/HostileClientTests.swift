@@ -107,8 +107,9 @@ import Testing
 
     /// A token holder's pictures being made at once are bounded (8): with no worker to make
     /// them, 8 requests wait, and 4 more of the same client are 429 with `Retry-After` at once.
-    /// 200 uncached 4096² frames of one client used to make every other client wait.
-    @Test func aClientsPicturesBeingMadeAreBoundedBy429() throws {
+    /// 200 uncached 4096² frames of one client used to make every other client wait. A
+    /// signed URL counts as the token that signed it: a flood of them is held to the same 8.
+    @Test func aClientsPicturesBeingMadeAreBoundedBy429EvenBySignedURLs() throws {
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 1)
         let token = "alice-token-0123456789abcdefghij"
@@ -121,6 +122,10 @@ import Testing
                                             body: try JSONSerialization.data(withJSONObject: ["session": session, "files": files]))
         let job = try #require(((created.json as? [String: Any])?["job"] as? [String: Any])?["jobID"] as? String, "\(created.text)")
         let port = try #require(URLComponents(string: base)?.port)
+        // A URL Alice signs for a browser, made while her gateway calls are free.
+        let signing = try HTTPExchange.send("POST", "\(base)/jobs/\(job)/segments/0/frame-url", headers: ["Authorization": "Bearer \(token)"],
+                                            body: Data(#"{"time": 0.5}"#.utf8))
+        let signed = try #require((signing.json as? [String: Any])?["url"] as? String, "\(signing.text)")
         // Raw connections: an HTTP client library would hold most of them back itself.
         let asked = try (0..<12).map { index in
             try OpenHTTPStream(port: port, path: "/v1/jobs/\(job)/segments/0/frame?time=\(0.05 * Double(index))",
@@ -141,6 +146,12 @@ import Testing
         #expect(back.allSatisfy { $0.text.hasPrefix("HTTP/1.1 429") && $0.text.lowercased().contains("retry-after: 1") },
                 "\(back.map { $0.text.prefix(200) })")
         #expect(back.allSatisfy { $0.read(until: "}}") && Self.refusalCode($0.text) == "tooManyRequests" }, "\(back.map(\.text))")
+
+        // Alice's signed URLs take her share too: with her 8 waiting, each is refused at once.
+        let flood = try (0..<20).map { _ in try OpenHTTPStream(port: port, path: signed) }
+        #expect(flood.allSatisfy { $0.read(until: "}}", seconds: 5) && $0.text.hasPrefix("HTTP/1.1 429") },
+                "\(flood.map { $0.text.prefix(60) })")
+        #expect(flood.allSatisfy { Self.refusalCode($0.text) == "tooManyRequests" })
     }
 
     /// The `error.code` of a raw HTTP answer's JSON body (docs/api.md, "Errors").

@@ -16,6 +16,11 @@ extension APIRoutes {
     /// SHA-256 is the content id (docs/protocol.md, "Uploads").
     func upload(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let caller = try authorize(request)
+        // Each body streaming holds one of its client's upload share (`ClientShares`).
+        return try await bodies.holding(caller.share) { try await receive(request, context, for: caller) }
+    }
+
+    private func receive(_ request: Request, _ context: BasicRequestContext, for caller: Caller) async throws -> Response {
         let contentID = try Self.contentID(context)
         // "Already there" only to a client that has sent these bytes before; another sends
         // them once, checked like any upload (docs/api.md, "Uploading media").
@@ -33,6 +38,7 @@ extension APIRoutes {
         // declares (its Content-Range's total, or its Content-Length) against the free space.
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         let declared = range.map { Int64($0.total) } ?? request.headers[.contentLength].flatMap { Int64($0) }
+        if let declared, declared > maxUpload { throw Self.tooLarge(declared, limit: maxUpload) }
         if let declared, let free = DiskSpace.available(at: uploads), declared > free {
             throw FarmError(.storageFull, "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
         }
@@ -65,6 +71,9 @@ extension APIRoutes {
             for try await buffer in request.body {
                 let data = Data(buffer: buffer)
                 if let range, written + data.count > range.count { throw APIRefusal(.malformed, "the body is longer than its Content-Range") }
+                // A body that does not say its length (chunked) is cut off at the cap as it streams.
+                let total = Int64(had + written + data.count)
+                if total > maxUpload { throw Self.tooLarge(total, limit: maxUpload) }
                 try handle.write(contentsOf: data)
                 written += data.count
             }
@@ -92,6 +101,15 @@ extension APIRoutes {
         defer { try? FileManager.default.removeItem(at: partial) }
         let uploaded = try await gateway.call(for: caller.share) { try $0.adopt(partial, contentID: contentID, holder: holder) }
         return try json(UploadState(contentID: contentID, received: received, present: true), status: uploaded.wasStored == true ? .ok : .created)
+    }
+
+    /// 413 with its code; the connection is closed after it, so the rest of a body that
+    /// keeps coming is not read.
+    static func tooLarge(_ bytes: Int64, limit: Int64) -> APIRefusal {
+        var headers = HTTPFields()
+        headers[.connection] = "close"
+        return APIRefusal(.tooLarge, "the upload has \(bytes) bytes or more; one upload is at most \(limit) bytes (--max-upload)",
+                          headers: headers)
     }
 
     /// `HEAD /v1/media/{contentID}`: 200 when the coordinator has it; else 404 with the
