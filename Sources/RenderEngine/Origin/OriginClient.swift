@@ -344,6 +344,9 @@ public final class OriginClient: Sendable {
                 response = try withHandle(current.host) { try $0.perform(request) }
             } catch let error as CurlEasy.TransferError {
                 if error.overflowed {
+                    // A refusal's page (a 403's XML, a login form) can be longer than the
+                    // bytes asked for: it is the origin's answer, said as such, not a range problem.
+                    if error.status != 200 && error.status != 206 && error.status != 0 { throw Self.statusError(error.status, url) }
                     throw OriginError(.status(200), "\(url.redacted): the origin sent more than the \(bodyLimit) bytes asked for "
                         + "(it does not serve byte ranges)")
                 }
