@@ -102,12 +102,14 @@ final class ConnectionBudgetHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.read()
     }
 
-    /// A response that says `Connection: close` (a refused upload whose body keeps coming)
-    /// ends its connection once written, rather than reading the rest of the body to drop it.
+    /// A response written before its request's body has all come (a refusal: too large, past
+    /// a share, not allowed) ends its connection once written, rather than reading the rest
+    /// of a body that may trickle for ever only to drop it (a lingering close, as nginx's).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let response):
-            closesAfterResponse = response.headerFields[.connection]?.lowercased() == "close" && body != nil
+            closesAfterResponse = body != nil
+            _ = response
             context.write(data, promise: promise)
         case .end where closesAfterResponse:
             let channel = context.channel

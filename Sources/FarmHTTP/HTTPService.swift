@@ -14,7 +14,11 @@ enum HTTPService {
         Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()], idleTimeout: .seconds(idleSeconds))),
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "reel"),
+            // An accept queue as deep as the connections it may hold: a burst of connections
+            // refused at once (503, 429) must not fill it and drop another client's SYN, which
+            // then waits a second to be sent again (docs/operations.md, "Tenants").
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "reel",
+                                 backlog: max(256, connections.limit)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port.map { HTTPAddress("\(address.host):\($0)") ?? address } ?? address
                 logger.info("\(what) on http://\(bound)\(path)")
