@@ -76,6 +76,12 @@ class Coordinator:
                 fields[key] = value.strip()
         return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
+    def cpu_seconds(self):
+        """User + system CPU the coordinator has used so far."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         self.process.terminate()
         try:

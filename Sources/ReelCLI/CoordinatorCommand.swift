@@ -149,8 +149,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         }
         guard minFreeSpace >= 0 else { throw ValidationError("--min-free-space \(minFreeSpace) is negative") }
         guard (1...99_999).contains(maxSegments), maxShards >= 1, plannedSlots >= 0, maxEventStreams >= 1, maxEventStreamsPerClient >= 1, maxConnections >= 1,
-              maxConnectionsPerClient >= 1, maxUpload >= 1, bodyTimeout >= 1, minBodyRate >= 0 else {
-            throw ValidationError("--max-segments is 1 … 99999; --max-shards, --max-connections, --max-connections-per-client, --max-upload, --body-timeout, "
+              maxConnectionsPerClient >= 1, (1...(1 << 40)).contains(maxUpload), bodyTimeout >= 1, minBodyRate >= 0 else {
+            throw ValidationError("--max-segments is 1 … 99999; --max-upload 1 … 2^40 MiB; --max-shards, --max-connections, --max-connections-per-client, --body-timeout, "
                 + "--max-event-streams and --max-event-streams-per-client at least 1; --planned-slots and --min-body-rate at least 0")
         }
         guard Self.seconds(keepResults) != nil else {

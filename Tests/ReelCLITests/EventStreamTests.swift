@@ -73,7 +73,7 @@ import Testing
             let head = try HTTPExchange.send("HEAD", "\(base)/jobs/\(aliceJob)/events", headers: ["Authorization": "Bearer \(alice)"])
             #expect(head.status == 200 && head.headers["content-type"] == "text/event-stream" && head.body.isEmpty, "\(head.status)")
         }
-        #expect(try HTTPExchange.send("HEAD", "\(base)/jobs/\(aliceJob)/events", headers: ["Authorization": "Bearer \(bob)"]).status == 403)
+        #expect(try HTTPExchange.send("HEAD", "\(base)/jobs/\(aliceJob)/events", headers: ["Authorization": "Bearer \(bob)"]).status == 404)
         var aliceStreams = try (0..<8).map { _ in try open(alice, aliceJob) }
         for stream in aliceStreams { #expect(stream.read(until: "event: progress"), "\(stream.text.prefix(300))") }
         let ninth = try open(alice, aliceJob)

@@ -7,7 +7,7 @@ the coordinator, the worker and a connection-dropping proxy; docs/api.md, "Clien
 Exports the session with two clips through PROXIED_API (the proxy drops an upload part and
 the event stream once), downloads the output to OUT_MP4 and writes each status it saw to
 EVENTS_JSON; then, straight to API: a refused session raises ReelFarmError with the JSON
-path, Bob gets the media as missing and Alice's job as forbidden. Prints one line per
+path, Bob gets the media as missing and Alice's job as unknown. Prints one line per
 step; exits 1 with the reason on the first failure.
 """
 import json
@@ -51,7 +51,7 @@ try:
     bob.status(done.job_id)
     sys.exit("another tenant read the job")
 except reelfarm.ReelFarmError as error:
-    assert error.code is reelfarm.FarmErrorCode.NOT_OWNER and error.status == 403, error
+    assert error.code is reelfarm.FarmErrorCode.NO_SUCH_JOB and error.status == 404, error
     print("bob reading alice's job:", error.code.value)
 png = direct.picture("thumbnail", done.job_id, 0, size="80x48", format="png")
 assert png.startswith(b"\x89PNG"), png[:8]
