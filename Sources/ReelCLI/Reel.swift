@@ -9,7 +9,7 @@ struct Reel: AsyncParsableCommand {
         abstract: "ReelFarm: render video-editing sessions on a farm of machines.",
         version: "reel \(EngineVersion.engine) (\(EngineVersion.libraries), libzmq \(TransportLibraries.zeroMQ), lz4 \(TransportLibraries.lz4))",
         subcommands: [Render.self, BatchCommand.self, CoordinatorCommand.self, WorkerCommand.self, SubmitCommand.self, Status.self, Watch.self,
-                      Cancel.self, Fetch.self, Workers.self, Validate.self, Inspect.self, Sample.self, Keygen.self,
+                      Cancel.self, Priority.self, Fetch.self, Workers.self, Validate.self, Inspect.self, Sample.self, Keygen.self,
                       Thumbnail.self, Thumbnails.self, FrameCommand.self, FiltersCommand.self, LooksCommand.self]
     )
 }

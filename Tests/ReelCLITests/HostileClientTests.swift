@@ -124,8 +124,12 @@ import Testing
         let port = try #require(URLComponents(string: base)?.port)
         // A URL Alice signs for a browser, made while her gateway calls are free.
         let signing = try HTTPExchange.send("POST", "\(base)/jobs/\(job)/segments/0/frame-url", headers: ["Authorization": "Bearer \(token)"],
-                                            body: Data(#"{"time": 0.5}"#.utf8))
+                                            body: Data(#"{"time": 0}"#.utf8))
+        // 0 is a time (bridged JSON once read it as `false`, and refused it); `true` is not.
         let signed = try #require((signing.json as? [String: Any])?["url"] as? String, "\(signing.text)")
+        let boolean = try HTTPExchange.send("POST", "\(base)/jobs/\(job)/segments/0/frame-url", headers: ["Authorization": "Bearer \(token)"],
+                                            body: Data(#"{"time": true}"#.utf8))
+        #expect(boolean.status == 422 && boolean.text.contains("must be a number"), "\(boolean.status) \(boolean.text)")
         // Raw connections: an HTTP client library would hold most of them back itself.
         let asked = try (0..<12).map { index in
             try OpenHTTPStream(port: port, path: "/v1/jobs/\(job)/segments/0/frame?time=\(0.05 * Double(index))",

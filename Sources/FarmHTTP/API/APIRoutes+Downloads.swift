@@ -92,9 +92,12 @@ extension APIRoutes {
             var texts: [String: String] = [:]
             for key in ["size", "time", "format", "tolerance"] {
                 guard let raw = fields[key] else { continue }
-                // time and tolerance are numbers; size and format are strings (docs/api.yaml).
+                // time and tolerance are numbers, read back by JSONDecoder: bridged, 0 and 1
+                // are also `false` and `true` (a frame at 0 s was refused); size and format are strings.
                 let numeric = key == "time" || key == "tolerance"
-                guard let text = numeric ? (raw as? NSNumber).flatMap({ $0 is Bool ? nil : "\($0)" }) : raw as? String else {
+                let number = numeric ? (try? JSONSerialization.data(withJSONObject: [raw]))
+                    .flatMap({ try? JSONDecoder().decode([Double].self, from: $0).first }) : nil
+                guard let text = numeric ? number.map({ "\($0)" }) : raw as? String else {
                     return try problem(key, numeric ? "must be a number" : "must be a string")
                 }
                 texts[key] = text
