@@ -57,6 +57,10 @@ import Testing
         let midway = seen.dropLast().filter { ($0["reelfarm_frames_rendered_total{}"] ?? 0) > 0 && ($0["reelfarm_frames_rendered_total{}"] ?? 0) < totalFrames }
         #expect(!midway.isEmpty, "no scrape saw the job part-way")
         #expect(seen.contains { ($0["reelfarm_shards{state=running}"] ?? 0) > 0 }, "no scrape saw a running shard")
+        // The job has no owner: its tenant is `-`, whose shards are the farm's while it runs,
+        // and whose series go once its jobs have all ended.
+        #expect(seen.contains { ($0["reelfarm_tenant_shards{state=running,tenant=-}"] ?? 0) > 0 }, "no scrape saw the tenant's running shard")
+        #expect(try farm.waitUntil(10) { (try scrape(coordinatorMetrics))["reelfarm_tenant_shards{state=queued,tenant=-}"] == nil })
         let worker = try scrape(workerMetrics)
         #expect(worker["reelfarm_worker_frames_total{}"] == totalFrames)
         #expect(worker["reelfarm_worker_shards_total{result=done}"] == Double(shards))

@@ -31,6 +31,25 @@ extension Coordinator {
         }
     }
 
+    /// Each tenant's queued and running shards; a tenant whose jobs have all ended loses its series.
+    private func sampleTenants() {
+        var byTenant: [String: (queued: Int, running: Int)] = [:]
+        for job in scheduler.jobs.values {
+            let name = job.tenant.isEmpty ? "-" : job.tenant
+            byTenant[name, default: (0, 0)].queued += job.counts.queued
+            byTenant[name, default: (0, 0)].running += job.counts.running
+        }
+        for (tenant, shards) in byTenant {
+            CoordinatorMetrics.tenantShards(tenant, .queued).record(shards.queued)
+            CoordinatorMetrics.tenantShards(tenant, .running).record(shards.running)
+        }
+        for gone in reportedTenants.subtracting(byTenant.keys) {
+            CoordinatorMetrics.tenantShards(gone, .queued).destroy()
+            CoordinatorMetrics.tenantShards(gone, .running).destroy()
+        }
+        reportedTenants = Set(byTenant.keys)
+    }
+
     /// Once a second: jobs, shards, workers and slots as they are now.
     func sampleGauges(now: Double) {
         let connected = Set(workers.values.map(\.workerID))
@@ -44,6 +63,7 @@ extension Coordinator {
             CoordinatorMetrics.jobFramesDone(job.id).record(job.framesDone)
         }
         for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(phases[phase] ?? 0) }
+        sampleTenants()
         for state in ShardState.allCases { CoordinatorMetrics.shards(state).record(shards[state]) }
         let busy = workers.values.reduce(0) { $0 + $1.running.count }
         let total = workers.values.reduce(0) { $0 + $1.slots }

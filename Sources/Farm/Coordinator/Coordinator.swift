@@ -77,6 +77,8 @@ public final class Coordinator {
     var housekeeping = Housekeeping()
     /// Frame rates of the farm, its jobs and workers, and the workers' memory.
     var activity = FarmActivity()
+    /// Tenants whose shard gauges were last reported, so a tenant without jobs loses them.
+    var reportedTenants: Set<String> = []
     /// Where the coordinator is listening (after binding `*` ports).
     public private(set) var endpoint = ""
     let logger: Logger

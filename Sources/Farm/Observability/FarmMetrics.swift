@@ -32,6 +32,11 @@ enum CoordinatorMetrics {
     static func jobFrames(_ job: String) -> Gauge { Gauge(label: "reelfarm_job_frames", dimensions: [("job", job)]) }
     static func jobFramesDone(_ job: String) -> Gauge { Gauge(label: "reelfarm_job_frames_done", dimensions: [("job", job)]) }
     static let dispatchPaused = Gauge(label: "reelfarm_dispatch_paused")
+    /// Each tenant's shards of unfinished jobs by state (`queued`, `running`): its share of
+    /// the workers as dispatch gives it (docs/operations.md, "Tenants").
+    static func tenantShards(_ tenant: String, _ state: ShardState) -> Gauge {
+        Gauge(label: "reelfarm_tenant_shards", dimensions: [("tenant", tenant), ("state", state.rawValue)])
+    }
 }
 
 enum WorkerMetrics {
