@@ -45,29 +45,43 @@ public struct AudioTrackRenderer: Sendable {
 
     /// The samples the encoder is given, from `layout.encodeFrom` to `layout.encodeTo`.
     func render(sources: [Int: MediaInput], into writer: some AudioSampleSink, check: () throws -> Void = {}) throws {
-        try writer.appendSilence(Int(layout.start - layout.encodeFrom))
-        var position = layout.start
+        // A piece that begins inside a segment feeds its encoder that segment's own samples
+        // from `encodeFrom` (silence before the segment's start); one at a segment's start,
+        // silence up to it.
+        let firstSegment = segments.first.map { AudioPieces.sample(ofFrame: $0.outputStartFrame, frameDuration: frameDuration) } ?? layout.start
+        let renderFrom = layout.renderFrom(firstSegment: firstSegment)
+        try writer.appendSilence(Int(renderFrom - layout.encodeFrom))
+        var position = renderFrom
         for segment in segments where position < layout.encodeTo {
             let first = AudioPieces.sample(ofFrame: segment.outputStartFrame, frameDuration: frameDuration)
             let count = Int(AudioPieces.sample(ofFrame: segment.outputStartFrame + segment.frameCount, frameDuration: frameDuration) - first)
-            guard first == position else {
+            // A piece begins at a segment's start, or (the first) inside one that may be cut
+            // there: it reads from a pre-roll on the resampler's grid and drops it.
+            let skip = Int(position - first)
+            guard skip == 0 || (skip > 0 && skip < count && position == renderFrom && AudioPieces.cutsInside(segment)) else {
                 throw EngineError("audio: segment \(segment.index) starts at sample \(first), not at \(position) where the piece is")
             }
             let wanted = min(count, Int(layout.encodeTo - first))
-            var placed = 0
+            let readFrom = Int(AudioPieces.readFrom(offset: Int64(skip)))
+            var placed = skip     // samples of the segment written, or dropped before the piece
+            var read = readFrom   // samples of the segment read so far
             let fader = Fader(total: count)
             if segment.hasAudio, let input = sources[segment.index] {
-                try SegmentAudio(input: input, segment: segment, sampleRate: Self.sampleRate).read { left, right in
+                try SegmentAudio(input: input, segment: segment, sampleRate: Self.sampleRate, offset: Int64(readFrom)).read { left, right in
                     try check()
-                    let take = min(left.count, wanted - placed)
-                    guard take > 0 else { return false }
-                    try writer.append(left: fader.apply(left[..<take], at: placed), right: fader.apply(right[..<take], at: placed))
+                    // The pre-roll: read, and dropped up to the piece's start.
+                    let drop = max(0, min(left.count, skip - read))
+                    read += left.count
+                    let take = min(left.count - drop, wanted - placed)
+                    guard take > 0 else { return drop == left.count }
+                    let kept = drop..<(drop + take)
+                    try writer.append(left: fader.apply(left[kept], at: placed), right: fader.apply(right[kept], at: placed))
                     placed += take
                     return placed < wanted
                 }
             }
             if placed < wanted { try writer.appendSilence(wanted - placed) }
-            position += Int64(wanted)
+            position += Int64(wanted - skip)
         }
         guard position == layout.encodeTo else {
             throw EngineError("audio: the segments end at sample \(position), the piece needs \(layout.encodeTo)")
@@ -97,6 +111,9 @@ struct SegmentAudio {
     let input: MediaInput
     let segment: SegmentTimeline
     let sampleRate: Int
+    /// Output samples of the segment to start at (0: its start): on the resampler's grid,
+    /// at speed 1 only (`AudioPieces.readFrom`).
+    var offset: Int64 = 0
 
     var path: String { input.name }
 
@@ -111,8 +128,11 @@ struct SegmentAudio {
         guard let stream = input.bestStream(AVMEDIA_TYPE_AUDIO) else { return }
         for other in input.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
         if case .ranges(let reader, _) = self.input {
-            let start = segment.trimStart + origin - Self.sampleMargin
-            reader.expectReads(Self.sampleRanges(of: stream, from: start, to: start + segment.trimDuration + Self.sampleMargin * Rational(2)))
+            // From the piece's own start in the segment (its pre-roll included).
+            let skipped = Rational(Int(offset)) / Rational(sampleRate)
+            let start = segment.trimStart + skipped + origin - Self.sampleMargin
+            reader.expectReads(Self.sampleRanges(of: stream, from: start,
+                                                 to: start + segment.trimDuration - skipped + Self.sampleMargin * Rational(2)))
         }
         let decoder = try Decoder(stream: stream, path: path)
         let tb = stream.pointee.time_base
@@ -120,7 +140,8 @@ struct SegmentAudio {
         func streamTime(_ seconds: Rational) -> Int64 {
             ((seconds + origin) * Rational(Int(tb.den)) / Rational(Int(tb.num))).floor
         }
-        let start = segment.trimStart, end = segment.trimStart + segment.trimDuration
+        // At speed 1 output sample n of the segment is its source at trimStart + n / 48 kHz.
+        let start = segment.trimStart + Rational(Int(offset)) / Rational(sampleRate), end = segment.trimStart + segment.trimDuration
         // Timestamps stay on the video's clock: audio that starts after the trim start is
         // preceded by silence (aresample's first_pts=0 pads the gap), so sound and picture
         // stay aligned (docs/timeline.md).

@@ -128,7 +128,8 @@ public struct JobSpec: Sendable, Codable {
     /// The segments a piece of the audio track reads: those with frames in its range, then
     /// those its post-roll reaches into (docs/rendering.md, "Audio in pieces").
     func audioSegments(of task: ShardTask) -> [SegmentTimeline] {
-        let layout = AudioPieceLayout(frames: task.startFrame..<task.endFrame, totalFrames: output.frames, frameDuration: output.frameDuration)
+        let layout = AudioPieceLayout(frames: task.startFrame..<task.endFrame, totalFrames: output.frames, frameDuration: output.frameDuration,
+                                      segmentStarts: Set(segments.filter { $0.frameCount > 0 }.map(\.outputStartFrame)))
         return segments.filter { segment in
             segment.frameCount > 0 && segment.outputStartFrame + segment.frameCount > task.startFrame
                 && AudioPieces.sample(ofFrame: segment.outputStartFrame, frameDuration: output.frameDuration) < layout.encodeTo

@@ -50,6 +50,9 @@ extension ShardSpec {
         var encoded: Int64
         var keptFrom: Int64
         var keptTo: Int64?
+        /// For a piece that begins inside its first segment: the samples of that segment
+        /// before its own (absent at a segment's start, so those keys stay as they were).
+        var offsetInFirstSegment: Int64?
     }
 
     /// The SHA-256 (hex) of the recipe: the shard's content hash.
@@ -60,6 +63,10 @@ extension ShardSpec {
             // A segment's audio alone is the whole track of a one-segment timeline: same recipe, same bytes.
             let layout = audioLayout
             let kept = layout.keptLocalPackets
+            // Two pieces inside one segment differ only in where they begin in it: that is
+            // what their samples are, so it is in the key (else they were twins).
+            let firstSegment = timeline.first.map { AudioPieces.sample(ofFrame: $0.outputStartFrame, frameDuration: output.frameDuration) } ?? 0
+            let renderFrom = layout.renderFrom(firstSegment: firstSegment)
             return try Self.key(Audio(
                 engine: engine, settings: settings,
                 segments: timeline.map { segment in
@@ -68,8 +75,9 @@ extension ShardSpec {
                     return .init(source: segment.hasAudio ? files[segment.source] : nil, trimStart: segment.trimStart,
                                  trimDuration: segment.trimDuration, speed: segment.speed, samples: end - first)
                 },
-                silence: layout.start - layout.encodeFrom, encoded: layout.encodeTo - layout.encodeFrom,
-                keptFrom: kept.lowerBound, keptTo: layout.isLast ? nil : kept.upperBound))
+                silence: renderFrom - layout.encodeFrom, encoded: layout.encodeTo - layout.encodeFrom,
+                keptFrom: kept.lowerBound, keptTo: layout.isLast ? nil : kept.upperBound,
+                offsetInFirstSegment: layout.startsInside ? renderFrom - firstSegment : nil))
         case .video:
             guard let segment, let source = files[segment.source] else {
                 throw EngineError("shard spec: segment \(task.segment) or its source is missing")

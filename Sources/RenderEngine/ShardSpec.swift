@@ -77,7 +77,10 @@ public struct ShardSpec: Sendable, Codable, Hashable {
     public var audioLayout: AudioPieceLayout {
         switch task.kind {
         case .audio:
-            return AudioPieceLayout(frames: task.startFrame..<task.endFrame, totalFrames: output.frames, frameDuration: output.frameDuration)
+            // Its segments are those it reads: the first holds its start, and one starting at
+            // its end follows when it ends at a segment's start (docs/rendering.md, "Audio in pieces").
+            return AudioPieceLayout(frames: task.startFrame..<task.endFrame, totalFrames: output.frames, frameDuration: output.frameDuration,
+                                    segmentStarts: Set(segments.filter { $0.frameCount > 0 }.map(\.outputStartFrame)))
         case .segmentAudio, .video:
             let frames = timeline.reduce(0) { $0 + $1.frameCount }
             return AudioPieceLayout(frames: 0..<frames, totalFrames: frames, frameDuration: output.frameDuration)
@@ -119,7 +122,9 @@ public struct ShardSpec: Sendable, Codable, Hashable {
             guard files[segment.source] != nil else { throw EngineError("shard spec: '\(MediaURL.redact(segment.source))' has no content id") }
         case .audio:
             guard audioNumbersAreBounded, task.startFrame >= 0, task.startFrame < task.endFrame, task.endFrame <= output.frames,
-                  segments.first?.outputStartFrame == task.startFrame,
+                  let first = segments.first, first.outputStartFrame <= task.startFrame,
+                  first.outputStartFrame + first.frameCount > task.startFrame,
+                  first.outputStartFrame == task.startFrame || AudioPieces.cutsInside(first),
                   zip(segments, segments.dropFirst()).allSatisfy({ $0.outputStartFrame + $0.frameCount == $1.outputStartFrame }),
                   let last = segments.last,
                   AudioPieces.sample(ofFrame: last.outputStartFrame + last.frameCount, frameDuration: output.frameDuration) >= audioLayout.encodeTo else {

@@ -14,10 +14,14 @@ import Testing
         /// Pink noise under a syllable-rate envelope (4 Hz, with pauses): transients and
         /// silences, as speech has.
         case speech
+        /// The tone recorded at 44.1 kHz: the cut inside a segment resamples on the
+        /// one-go render's grid (docs/rendering.md, "Audio in pieces").
+        case tone44k
 
         var lavfi: String {
             switch self {
             case .tone: "sine=frequency=440:sample_rate=48000:duration=24,volume=0.5,aformat=channel_layouts=stereo"
+            case .tone44k: "sine=frequency=440:sample_rate=44100:duration=24,volume=0.5,aformat=channel_layouts=stereo"
             case .speech:
                 "anoisesrc=color=pink:sample_rate=48000:duration=24:seed=7:amplitude=0.6,"
                     + "volume='0.2+0.8*max(0,sin(2*PI*4*t))*gt(sin(2*PI*0.7*t),-0.5)':eval=frame,aformat=channel_layouts=stereo"
@@ -26,7 +30,8 @@ import Testing
     }
 
     /// Four segments at speeds 0.5, 1, 1.5 and 2, each a little over 10 s on the output:
-    /// four pieces, three joins.
+    /// the stretched ones whole, the one at speed 1 cut inside as well: four pieces, three
+    /// joins, one of them inside a segment.
     static let session = #"""
     {"video": {"renderSize": [64, 36], "frameDuration": {"value": 1, "timescale": 30}, "videoSegments": [
       {"source": "s.mp4", "trimStartTime": 1, "trimDuration": 5.4, "speedMultiplier": 0.5},
@@ -48,11 +53,14 @@ import Testing
         try #require(made.status == 0, "\(made.stderr)")
         let sessionPath = try TestEnvironment.write(Self.session, to: "s.json", in: dir)
 
-        // The plan: four pieces, cut at the segment boundaries.
+        // The plan: four pieces, cut at two segment boundaries and inside the segment at
+        // speed 1 (whose piece then runs on through the stretched one after it).
         let loaded = try LoadedSession.load(path: sessionPath, looks: nil)
         let timeline = try loaded.timeline()
         let pieces = AudioPieces.plan(timeline.segments, frameDuration: timeline.frameDuration)
-        #expect(pieces.map(\.segment) == [0, 1, 2, 3])
+        #expect(pieces.map(\.segment) == [0, 1, 1, 3])
+        let starts = Set(timeline.segments.map(\.outputStartFrame))
+        #expect(pieces.map { starts.contains($0.startFrame) } == [true, true, false, true], "one cut inside a segment")
 
         // The samples the encoder is given, and the whole track encoded from them in one go.
         let renderer = AudioTrackRenderer(timeline: timeline)
@@ -91,7 +99,10 @@ import Testing
         #expect(wholeJoined >= wholeOne - 0.5, "the joined track \(wholeJoined) dB from its samples, in one go \(wholeOne) dB")
         // At each join, a 20-ms window no worse than the same window in one go.
         let window = 960
-        let layouts = pieces.map { AudioPieceLayout(frames: $0.startFrame..<$0.endFrame, totalFrames: timeline.totalFrames, frameDuration: timeline.frameDuration) }
+        let layouts = pieces.map {
+            AudioPieceLayout(frames: $0.startFrame..<$0.endFrame, totalFrames: timeline.totalFrames, frameDuration: timeline.frameDuration,
+                             segmentStarts: starts)
+        }
         for layout in layouts.dropFirst() {
             let join = Int((layout.firstPacket - 1) * AudioPieces.frameSize)
             let around = (join - window / 2)..<(join + window / 2)

@@ -103,9 +103,25 @@ struct JobSpecTests {
         #expect(changed == edited.tasks.indices.filter { edited.tasks[$0].kind == .video && edited.tasks[$0].segment == 1 })
     }
 
-    /// Four 12-s clips are four pieces of the audio track; the piece before a clip encodes
-    /// its head as post-roll. Another clip of the same length in the third place changes
-    /// the second and third pieces' recipes and no other (docs/rendering.md, "Audio in pieces").
+    /// One 60-s clip's sound is 15 pieces of 4 s, each its own recipe: pieces inside one
+    /// segment differ only in where they begin in it, and two such pieces once shared a key
+    /// (a farm then took one's chunk for the other's; docs/rendering.md, "Audio in pieces").
+    @Test func piecesInsideOneSegmentHaveKeysOfTheirOwn() throws {
+        let dir = try TestEnvironment.scratchDirectory()
+        let session = Session(video: SessionVideo(videoSegments: [SessionVideoSegment(source: "a.mp4")]))
+        let clip = MediaInfo(duration: Rational(60), frameDuration: Rational(1, 30)!, codedWidth: 64, codedHeight: 36, hasAudio: true)
+        let loaded = LoadedSession.make(url: dir.appendingPathComponent("s.json"), session: session, files: [:], probes: ["a.mp4": clip])
+        let spec = try JobSpec.compile(loaded, settings: EncoderSettings(), contentIDs: ["a.mp4": "sha256:a"])
+        let pieces = spec.tasks.indices.filter { spec.tasks[$0].kind == .audio }
+        #expect(pieces.count == 15)
+        let keys = try pieces.map { try spec.shard($0).recipeKey() }
+        #expect(Set(keys).count == keys.count, "\(keys.count - Set(keys).count) pieces share a key")
+    }
+
+    /// Four 12-s clips are nine pieces of the audio track (each cut inside every 4 s); the
+    /// piece before a clip encodes its head as post-roll. Another clip of the same length in
+    /// the third place changes the recipes of the pieces that read it and no other
+    /// (docs/rendering.md, "Audio in pieces").
     @Test func anEditReRendersOnlyTheAudioPiecesThatReadIt() throws {
         func compile(third: String) throws -> JobSpec {
             let dir = try TestEnvironment.scratchDirectory()
@@ -120,10 +136,16 @@ struct JobSpecTests {
         let base = try compile(third: "c.mp4")
         let edited = try compile(third: "other.mp4")
         let pieces = base.tasks.indices.filter { base.tasks[$0].kind == .audio }
-        #expect(pieces.map { base.tasks[$0].segment } == [0, 1, 2, 3])
-        #expect(pieces.map { base.shard($0).segments.map(\.index) } == [[0, 1], [1, 2], [2, 3], [3]])
+        // 12-s clips at speed 1 are cut inside every 4 s (docs/rendering.md, "Audio in pieces").
+        #expect(pieces.map { base.tasks[$0].segment } == [0, 0, 0, 1, 1, 2, 2, 3, 3])
+        #expect(pieces.map { base.shard($0).segments.map(\.index) } == [[0], [0], [0, 1], [1], [1, 2], [2], [2, 3], [3], [3]])
+        // Pieces inside one segment differ only in where they begin in it: their keys differ
+        // (two of them once shared a key, and a farm took one's chunk for the other's).
+        let keys = try pieces.map { try base.shard($0).recipeKey() }
+        #expect(Set(keys).count == keys.count)
+        // The third clip's sound is read by the three pieces that hold it or run into it.
         let changed = try pieces.filter { try base.shard($0).recipeKey() != edited.shard($0).recipeKey() }
-        #expect(changed.map { base.tasks[$0].segment } == [1, 2])
+        #expect(changed.map { base.shard($0).segments.map(\.index) } == [[1, 2], [2], [2, 3]])
     }
 
     @Test func aSpecThatNoCompiledJobCouldGiveIsRefused() throws {

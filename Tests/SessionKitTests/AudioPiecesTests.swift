@@ -63,3 +63,44 @@ struct AudioPiecesTests {
         }
     }
 }
+
+/// Pieces inside a segment (docs/rendering.md, "Audio in pieces"): a segment longer than
+/// a piece, at speed 1, is cut every 4 s; a stretched one never is.
+struct AudioPiecesInsideTests {
+    static let thirtyFPS = Rational(1, 30)!
+
+    static func clip(seconds: Int, speed: Rational = .one, audio: Bool = true) -> [SegmentTimeline] {
+        [SegmentTimeline(index: 0, source: "c.mp4", frameCount: Int64(seconds * 30), outputStartFrame: 0,
+                         trimStart: .zero, trimDuration: Rational(seconds) * speed, speed: speed, frameDuration: thirtyFPS,
+                         orientation: .up, naturalSize: Size(width: 64, height: 36), actualSize: Size(width: 64, height: 36),
+                         cropRect: Rect(x: 0, y: 0, width: 64, height: 36), filters: [], hasAudio: audio, location: nil,
+                         sourceOrigin: .zero)]
+    }
+
+    @Test func aLongClipAtSpeedOneIsCutEveryFourSeconds() {
+        // 12 s: cuts at 4 s and 8 s; inside a segment the piece after warms up before its
+        // start, so the piece before needs only a few frames past the cut.
+        let twelve = AudioPieces.plan(Self.clip(seconds: 12), frameDuration: Self.thirtyFPS)
+        #expect(twelve.map(\.startFrame) == [0, 120, 240], "\(twelve)")
+        #expect(twelve.allSatisfy { $0.segment == 0 && $0.kind == .audio })
+        #expect(twelve.last?.endFrame == 360)
+        // Ten minutes: a piece every 4 s (120 frames).
+        let long = AudioPieces.plan(Self.clip(seconds: 600), frameDuration: Self.thirtyFPS)
+        #expect(long.count == 150 && long.dropLast().allSatisfy { $0.endFrame - $0.startFrame == 120 }, "\(long.count)")
+        #expect(zip(long, long.dropFirst()).allSatisfy { $0.endFrame == $1.startFrame } && long.last?.endFrame == 18_000)
+        // Stretched sound is never cut inside; silence is.
+        #expect(AudioPieces.plan(Self.clip(seconds: 60, speed: Rational(3, 2)!), frameDuration: Self.thirtyFPS).count == 1)
+        #expect(AudioPieces.plan(Self.clip(seconds: 60, audio: false), frameDuration: Self.thirtyFPS).count == 15)
+    }
+
+    @Test func aPieceInsideASegmentReadsFromAPreRollOnTheResamplersGrid() {
+        // 4 s in = 192,000 samples: 0.48 s of pre-roll back, on the 1,920 grid.
+        #expect(AudioPieces.readFrom(offset: 192_000) == 192_000 - 23_040)
+        #expect(AudioPieces.readFrom(offset: 200_000) % 1920 == 0 && AudioPieces.readFrom(offset: 200_000) <= 200_000 - 23_040)
+        #expect(AudioPieces.readFrom(offset: 10_000) == 0)
+        // Every listed source rate meets 48 kHz on that grid: n · rate / 48,000 is whole.
+        for rate: Int64 in [8_000, 11_025, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 88_200, 96_000] {
+            #expect(AudioPieces.resamplerPeriod * rate % 48_000 == 0, "\(rate)")
+        }
+    }
+}
