@@ -23,6 +23,11 @@ AAC_FRAME = 1024
 JOIN_GUARD = 240 * AAC_FRAME
 POST_ROLL_FRAMES = 3
 MINIMUM_PIECE_SAMPLES = 10 * SAMPLE_RATE
+# Inside a segment at speed 1 longer than a piece, a cut every 4 s; the piece after reads a
+# 0.48-s pre-roll and warms its encoder on the 5.12 s before its first kept packet, and the
+# piece before encodes three frames past the cut (`AudioPieces.insidePieceSamples`).
+INSIDE_PIECE_SAMPLES = 4 * SAMPLE_RATE
+PRE_ROLL_SAMPLES = 12 * 1920
 
 # A job of at least this many video shards starts with a shard of half a keyframe interval
 # (the planner's `Plan.leadShardMinimumShards`).
@@ -35,6 +40,14 @@ def join_packet(boundary: int) -> int:
 
 def post_roll_samples(boundary: int) -> int:
     return (join_packet(boundary) + POST_ROLL_FRAMES) * AAC_FRAME - boundary
+
+
+def inside_join_packet(cut: int) -> int:
+    return (cut + AAC_FRAME - 1) // AAC_FRAME + 1
+
+
+def inside_post_roll_samples(cut: int) -> int:
+    return (inside_join_packet(cut) + POST_ROLL_FRAMES) * AAC_FRAME - cut
 
 
 @dataclass
@@ -192,25 +205,60 @@ class Export:
         total = self.total_frames
         if self.audio_plan == "one-task":
             return [(0, total)]
-        pieces, opening, start = [], 0, 0
+        pieces, opening, inside, start = [], 0, False, 0
+        end_sample = self.sample(total)
         for s in self.segments:
-            if start > 0 and s.frames > 0:
+            if s.frames == 0:
+                continue
+            if start > opening:
                 boundary = self.sample(start)
-                if boundary - self.sample(opening) >= MINIMUM_PIECE_SAMPLES and \
-                        self.sample(total) - boundary >= post_roll_samples(boundary):
+                if boundary - self.sample(opening) >= MINIMUM_PIECE_SAMPLES and end_sample - boundary >= post_roll_samples(boundary):
                     pieces.append((opening, start))
-                    opening = start
-            start += s.frames
+                    opening, inside = start, False
+            end = start + s.frames
+            if s.speed == 1.0 and self.sample(end) - self.sample(start) > MINIMUM_PIECE_SAMPLES:
+                kept = self.sample(opening) if inside or opening == 0 else (join_packet(self.sample(opening)) - 1) * AAC_FRAME
+                cut = self.frame_at_or_after(max(kept, self.sample(start)) + INSIDE_PIECE_SAMPLES)
+                while cut < end and end_sample - self.sample(cut) >= max(inside_post_roll_samples(self.sample(cut)), INSIDE_PIECE_SAMPLES // 2):
+                    pieces.append((opening, cut))
+                    opening, inside = cut, True
+                    cut = self.frame_at_or_after(self.sample(cut) + INSIDE_PIECE_SAMPLES)
+            start = end
         pieces.append((opening, total))
         return pieces
 
+    def frame_at_or_after(self, sample: int) -> int:
+        frame = math.floor(sample * self.fps / SAMPLE_RATE)
+        while self.sample(frame) < sample:
+            frame += 1
+        return frame
+
+    def segment_starts(self) -> set[int]:
+        starts, start = set(), 0
+        for s in self.segments:
+            if s.frames > 0:
+                starts.add(start)
+            start += s.frames
+        return starts
+
     def audio_encoded_seconds(self, frames: tuple[int, int]) -> float:
-        """The seconds a piece encodes: its own, the warm-up it does not keep and the post-roll."""
+        """The seconds a piece encodes: its own, the warm-up it does not keep and the post-roll
+        (a piece that begins inside a segment also decodes its pre-roll: counted with it)."""
         first, end = self.sample(frames[0]), self.sample(frames[1])
-        encode_from = 0 if first == 0 else first // AAC_FRAME * AAC_FRAME
-        encode_to = self.sample(self.total_frames) if frames[1] >= self.total_frames \
-            else (join_packet(end) + POST_ROLL_FRAMES) * AAC_FRAME
-        return (encode_to - encode_from) / SAMPLE_RATE
+        starts = self.segment_starts()
+        if first == 0:
+            encode_from = 0
+        elif frames[0] in starts:
+            encode_from = first // AAC_FRAME * AAC_FRAME
+        else:
+            encode_from = max(0, (inside_join_packet(first) - 1) * AAC_FRAME - JOIN_GUARD) - PRE_ROLL_SAMPLES
+        if frames[1] >= self.total_frames:
+            encode_to = self.sample(self.total_frames)
+        elif frames[1] in starts:
+            encode_to = (join_packet(end) + POST_ROLL_FRAMES) * AAC_FRAME
+        else:
+            encode_to = (inside_join_packet(end) + POST_ROLL_FRAMES) * AAC_FRAME
+        return (encode_to - max(0, encode_from)) / SAMPLE_RATE
 
     def audio_task(self, index: int, frames: tuple[int, int], costs: Costs) -> Task:
         seconds = self.audio_encoded_seconds(frames)
