@@ -116,6 +116,8 @@ final class ArrivingChunks {
     private let mismatch: (Int) -> String
     private var index = 0
     private var reader: ChunkReader?
+    /// Files opened so far: each chunk once.
+    private(set) var opened = 1
 
     /// Opens the first file, which must be there.
     init(paths: [String], type: AVMediaType, mismatch: @escaping (Int) -> String) throws {
@@ -139,9 +141,10 @@ final class ArrivingChunks {
                 continue
             }
             guard isReady(paths[index]) else { return (.waiting, index) }
-            let opened = try ChunkReader(path: paths[index], type: type, parameters: .fromHeader)
-            guard opened.extradata == first.extradata else { throw EngineError(mismatch(index)) }
-            reader = opened
+            let next = try ChunkReader(path: paths[index], type: type, parameters: .fromHeader)
+            guard next.extradata == first.extradata else { throw EngineError(mismatch(index)) }
+            reader = next
+            opened += 1
         }
         return (.end, index)
     }
@@ -154,6 +157,7 @@ final class ConcatenatedVideo {
     private let files: ArrivingChunks
     private let frameTimeBase: AVRational
     var first: ChunkReader { files.first }
+    var opened: Int { files.opened }
 
     /// Opens the first chunk, which must be there.
     init(chunks: [Assembler.VideoChunk], frameTimeBase: AVRational) throws {
@@ -167,6 +171,8 @@ final class ConcatenatedVideo {
 
     /// The clock of the chunk being read.
     private var clock: (file: Int, clock: ChunkClock)?
+    /// The chunk of the packet `next` returned last.
+    var chunk: Int? { clock?.file }
 
     /// The next packet on `outputTimeBase`.
     func next(on outputTimeBase: AVRational, isReady: (String) -> Bool) throws -> ChunkStep {
@@ -224,6 +230,7 @@ final class ConcatenatedAudio {
     /// Where the next packet starts, on `timeBase`.
     private var following: Int64?
     var first: ChunkReader { files.first }
+    var opened: Int { files.opened }
     var timeBase: AVRational { first.stream.pointee.time_base }
 
     /// Opens the first piece, which must be there.

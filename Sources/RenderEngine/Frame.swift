@@ -68,6 +68,13 @@ final class Packet {
         pointer = packet
     }
 
+    /// A new reference to the same data and properties (no copy of the payload).
+    func reference() throws -> Packet {
+        let copy = try Packet()
+        try avCheck(av_packet_ref(copy.pointer, pointer), "av_packet_ref")
+        return copy
+    }
+
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)

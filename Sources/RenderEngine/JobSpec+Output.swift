@@ -95,11 +95,13 @@ extension JobSpec {
         }
     }
 
-    /// The live preview of one of the job's files, in `directory`, to advance as its chunks
-    /// arrive (docs/rendering.md, "Live preview").
-    public func beginPreview(of file: OutputFile, in directory: String, chunkPath: (Int) -> String) throws -> LivePreview {
-        try LivePreview(frameDuration: output.frameDuration, video: videoChunks(of: file, chunkPath: chunkPath),
-                        audio: file.audioTasks.map(chunkPath), directory: directory)
+    /// The live preview of one of the job's files, in `directory`, fed by `assembly` as it
+    /// reads the file's chunks (docs/rendering.md, "Live preview"): one chunk list, one read.
+    public func beginPreview(of file: OutputFile, in directory: String, riding assembly: Assembly) throws -> LivePreview {
+        let preview = try LivePreview(frameDuration: output.frameDuration, video: assembly.chunks,
+                                      hasAudio: !file.audioTasks.isEmpty, directory: directory)
+        assembly.preview = preview
+        return preview
     }
 
     /// Writes the sidecar of a finished file; on failure removes the file too.

@@ -4,11 +4,13 @@ import SessionKit
 
 /// The finished prefix of an export as HLS with fragmented-MP4 segments, written while the
 /// chunks arrive (docs/rendering.md, "Live preview"): one media segment per video chunk,
-/// its packets copied (no re-encode), with the audio track's packets of the same range. A
-/// chunk after a gap waits for the gap. Everything goes into one growing file
-/// (`preview.mp4`: the init segment, then a `moof`+`mdat` per segment) whose byte ranges
-/// `index.json` lists; the index is replaced (rename) after each segment's bytes are
-/// flushed, so a reader never sees a range that is not all there. Used from one thread.
+/// its packets copied (no re-encode), with the audio track's packets of the same range.
+/// It reads nothing itself: the job's `Assembly` hands it every packet as it reads them
+/// (`take`), in output order, so a chunk after a gap waits for the gap as the file does.
+/// Everything goes into one growing file (`preview.mp4`: the init segment, then a
+/// `moof`+`mdat` per segment) whose byte ranges `index.json` lists; the index is replaced
+/// (rename) after each segment's bytes are flushed, so a reader never sees a range that
+/// is not all there. Used from one thread.
 public final class LivePreview {
     /// One media segment: its bytes in `preview.mp4` and the frames it holds.
     public struct Segment: Codable, Sendable, Equatable {
@@ -43,65 +45,87 @@ public final class LivePreview {
     public private(set) var index: Index
     private let directory: String
     private let chunks: [Assembler.VideoChunk]
-    private let audioPieces: [String]
+    private let hasAudio: Bool
     private let frameDuration: Rational
-    /// The next video chunk to publish.
+    /// The next video chunk to publish, and the video packets read of it and after it.
     private var next = 0
+    private var video: [[Packet]]
     private var writer: Writer?
 
     private final class Writer {
         let output: OutputContainer
         let video: UnsafeMutablePointer<AVStream>
         let audio: UnsafeMutablePointer<AVStream>?
-        let videoSource: AVRational
-        let audioTrack: ConcatenatedAudio?
-        /// Audio packets read and not written yet: the next segments'.
+        /// Audio packets read and not written yet (the next segments'), on `audioTimeBase`.
         var queuedAudio: [Packet] = []
+        var audioTimeBase = AVRational(num: 1, den: 48000)
         var audioEnded: Bool
         /// Where the file's bytes end: the next segment starts here.
         var written: Int64 = 0
 
-        init(output: OutputContainer, firstChunk: ChunkReader, audioTrack: ConcatenatedAudio?) throws {
+        init(output: OutputContainer, video: UnsafeMutablePointer<AVStream>, audio: UnsafeMutablePointer<AVStream>?) throws {
             self.output = output
-            video = try output.addStream(copying: firstChunk.stream)
-            videoSource = firstChunk.stream.pointee.time_base
-            self.audioTrack = audioTrack
-            audio = try audioTrack.map { try output.addStream(copying: $0.first.stream) }
-            audioEnded = audioTrack == nil
+            self.video = try output.addStream(copying: video)
+            self.audio = try audio.map { try output.addStream(copying: $0) }
+            audioEnded = audio == nil
         }
     }
 
-    /// `directory` is made if need be; what it holds is the preview's alone.
-    public init(frameDuration: Rational, video chunks: [Assembler.VideoChunk], audio: [String], directory: String) throws {
+    /// `directory` is made if need be; what it holds is the preview's alone. `hasAudio`:
+    /// the track has sound, whose packets come with the video's.
+    public init(frameDuration: Rational, video chunks: [Assembler.VideoChunk], hasAudio: Bool, directory: String) throws {
         guard !chunks.isEmpty else { throw EngineError("a preview needs video chunks") }
         self.frameDuration = frameDuration
         self.chunks = chunks
-        audioPieces = audio
+        self.hasAudio = hasAudio
         self.directory = directory
+        video = Array(repeating: [], count: chunks.count)
         let longest = Double(chunks.map(\.frameCount).max() ?? 0) * frameDuration.doubleValue
         index = Index(targetSeconds: max(1, Int(longest.rounded(.up))))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try publish()
     }
 
-    /// Publishes every segment whose chunk, and whose audio, are there; returns whether any was.
-    @discardableResult
-    public func advance(isReady: (String) -> Bool) throws -> Bool {
-        LibavLog.quiet()
-        var published = false
-        while next < chunks.count, isReady(chunks[next].path) {
-            guard let writer = try openedWriter(isReady: isReady),
-                  let audio = try audioBefore(sample: audioEnd(ofChunk: next), writer: writer, isReady: isReady) else { break }
-            try writeSegment(chunk: next, audio: audio, writer: writer)
-            next += 1
-            published = true
-        }
-        if published { try publish() }
-        return published
+    // MARK: Fed by the assembly
+
+    /// The streams are known (the first chunk and the first audio piece are open).
+    func open(video: UnsafeMutablePointer<AVStream>, audio: UnsafeMutablePointer<AVStream>?) throws {
+        guard writer == nil else { return }
+        guard (audio != nil) == hasAudio else { throw EngineError("the preview expected \(hasAudio ? "" : "no ")audio") }
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(Index.mediaFileName).path
+        let output = try OutputContainer(path: path, format: "mp4")
+        let opened = try Writer(output: output, video: video, audio: audio)
+        // As libavformat's HLS muxer writes fMP4: each fragment cut by hand at a chunk's end,
+        // the index (with its edit lists) written with the first fragment.
+        try output.writeHeader(options: ["movflags": "+frag_custom+dash+delay_moov"])
+        writer = opened
+    }
+
+    /// A video packet of chunk `chunk`, on the output's clock in `timeBase`.
+    func take(video packet: Packet, chunk: Int, on timeBase: AVRational) throws {
+        guard let writer, chunks.indices.contains(chunk) else { throw EngineError("the preview was fed before it was opened") }
+        av_packet_rescale_ts(packet.pointer, timeBase, writer.video.pointee.time_base)
+        packet.pointer.pointee.stream_index = writer.video.pointee.index
+        video[chunk].append(packet)
+        try publishReady()
+    }
+
+    /// The audio track's next packet, on `timeBase`.
+    func take(audio packet: Packet, on timeBase: AVRational) throws {
+        guard let writer else { throw EngineError("the preview was fed before it was opened") }
+        writer.audioTimeBase = timeBase
+        writer.queuedAudio.append(packet)
+        try publishReady()
+    }
+
+    func audioEnded() throws {
+        writer?.audioEnded = true
+        try publishReady()
     }
 
     /// Marks the preview complete once every segment is published (`#EXT-X-ENDLIST`).
     public func finish() throws {
+        try publishReady()
         guard next == chunks.count else { throw EngineError("the preview in \(directory) has \(next) of \(chunks.count) segments") }
         try writer?.output.close()
         writer = nil
@@ -111,19 +135,18 @@ public final class LivePreview {
 
     // MARK: Writing
 
-    private func openedWriter(isReady: (String) -> Bool) throws -> Writer? {
-        if let writer { return writer }
-        guard isReady(chunks[0].path), audioPieces.first.map(isReady) ?? true else { return nil }
-        let path = URL(fileURLWithPath: directory).appendingPathComponent(Index.mediaFileName).path
-        let output = try OutputContainer(path: path, format: "mp4")
-        let first = try ChunkReader(path: chunks[0].path, type: AVMEDIA_TYPE_VIDEO)
-        let audio = try audioPieces.isEmpty ? nil : ConcatenatedAudio(pieces: audioPieces)
-        let opened = try Writer(output: output, firstChunk: first, audioTrack: audio)
-        // As libavformat's HLS muxer writes fMP4: each fragment cut by hand at a chunk's end,
-        // the index (with its edit lists) written with the first fragment.
-        try output.writeHeader(options: ["movflags": "+frag_custom+dash+delay_moov"])
-        writer = opened
-        return opened
+    /// Publishes every segment whose chunk's frames are all read, and whose audio is.
+    private func publishReady() throws {
+        guard let writer else { return }
+        var published = false
+        while next < chunks.count, Int64(video[next].count) == chunks[next].frameCount,
+              let audio = audioBefore(sample: audioEnd(ofChunk: next), writer: writer) {
+            try writeSegment(chunk: next, video: video[next], audio: audio, writer: writer)
+            video[next] = []
+            next += 1
+            published = true
+        }
+        if published { try publish() }
     }
 
     /// The audio track's sample where chunk `index`'s range ends: its last segment takes the rest.
@@ -133,46 +156,28 @@ public final class LivePreview {
     }
 
     /// The audio packets that start before sample `end` (all that are left when nil), or
-    /// nil while a piece they need is not there yet (what was read stays queued).
-    private func audioBefore(sample end: Int64?, writer: Writer, isReady: (String) -> Bool) throws -> [Packet]? {
-        guard let track = writer.audioTrack else { return [] }
+    /// nil while the track may still bring more of them.
+    private func audioBefore(sample end: Int64?, writer: Writer) -> [Packet]? {
+        guard writer.audio != nil else { return [] }
         let samples = AVRational(num: 1, den: Int32(AudioPieces.sampleRate))
+        let timeBase = writer.audioTimeBase
         func isBefore(_ packet: Packet) -> Bool {
             guard let end else { return true }
-            return av_rescale_q(packet.pointer.pointee.pts, track.timeBase, samples) < end
+            return av_rescale_q(packet.pointer.pointee.pts, timeBase, samples) < end
         }
-        // Read until a packet at or past `end` is queued, or the track ends.
-        while !writer.audioEnded, writer.queuedAudio.last.map(isBefore) ?? true {
-            switch try track.next(isReady: isReady) {
-            case .packet(let packet): writer.queuedAudio.append(packet)
-            case .end: writer.audioEnded = true
-            case .waiting: return nil
-            }
-        }
+        // Complete once a packet at or past `end` is queued, or the track has ended.
+        guard writer.audioEnded || !(writer.queuedAudio.last.map(isBefore) ?? true) else { return nil }
         let count = writer.queuedAudio.prefix(while: isBefore).count
         defer { writer.queuedAudio.removeFirst(count) }
         return Array(writer.queuedAudio.prefix(count))
     }
 
-    private func writeSegment(chunk number: Int, audio: [Packet], writer: Writer) throws {
+    private func writeSegment(chunk number: Int, video: [Packet], audio: [Packet], writer: Writer) throws {
         let chunk = chunks[number]
-        let reader = try ChunkReader(path: chunk.path, type: AVMEDIA_TYPE_VIDEO, parameters: .fromHeader)
-        let frameBase = AVRational(num: Int32(frameDuration.numerator), den: Int32(frameDuration.denominator))
-        var clock = ChunkClock(firstFrame: chunk.outputStartFrame, frameTimeBase: frameBase,
-                               reorderDelay: writer.video.pointee.codecpar.pointee.video_delay, on: writer.video.pointee.time_base)
-        var video: [Packet] = []
-        while let packet = try reader.next() {
-            clock.place(packet, from: reader.stream.pointee.time_base)
-            packet.pointer.pointee.stream_index = writer.video.pointee.index
-            video.append(packet)
-        }
-        guard video.count == chunk.frameCount else {
-            throw EngineError("chunk \(number) (\(chunk.path)) has \(video.count) frames, not \(chunk.frameCount)")
-        }
         var sound: [Packet] = []
-        if let track = writer.audioTrack, let stream = writer.audio {
+        if let stream = writer.audio {
             for packet in audio {
-                av_packet_rescale_ts(packet.pointer, track.timeBase, stream.pointee.time_base)
+                av_packet_rescale_ts(packet.pointer, writer.audioTimeBase, stream.pointee.time_base)
                 packet.pointer.pointee.stream_index = stream.pointee.index
                 sound.append(packet)
             }

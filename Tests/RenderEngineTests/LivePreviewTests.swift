@@ -50,13 +50,15 @@ import Testing
         return hashColumn(run.stdout)
     }
 
-    /// A rendered job's chunks, its output assembled at once, and its preview begun.
+    /// A rendered job's chunks, its output assembled at once, and a second assembly begun
+    /// with the preview riding along (fed from the assembly's reads).
     struct Prepared {
         var spec: JobSpec
         var file: JobSpec.OutputFile
         var chunkPath: (Int) -> String
         var output: String
         var previewDirectory: URL
+        var assembly: Assembly
         var preview: LivePreview
     }
 
@@ -67,13 +69,16 @@ import Testing
         let output = dir.appendingPathComponent("output.mp4").path
         try spec.assemble(to: output, chunkPath: chunkPath)
         let previewDirectory = dir.appendingPathComponent("preview")
-        let preview = try spec.beginPreview(of: file, in: previewDirectory.path, chunkPath: chunkPath)
-        return Prepared(spec: spec, file: file, chunkPath: chunkPath, output: output, previewDirectory: previewDirectory, preview: preview)
+        let assembly = try spec.beginAssembly(of: file, to: dir.appendingPathComponent("riding.mp4").path, chunkPath: chunkPath)
+        let preview = try spec.beginPreview(of: file, in: previewDirectory.path, riding: assembly)
+        return Prepared(spec: spec, file: file, chunkPath: chunkPath, output: output, previewDirectory: previewDirectory,
+                        assembly: assembly, preview: preview)
     }
 
     @Test func segmentsArePublishedInOrderAndPlayAsTheOutput() throws {
         let job = try Self.prepared("live-preview")
         let (spec, file, chunkPath, output, previewDirectory, preview) = (job.spec, job.file, job.chunkPath, job.output, job.previewDirectory, job.preview)
+        let assembly = job.assembly
         #expect(preview.index.segments.isEmpty && !preview.index.ended)
         // Chunks arrive out of order: the audio pieces, then the video with every third
         // chunk late; a segment is never listed past a gap.
@@ -85,7 +90,8 @@ import Testing
         var listed: [Int] = []
         for task in order {
             present.insert(chunkPath(task))
-            try preview.advance { present.contains($0) }
+            _ = try assembly.advance { present.contains($0) }
+            // Up to the first gap; the last segment also waits for the sound's end.
             let prefix = video.prefix { present.contains(chunkPath($0)) }.count
             #expect(preview.index.segments.count == prefix, "a segment listed past a gap, or one missing")
             listed.append(preview.index.segments.count)
@@ -94,7 +100,9 @@ import Testing
         }
         #expect(listed.contains { $0 > 0 && $0 < video.count }, "never half published: \(listed)")
 
-        // Half published: the playlist plays the output's first frames.
+        // Each chunk was read once, by the assembly; the preview read none.
+        #expect(assembly.chunkFilesOpened == file.videoTasks.count + file.audioTasks.count)
+        try assembly.finish()
         try preview.finish()
         #expect(preview.index.ended && preview.index.segments.count == video.count)
         #expect(preview.index.segments.map(\.frames).reduce(0, +) == spec.output.frames)
@@ -114,7 +122,7 @@ import Testing
         let (spec, file, chunkPath, output, previewDirectory, preview) = (job.spec, job.file, job.chunkPath, job.output, job.previewDirectory, job.preview)
         let half = Array(file.videoTasks.prefix(file.videoTasks.count / 2))
         let present = Set((file.audioTasks + half).map(chunkPath))
-        try preview.advance { present.contains($0) }
+        _ = try job.assembly.advance { present.contains($0) }
         #expect(preview.index.segments.count == half.count && !preview.index.ended)
         let playlist = try Self.writePlaylist(of: previewDirectory)
         #expect(!(try String(contentsOfFile: playlist, encoding: .utf8)).contains("ENDLIST"))

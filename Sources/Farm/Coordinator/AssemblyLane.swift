@@ -89,27 +89,19 @@ final class AssemblyLane: Sendable {
             let started = Date()
             let isReady = { (path: String) in Disk.exists(path) }
             do {
+                // The preview rides along: fed each packet as the assembly reads it.
                 complete = try assembly.advance(isReady: isReady)
             } catch {
                 self.error = "\(error)"
                 assembly.abandon()
             }
+            if preview != nil, let failure = assembly.previewFailure { givePreviewUp(failure) }
             busy += Date().timeIntervalSince(started)
-            // The last segment waits for the job's end (`endPreview`).
-            if !complete { advancePreview() }
         }
 
-        private func advancePreview() {
-            do {
-                try preview?.advance { Disk.exists($0) }
-            } catch {
-                givePreviewUp(error)
-            }
-        }
-
-        /// Publishes the last segments and ends the preview (`#EXT-X-ENDLIST`).
+        /// Publishes the last segments and ends the preview (`#EXT-X-ENDLIST`): after the
+        /// job's answer, so a preview never delays a job's end.
         func endPreview() {
-            advancePreview()
             do { try preview?.finish() } catch { givePreviewUp(error) }
         }
 
@@ -120,6 +112,7 @@ final class AssemblyLane: Sendable {
 
         func dropPreview() {
             preview = nil
+            assembly.preview = nil
             try? FileManager.default.removeItem(atPath: previewDirectory)   // a preview is a convenience; the job goes on
         }
 
@@ -158,7 +151,7 @@ final class AssemblyLane: Sendable {
                     // A preview that cannot begin (a full disk) leaves the job without one.
                     var preview: LivePreview?
                     do {
-                        preview = try spec.beginPreview(of: file, in: previewDirectory) { chunks[$0] }
+                        preview = try spec.beginPreview(of: file, in: previewDirectory, riding: assembly)
                     } catch {
                         log("job \(job): no live preview: \(error)")
                     }
