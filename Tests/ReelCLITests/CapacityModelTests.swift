@@ -146,19 +146,22 @@ import Testing
         let before = try predict(farm + ["--audio", "one-task", "--media", "new-on-coordinator", "--assembly", "after"], in: dir)
         #expect(abs((before["wall_seconds"] as? Double ?? 0) - 8.85) < 0.01, "\(before)")
         #expect(before["limit"] as? String == "the tail: the audio track", "\(before)")
-        // Now: a piece per clip. The first encodes its 15 s and the post-roll into the next
-        // (joinPacket(720,000) = 945; (945 + 3) · 1024 = 970,752 samples, 20.224 s): 2.022 s,
-        // the longest (the middle ones encode as many, from 719,872); the pictures nothing;
-        // the index 0.05 s: 2.072 s, with nothing probed.
+        // Now: 15-s clips at speed 1 are cut inside every 4 s (docs/rendering.md, "Audio in
+        // pieces"): 13 pieces. The longest begin inside a clip and end inside the next, e.g.
+        // 12 → 19 s: from 5.12 s before its first kept packet (564: 576,512 − 245,760 =
+        // 330,752) to 3 frames past its last ((892 + 3) · 1024 = 916,480), 12.203 s, and its
+        // 0.48-s pre-roll: 12.683 s, 1.268 s of a core. On 8 slots the first 8 pieces start at
+        // once; the tenth, one of those, starts when the second (8.085 s: 0.809 s) ends, and
+        // ends at 2.077 s; the index 0.05 s: 2.127 s, with nothing probed.
         let now = try predict(farm, in: dir)
-        #expect(abs((now["wall_seconds"] as? Double ?? 0) - 2.072) < 0.005, "\(now)")
+        #expect(abs((now["wall_seconds"] as? Double ?? 0) - 2.127) < 0.005, "\(now)")
         #expect(now["probe_seconds"] as? Double == 0, "\(now)")
         // New media add their probes before the job exists: on the coordinator's 2 cores,
         // 1 s; on the 8 workers, one round (0.5 s) after the loop's tick (0.1 s).
         let onCoordinator = try predict(farm + ["--media", "new-on-coordinator"], in: dir)
-        #expect(abs((onCoordinator["wall_seconds"] as? Double ?? 0) - 3.072) < 0.005, "\(onCoordinator)")
+        #expect(abs((onCoordinator["wall_seconds"] as? Double ?? 0) - 3.127) < 0.005, "\(onCoordinator)")
         let new = try predict(farm + ["--media", "new"], in: dir)
-        #expect(abs((new["wall_seconds"] as? Double ?? 0) - 2.672) < 0.005, "\(new)")
+        #expect(abs((new["wall_seconds"] as? Double ?? 0) - 2.727) < 0.005, "\(new)")
     }
 
     @Test func badFarmsAreRefusedWithTheOptionNamed() throws {
