@@ -107,9 +107,8 @@ final class ConnectionBudgetHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// of a body that may trickle for ever only to drop it (a lingering close, as nginx's).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let response):
+        case .head:
             closesAfterResponse = body != nil
-            _ = response
             context.write(data, promise: promise)
         case .end where closesAfterResponse:
             let channel = context.channel
