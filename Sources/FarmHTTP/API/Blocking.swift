@@ -6,7 +6,7 @@ import Farm
 /// cores — never wait on a socket. The threads are made up front: Dispatch's pool, used
 /// before, adds a thread about once a second while its threads are blocked, so with 8
 /// pictures waiting for a worker the next request waited 6.8 s for a thread
-/// (`HostileClientTests.aClientsPicturesBeingMadeAreBoundedBy429`).
+/// (`HostileClientTests.aClientsPicturesBeingMadeAreBoundedBy429EvenBySignedURLs`).
 func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         BlockingThreads.shared.run { continuation.resume(with: Result { try body() }) }
