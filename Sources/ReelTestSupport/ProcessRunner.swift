@@ -29,9 +29,16 @@ public enum ProcessRunner {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        defer { watchdog.cancel() }
+        // On a thread of its own (Dispatch's pool can be full of blocked reads), and with the
+        // child's own children: they hold its pipes, and a read would wait for them for ever.
+        let done = DispatchSemaphore(value: 0)
+        let watchdog = Thread {
+            guard done.wait(timeout: .now() + timeout) == .timedOut else { return }
+            for descendant in descendants(of: pid) { kill(descendant, SIGKILL) }
+            kill(pid, SIGKILL)
+        }
+        watchdog.start()
+        defer { done.signal() }
         // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
         let errBox = DataBox()
         let group = DispatchGroup()
@@ -44,6 +51,26 @@ public enum ProcessRunner {
         group.wait()
         process.waitUntilExit()
         return ProcessResult(status: process.terminationStatus, stderr: String(decoding: errBox.data, as: UTF8.self), stdoutData: outData)
+    }
+
+    /// Every process below `pid`, from /proc.
+    static func descendants(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var parents: [Int32: Int32] = [:]
+        for entry in entries {
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = Int32(fields[1]) { parents[child] = parent }
+        }
+        var found: [Int32] = []
+        var frontier = [pid]
+        while let next = frontier.popLast() {
+            let children = parents.filter { $0.value == next }.map(\.key)
+            found += children
+            frontier += children
+        }
+        return found
     }
 
     /// Finds a program on PATH.
