@@ -42,6 +42,8 @@ public struct JobStatus: Codable, Sendable, Equatable {
     /// The batch it is a variant of, and the variant's name (docs/api.md, "Batches").
     public var batch: String?
     public var variant: String?
+    /// The pool of workers that alone render it, while it is unfinished (docs/operations.md, "Pools").
+    public var pool: String?
 
     public init(jobID: String, state: JobPhase, priority: Int, framesDone: Int64, totalFrames: Int64, shards: ShardCounts,
                 error: FarmError? = nil, created: Double, finished: Double? = nil, workers: [String: Int] = [:],
@@ -78,6 +80,9 @@ public enum PauseCause: String, Codable, Sendable, CaseIterable, Comparable {
     case storeUnwritable
     /// The state directory's disk is below its floor: chunks could not be stored.
     case diskFull
+    /// This job only: no connected worker may take its shards — its pool has none, none
+    /// has an encoder that agrees, or all that may are quarantined (docs/operations.md, "Pools").
+    case noWorker
 
     private var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
     public static func < (a: PauseCause, b: PauseCause) -> Bool { a.order < b.order }

@@ -38,6 +38,8 @@ struct SubmitCommand: ParsableCommand {
     @Option(name: .customLong("shard-keyframe-intervals"),
             help: "Keyframe intervals per shard, 1 … 32 (default: the farm's choice, docs/scale.md).")
     var shardKeyframeIntervals: Int64?
+    @Option(help: "Render only on workers of this pool (reel worker --pool); the job waits while the pool has none.")
+    var pool: String?
 
     var settings: EncoderSettings {
         var settings = encoding.settings
@@ -52,6 +54,7 @@ struct SubmitCommand: ParsableCommand {
         }
         do { try settings.validate() }
         catch { throw ValidationError("\(error)") }
+        if let pool, let problem = PoolName.problem(pool) { throw ValidationError("--pool: \(problem)") }
     }
 
     func run() throws {
@@ -59,7 +62,7 @@ struct SubmitCommand: ParsableCommand {
         let client = try farm.client()
         let result = try farmCall {
             try client.submit(loaded, settings: settings, priority: priority, layout: segments ? .segments : .whole,
-                              outputURL: outputURL, sidecarURL: sidecarURL)
+                              outputURL: outputURL, sidecarURL: sidecarURL, pool: pool)
         }
         guard case .submitted(let jobID, let reused, let shards) = result else {
             if case .invalid(let problems) = result { for p in problems { printError("error: \(p)") } }

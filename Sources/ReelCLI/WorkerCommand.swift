@@ -35,6 +35,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("media-root"), help: "Directory this worker may read media from in place (repeatable).")
     var mediaRoots: [String] = []
 
+    @Option(name: .customLong("pool"), help: "A pool this worker serves (repeatable): jobs submitted with --pool NAME render only on its workers.")
+    var pools: [String] = []
+
     @OptionGroup var keys: CurveClientOptions
 
     @OptionGroup var urls: URLOptions
@@ -50,6 +53,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: .hidden) var testShardDelay: Int = 0
     @Option(help: .hidden) var testStartDelay: Int = 0
 
+    func validate() throws {
+        for pool in pools { if let problem = PoolName.problem(pool) { throw ValidationError("--pool: \(problem)") } }
+        if pools.count > 16 { throw ValidationError("--pool: at most 16 pools, \(pools.count) given") }
+    }
+
     func run() async throws {
         if testStartDelay > 0 { try await Task.sleep(for: .milliseconds(testStartDelay)) }   // a slow start, for tests
         HeapPolicy.shareHeaps(max(1, slots) + 1)
@@ -58,6 +66,7 @@ struct WorkerCommand: AsyncParsableCommand {
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
         options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }
+        options.pools = Array(Set(pools)).sorted()
         options.corruptChunks = testCorruptChunks
         options.failAlways = testFailAlways
         options.renderLog = testRenderLog

@@ -28,6 +28,9 @@ public struct JobSpec: Sendable, Codable {
     public var session: Session
     /// Where the result is sent when assembled, if anywhere but the coordinator's disk.
     public var destination: OutputTarget? = nil
+    /// The pool of workers that alone render it (`settings.pool`; docs/operations.md,
+    /// "Pools"). Not part of any recipe: where a shard renders changes none of its bytes.
+    public var pool: String? = nil
 
     public init(version: Int = currentVersion, layout: Plan.Layout = .whole, output: RenderFormat, settings: EncoderSettings, segments: [SegmentTimeline],
                 tasks: [ShardTask], files: [String: SpecFile], customFilters: [CustomFilterFile] = [], session: Session) {

@@ -23,17 +23,18 @@ struct SchedulerTests {
             return out
         }
 
-        mutating func join(_ name: String, slots: Int = 1, encoders: [String: String]? = nil) {
-            on(.hello(Self.peer(name), workerID: name, host: "h", slots: slots, encoders: encoders))
+        mutating func join(_ name: String, slots: Int = 1, encoders: [String: String]? = nil, pools: Set<String> = []) {
+            on(.hello(Self.peer(name), workerID: name, host: "h", slots: slots, encoders: encoders, pools: pools))
         }
 
         /// A job of `shards` shards; `keys` are their recipe keys (none: unknown).
-        mutating func submit(_ id: String, shards: Int, priority: Int = 0, keys: [String] = [], owner: String? = nil) {
+        mutating func submit(_ id: String, shards: Int, priority: Int = 0, keys: [String] = [], owner: String? = nil, pool: String? = nil) {
             let tasks = (0..<shards).map { i in
                 ShardTask(kind: .video, segment: 0, startFrame: Int64(i) * 10, endFrame: Int64(i + 1) * 10, outputStartFrame: Int64(i) * 10)
             }
             clock += 0.001
-            let spec = SpecFixtures.job(tasks: tasks, files: ["a": "sha256:m\(id)"])
+            var spec = SpecFixtures.job(tasks: tasks, files: ["a": "sha256:m\(id)"])
+            spec.pool = pool
             on(.submitted(ScheduledJob(id: id, priority: priority, created: clock, owner: owner, spec: spec, recipeKeys: keys), nil))
         }
 

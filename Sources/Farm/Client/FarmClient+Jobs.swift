@@ -46,6 +46,12 @@ extension FarmClient {
         try request(.workers, Empty()).decode(WorkersReply.self).workers
     }
 
+    /// Lifts a worker's quarantine (an admin's key; docs/operations.md, "Sick workers") and
+    /// answers the workers as they are then.
+    public func releaseWorker(_ workerID: String) throws -> [WorkerStatus] {
+        try request(.releaseWorker, ReleaseWorker(workerID: workerID)).decode(WorkersReply.self).workers
+    }
+
     /// Downloads a finished job's MP4 and sidecar to `output`, or a per-segment job's files
     /// into the directory `output` (temporary names, then renamed).
     public func fetch(_ jobID: String, to output: String) throws {

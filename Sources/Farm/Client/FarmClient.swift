@@ -140,12 +140,13 @@ public final class FarmClient {
     /// `contentIDs`: the files' content ids (reference → id) when the caller has hashed them.
     public func submit(_ loaded: LoadedSession, settings: EncoderSettings, priority: Int,
                        layout: Plan.Layout = .whole, outputURL: String? = nil, sidecarURL: String? = nil,
-                       contentIDs: [String: String] = [:]) throws -> SubmitResult {
+                       contentIDs: [String: String] = [:], pool: String? = nil) throws -> SubmitResult {
         let (session, files, paths) = try describe(loaded) { reference, url in try contentIDs[reference] ?? ContentID.of(file: url.path) }
         var submit = Submit(session: session, files: files, paths: paths, settings: settings, priority: priority,
                             layout: layout == .whole ? nil : layout)
         submit.outputURL = outputURL
         submit.sidecarURL = sidecarURL
+        submit.pool = pool
         for _ in 0..<2 {
             submit.answerWithin = submit.answerWithin ?? timeoutSeconds   // past it, nothing is created
             let reply = try request(.submit, submit).decode(Submitted.self)

@@ -43,6 +43,23 @@ extension Coordinator {
                 .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try queryStore.workerStatuses(known))) },
                        to: identity, type: .workers)
             }
+        case .releaseWorker:
+            let request = try message.decode(ReleaseWorker.self)
+            // Only the farm's operator decides a machine is well again.
+            guard credentials.map({ $0.role == .admin }) ?? true else {
+                throw FarmError(.forbidden, "only an admin releases a worker from quarantine")
+            }
+            guard scheduler.isQuarantined(request.workerID) else {
+                let known = workers.values.contains { $0.workerID == request.workerID }
+                throw known ? FarmError(.invalidInput, "worker \(request.workerID.prefix(80)) is not quarantined")
+                    : FarmError(.notFound, "no worker \(request.workerID.prefix(80)) is connected or quarantined")
+            }
+            apply(scheduler.handle(.release(workerID: request.workerID), now: Self.now))
+            let (queryStore, known) = (queryStore, workerStatuses())
+            queryLane.post(key: "workers", label: "workers") {
+                .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try queryStore.workerStatuses(known))) },
+                       to: identity, type: .workers)
+            }
         case .setPriority:
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)

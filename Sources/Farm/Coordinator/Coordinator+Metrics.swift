@@ -68,6 +68,17 @@ extension Coordinator {
         let busy = workers.values.reduce(0) { $0 + $1.running.count }
         let total = workers.values.reduce(0) { $0 + $1.slots }
         CoordinatorMetrics.workers.record(workers.count)
+        var byState: [WorkerAvailability: Int] = [:]
+        var byPool: [String: Int] = [:]
+        for worker in workers.values {
+            let state: WorkerAvailability = scheduler.isQuarantined(worker.workerID) ? .quarantined : worker.slots == 0 ? .draining : .ready
+            byState[state, default: 0] += 1
+            for pool in worker.pools.isEmpty ? [""] : Array(worker.pools) { byPool[pool, default: 0] += 1 }
+        }
+        for state in WorkerAvailability.allCases { CoordinatorMetrics.workers(state).record(byState[state] ?? 0) }
+        // A pool whose last worker left reads 0 once, then is no longer reported.
+        for pool in reportedPools.union(byPool.keys) { CoordinatorMetrics.poolWorkers(pool).record(byPool[pool] ?? 0) }
+        reportedPools = Set(byPool.keys)
         CoordinatorMetrics.slots("busy").record(busy)
         CoordinatorMetrics.slots("free").record(max(0, total - busy))
         CoordinatorMetrics.dispatchPaused.record(scheduler.paused == nil ? 0 : 1)

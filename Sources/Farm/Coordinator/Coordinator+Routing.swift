@@ -60,7 +60,7 @@ extension Coordinator {
         switch message.type {
         case .hello, .heartbeat, .chunk, .failed, .mediaRequest: try workerSaid(message, from: identity)
         case .submit, .upload, .adopt, .mediaQuery: try clientSent(message, from: identity, credentials: credentials)
-        case .status, .watch, .cancel, .fetch, .deleteResult, .workers, .setPriority, .shards:
+        case .status, .watch, .cancel, .fetch, .deleteResult, .workers, .setPriority, .shards, .releaseWorker:
             try clientAsked(message, from: identity, credentials: credentials)
         case .stills, .jobStills, .stillsReply, .invalidate: try stillsMessage(message, from: identity, credentials: credentials)
         default:

@@ -13,18 +13,21 @@ extension Coordinator {
             guard let record = try store.job(request.jobID) else { throw FarmError(.noSuchJob, "no job \(request.jobID)") }
             try mayManage(request.jobID, credentials)
             let (session, files, paths) = (record.session, record.files, record.paths)
-            let still = { @Sendable (origins: [String: OriginObject]) in
-                StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths,
-                              stills: request.stills, origins: origins.isEmpty ? nil : origins)
+            let still = { @Sendable (origins: [String: OriginObject], pool: String?) in
+                var made = StillsRequest(requestID: UUID().uuidString, session: session, files: files, paths: paths,
+                                         stills: request.stills, origins: origins.isEmpty ? nil : origins)
+                made.pool = pool
+                return made
             }
             // A running job's plan is in memory; a finished one's is read and decoded on the
             // I/O lane, never on the loop (a plan of thousands of shards takes milliseconds).
             if let job = scheduler.jobs[request.jobID] {
-                return try stills(still(job.spec.files.compactMapValues(\.origin)), from: identity)
+                return try stills(still(job.spec.files.compactMapValues(\.origin), job.pool), from: identity)
             }
             let laneStore = laneStore
             ioLane.post(key: "job " + request.jobID, label: "job stills") {
-                .jobStillRequest(Result { still(try laneStore.origins(ofJob: request.jobID)) }, from: identity)
+                .jobStillRequest(Result { let context = try laneStore.stillContext(ofJob: request.jobID); return still(context.origins, context.pool) },
+                                 from: identity)
             }
         case .stillsReply: stillsReply(try message.decode(StillsReply.self), payload: message.payload, from: identity)
         case .invalidate:

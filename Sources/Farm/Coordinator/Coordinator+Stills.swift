@@ -25,6 +25,7 @@ extension Coordinator {
                                                        error: nil, missing: missing))
         }
         guard missing.isEmpty else { return reply(missing: missing) }
+        if let pool = request.pool, let wrong = PoolName.problem(pool) { return reply(invalid: "pool", wrong) }
         let session: Session
         do throws(SessionDocumentError) {
             session = try SessionDocument.decode(Data(request.session.utf8))
@@ -49,7 +50,10 @@ extension Coordinator {
 
     /// Sends (or re-sends) a pending request to the best-ranked live worker not yet tried.
     func routeStills(_ id: String) {
-        switch stillsBroker.route(id, workers: workers.mapValues(\.workerID), now: Self.now) {
+        // A job's pictures follow its pool (docs/operations.md, "Pools").
+        let pool = stillsBroker.pending[id]?.request.pool
+        let serving = workers.filter { _, worker in pool.map(worker.pools.contains) ?? true }
+        switch stillsBroker.route(id, workers: serving.mapValues(\.workerID), now: Self.now, pool: pool) {
         case .send(let worker, let forwarded): send(to: worker, .stills, forwarded)
         case .fail(let client, let reply): answerStills(client, reply)
         case .wait: break

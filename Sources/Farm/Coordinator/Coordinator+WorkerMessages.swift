@@ -13,8 +13,12 @@ extension Coordinator {
                 send(to: identity, .refused, FarmError(.engineMismatch, "engine version \(hello.engineVersion) differs from the coordinator's \(EngineVersion.engine)"))
                 return
             }
+            // A worker's word is checked like a client's: no name that is not a pool's, at most 16.
+            let pools = hello.pools ?? []
+            guard pools.count <= 16 else { throw FarmError(.invalidInput, "pools: \(pools.count) given, at most 16") }
+            for (index, pool) in pools.enumerated() { try PoolName.check(pool, at: "pools[\(index)]") }
             apply(scheduler.handle(.hello(identity, workerID: hello.workerID, host: hello.host, slots: hello.slots,
-                                          encoders: hello.encoders), now: Self.now))
+                                          encoders: hello.encoders, pools: Set(pools)), now: Self.now))
         case .heartbeat:
             let heartbeat = try? message.decode(Heartbeat.self)
             if let heartbeat, let worker = workers[identity] {

@@ -79,6 +79,8 @@ public final class Coordinator {
     var activity = FarmActivity()
     /// Tenants whose shard gauges were last reported, so a tenant without jobs loses them.
     var reportedTenants: Set<String> = []
+    /// Pools the last sample reported, so one whose workers all left reads 0.
+    var reportedPools: Set<String> = []
     /// Where the coordinator is listening (after binding `*` ports).
     public private(set) var endpoint = ""
     let logger: Logger
@@ -355,11 +357,22 @@ public final class Coordinator {
     /// store's, added on the lane (`LaneStore.workerStatuses`).
     func workerStatuses() -> [WorkerStatus] {
         workers.values.sorted { $0.workerID < $1.workerID }.map {
-            WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
-                         shardsDone: 0, lastHeartbeat: $0.lastSeen, alive: true,
-                         mediaBytesSent: ledger.mediaBytes.byWorker[$0.workerID] ?? 0,
-                         residentKB: activity.worker($0.workerID)?.residentKB, framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0,
-                         cpuCores: activity.worker($0.workerID)?.cpuCores)
+            var status = WorkerStatus(workerID: $0.workerID, host: $0.host, slots: $0.slots, busy: $0.running.count,
+                                      shardsDone: 0, lastHeartbeat: $0.lastSeen, alive: true,
+                                      mediaBytesSent: ledger.mediaBytes.byWorker[$0.workerID] ?? 0,
+                                      residentKB: activity.worker($0.workerID)?.residentKB,
+                                      framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0,
+                                      cpuCores: activity.worker($0.workerID)?.cpuCores)
+            status.pools = $0.pools.isEmpty ? nil : $0.pools.sorted()
+            let health = scheduler.health[$0.workerID]
+            if let health, let since = health.quarantinedAt {
+                status.state = .quarantined
+                status.quarantinedUntil = since + scheduler.limits.quarantineSeconds
+                status.quarantineReason = health.summary
+            } else {
+                status.state = $0.slots == 0 ? .draining : .ready
+            }
+            return status
         }
     }
 

@@ -15,6 +15,9 @@ struct JobStatusMaker: Sendable {
         var doneBy: [ChunkSource: Int]
         var framesDone: Int64
         var workerPeakRSSKB: Int?
+        var pool: String? = nil
+        /// Why no connected worker may take its queued shards (`Scheduler.waiting`).
+        var waiting: String? = nil
     }
 
     var live: [String: Live]
@@ -61,6 +64,11 @@ struct JobStatusMaker: Sendable {
                                paused: job == nil ? nil : paused, mediaBytesSent: mediaBytesSent[record.id],
                                owner: record.owner, batch: record.batch, variant: record.variant)
         if let farmPriority = job?.farmPriority, farmPriority > 0 { status.farmPriority = farmPriority }
+        status.pool = job?.pool
+        if let why = job?.waiting {
+            status.paused = DispatchPause(causes: (paused?.causes ?? []) + [.noWorker],
+                                          message: (paused.map { $0.message + "; " } ?? "") + why)
+        }
         if record.state == state, state.isFinal { status.webhook = stored?.webhook }
         status.published = record.published.flatMap { try? JSONDecoder().decode(PublishedOutput.self, from: Data($0.utf8)) }
         if let fps = framesPerSecond[record.id] {
@@ -80,7 +88,8 @@ extension Coordinator {
         var rates: [String: Double] = [:]
         for job in held {
             live[job.id] = JobStatusMaker.Live(phase: job.phase, priority: job.priority, farmPriority: job.farmPriority, counts: job.counts, doneBy: job.doneBy,
-                                               framesDone: job.framesDone, workerPeakRSSKB: job.workerPeakRSSKB)
+                                               framesDone: job.framesDone, workerPeakRSSKB: job.workerPeakRSSKB,
+                                               pool: job.pool, waiting: scheduler.waiting[job.id])
         }
         for id in id.map({ [$0] }) ?? Array(live.keys) { rates[id] = activity.framesPerSecond(ofJob: id) }
         return JobStatusMaker(live: live, endedUncommitted: ledger.endedUncommitted, assemblyTimes: ledger.assemblyTimes,

@@ -77,9 +77,11 @@ final class LaneStore: Sendable {
 
     /// The pinned URL sources of a stored job, from its plan (a finished job's pictures; a
     /// running one's plan is in memory).
-    func origins(ofJob id: String) throws -> [String: OriginObject] {
-        guard let text = try store.withLock({ try $0.spec(of: id) }) else { return [:] }
-        return try JobSpec.decode(Data(text.utf8)).files.compactMapValues(\.origin)
+    /// A job's sources by URL and its pool: what a picture of it needs from its spec.
+    func stillContext(ofJob id: String) throws -> (origins: [String: OriginObject], pool: String?) {
+        guard let text = try store.withLock({ try $0.spec(of: id) }) else { return ([:], nil) }
+        let spec = try JobSpec.decode(Data(text.utf8))
+        return (spec.files.compactMapValues(\.origin), spec.pool)
     }
 }
 

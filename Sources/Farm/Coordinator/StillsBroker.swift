@@ -49,7 +49,8 @@ struct StillsBroker {
     }
 
     /// The next step for request `id`, given the live workers (identity → worker id).
-    mutating func route(_ id: String, workers: [PeerID: String], now: Double) -> Step {
+    /// `pool`: the pool the request is limited to, named when it has no worker.
+    mutating func route(_ id: String, workers: [PeerID: String], now: Double, pool: String? = nil) -> Step {
         guard var request = pending[id] else { return .wait }
         let ranked = Self.rendezvous(mediaID: request.mediaID, workers: Array(workers.values))
         guard let workerID = ranked.first(where: { !request.tried.contains($0) }),
@@ -58,7 +59,7 @@ struct StillsBroker {
                 return .wait
             }
             pending[id] = nil
-            let error = FarmError(.noAnswer, workers.isEmpty ? "no live workers"
+            let error = FarmError(.noAnswer, workers.isEmpty ? "no live workers" + (pool.map { " in pool \($0)" } ?? "")
                                   : "no worker could serve it (tried \(request.tried.sorted().joined(separator: ", ")))")
             return .fail(request.client, StillsReply(requestID: request.request.requestID, worker: "", results: [], invalid: nil,
                                                     error: error, missing: []))

@@ -262,6 +262,7 @@ final class SubmissionCompiler: Sendable {
             if let text = submit.outputURL, let url = try? MediaURL.parse(text).get() {   // checked by `problems`
                 spec.destination = OutputTarget(url: url, sidecarURL: submit.sidecarURL.flatMap { try? MediaURL.parse($0).get() })
             }
+            spec.pool = submit.pool   // checked by `problems`
             let keys = try Coordinator.reuseKeys(spec, owner: request.owner, shared: context.sharesChunks)
             return .compiled(Compiled(identity: identity, owner: request.owner, request: submit, deadline: request.deadline,
                                       digest: request.digest, spec: spec, encodedSpec: String(decoding: try spec.encoded(), as: UTF8.self),
@@ -298,6 +299,9 @@ final class SubmissionCompiler: Sendable {
         func problem(_ path: String, _ message: String) { problems.append(ValidationReport.Issue(path: path, message: message)) }
         // The same rules as the command line's: a peer's settings are input like any other.
         do { try request.settings.validate() } catch { problem("settings", "\(error)") }
+        if let pool = request.pool {
+            if let wrong = PoolName.problem(pool) { problem("settings.pool", wrong) }
+        }
         if let callback = request.callback {
             if !context.acceptsCallbacks {
                 problem("callback", "this coordinator delivers no webhooks (it was started without --webhook-secret)")

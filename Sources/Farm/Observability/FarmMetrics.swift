@@ -22,6 +22,12 @@ enum CoordinatorMetrics {
     /// Frames of finished shards per second over the last `FrameRate.window` seconds.
     static let framesPerSecond = Gauge(label: "reelfarm_frames_per_second")
     static let workers = Gauge(label: "reelfarm_workers")
+    /// Connected workers by whether they take shards (`ready`, `draining`, `quarantined`;
+    /// docs/operations.md, "Sick workers"), and by pool (`""`: none).
+    static func workers(_ state: WorkerAvailability) -> Gauge {
+        Gauge(label: "reelfarm_workers_by_state", dimensions: [("state", state.rawValue)])
+    }
+    static func poolWorkers(_ pool: String) -> Gauge { Gauge(label: "reelfarm_pool_workers", dimensions: [("pool", pool)]) }
     static func slots(_ state: String) -> Gauge { Gauge(label: "reelfarm_worker_slots", dimensions: [("state", state)]) }
     static let bytesReceived = Counter(label: "reelfarm_bytes_received_total")
     static let bytesSent = Counter(label: "reelfarm_bytes_sent_total")

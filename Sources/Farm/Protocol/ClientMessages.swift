@@ -38,6 +38,9 @@ public struct Submit: Codable, Sendable {
     /// from the message's arrival) nothing is created, so a client that gave up and retries
     /// never finds its first try rendering too.
     public var answerWithin: Double? = nil
+    /// The pool of workers that alone render it (`settings.pool` over HTTP, `reel submit
+    /// --pool`; docs/operations.md, "Pools"); absent: any worker.
+    public var pool: String? = nil
 
     /// Seconds a batch may take to answer beyond a client's usual wait, per variant: each
     /// is compiled before any job is made, about 2 ms apiece alone on a 2-core machine
@@ -184,6 +187,30 @@ public struct WorkerStatus: Codable, Sendable {
     public var framesPerSecond: Double? = nil
     /// Cores its process kept busy between its last heartbeats (1.5 = 150 % of one core).
     public var cpuCores: Double? = nil
+    /// Whether it takes shards now (docs/operations.md, "Sick workers").
+    public var state: WorkerAvailability? = nil
+    /// The pools it serves (docs/operations.md, "Pools"); absent: none.
+    public var pools: [String]? = nil
+    /// While quarantined: until when (Unix seconds) and why.
+    public var quarantinedUntil: Double? = nil
+    public var quarantineReason: String? = nil
+}
+
+/// Whether a connected worker takes shards.
+public enum WorkerAvailability: String, Codable, Sendable, CaseIterable {
+    /// Takes shards as its slots free up.
+    case ready
+    /// Shutting down: finishes or hands back what it holds, takes nothing new.
+    case draining
+    /// Too many of its shards failed and then succeeded elsewhere: it takes nothing until
+    /// its quarantine ends or an operator lifts it (`reel workers --release ID`).
+    case quarantined
+}
+
+/// An operator lifts a worker's quarantine (admin only); answered with the workers.
+public struct ReleaseWorker: Codable, Sendable {
+    public var workerID: String
+    public init(workerID: String) { self.workerID = workerID }
 }
 
 /// A new priority for an unfinished job (higher first; −1000…1000).

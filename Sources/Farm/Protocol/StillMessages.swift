@@ -31,6 +31,9 @@ public struct StillsRequest: Codable, Sendable {
     /// coordinator asks the workers to probe URL media new to the farm (docs/architecture.md,
     /// "Probes by content id").
     public var probe: Bool?
+    /// Only workers of this pool serve it: a job's pictures follow the job's pool
+    /// (docs/operations.md, "Pools").
+    public var pool: String? = nil
 }
 
 /// One payload frame per picture, in request order, unless `invalid`, `error` or `missing`.

@@ -83,7 +83,8 @@ public enum MessageType: String, Codable, Sendable {
     case hello, welcome, heartbeat, shard, chunk, failed, mediaRequest, mediaBlock, cancelShard
     // client ⇄ coordinator
     case submit, submitted, upload, uploaded, status, statusReply, watch, progress, cancel, fetch, resultBlock,
-         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState, setPriority, jobStills, adopt
+         workers, workersReply, deleteResult, shards, shardsReply, mediaQuery, mediaState, setPriority, jobStills, adopt,
+         releaseWorker
     // thumbnails and frames: client → coordinator → worker and back; invalidation to every worker
     case stills, stillsReply, invalidate, invalidated
     // either way

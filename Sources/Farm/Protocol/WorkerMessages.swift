@@ -12,15 +12,19 @@ public struct Hello: Codable, Sendable {
     public var engineVersion: String
     /// Codec → the fingerprint of this machine's encoder (`EncoderFingerprint`).
     public var encoders: [String: String]?
+    /// The pools it serves (`reel worker --pool`; absent: none): a job of a pool renders
+    /// only on that pool's workers (docs/operations.md, "Pools").
+    public var pools: [String]?
 
     public init(workerID: String, host: String, slots: Int, capabilities: [String], engineVersion: String,
-                encoders: [String: String]? = nil) {
+                encoders: [String: String]? = nil, pools: [String]? = nil) {
         self.workerID = workerID
         self.host = host
         self.slots = slots
         self.capabilities = capabilities
         self.engineVersion = engineVersion
         self.encoders = encoders
+        self.pools = pools
     }
 }
 

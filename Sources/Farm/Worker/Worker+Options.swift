@@ -13,6 +13,8 @@ extension Worker {
         public var standbys: [String] = []
         public var endpoints: [String] { [endpoint] + standbys }
         public var slots: Int
+        /// The pools it serves (docs/operations.md, "Pools").
+        public var pools: [String] = []
         public var cacheDirectory: URL
         public var cacheLimit: Int64 = 10 << 30
         /// Thumbnails and frames kept in `cacheDirectory/stills`.

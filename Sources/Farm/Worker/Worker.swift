@@ -168,7 +168,7 @@ public final class Worker {
     func sendHello() {
         send(.hello, Hello(workerID: options.workerID, host: ProcessInfo.processInfo.hostName, slots: options.slots,
                            capabilities: ["video", "audio", "stills"], engineVersion: EngineVersion.engine,
-                           encoders: EncoderFingerprint.all))
+                           encoders: EncoderFingerprint.all, pools: options.pools.isEmpty ? nil : options.pools))
     }
 
     func send<Body: Encodable>(_ type: MessageType, _ body: Body, payload: [ZMQSocket.Frame] = []) {

@@ -33,6 +33,7 @@ extension APIRoutes {
         submission.sidecarURL = body.sidecarURL
         submission.replace = body.replace
         submission.variants = body.variants
+        submission.pool = body.pool
         let submit = submission
         let reply = try await gateway.call(for: caller.share) { try $0.submit(submit) }
         // A large body's parse has passed (its objects freed on this thread's heap, after the

@@ -138,6 +138,13 @@ public struct APIRoutes: Sendable {
             let caller = try authorize(request)
             return try json(try await gateway.call(for: caller.share) { try $0.workers() })
         }
+        group.post("workers/:id/release") { request, context in
+            let id = try context.parameters.require("id")
+            let caller = try authorize(request)
+            // The API's own key is an admin's: the check of the caller's role is here.
+            guard caller.isAdmin else { throw APIRefusal(.forbidden, "only an admin token releases a worker from quarantine") }
+            return try json(try await gateway.call(for: caller.share) { try $0.releaseWorker(id) })
+        }
         group.post("jobs/:id/output-url") { request, context in try await signedURL(request, context, segment: nil) }
         group.get("jobs/:id/preview.m3u8") { request, context in try await previewPlaylist(request, context) }
         group.get("jobs/:id/preview/:name") { request, context in try await previewSegment(request, context) }

@@ -24,6 +24,7 @@ enum AllowedMethods {
         ("batches", [.post]),
         ("batches/:id", [.get]),
         ("workers", [.get]),
+        ("workers/:id/release", [.post]),
         ("media/:contentID", [.put, .head]),
     ]
 

@@ -19,6 +19,8 @@ struct SubmitBody {
     var replace: [String: String]? = nil
     /// `variants` of `POST /v1/batches` (docs/api.md, "Batches").
     var variants: [BatchVariant]? = nil
+    /// `settings.pool`: the workers that alone render it (docs/operations.md, "Pools").
+    var pool: String? = nil
 
     struct Invalid: Error {
         let path: String
@@ -62,14 +64,21 @@ struct SubmitBody {
             }
         }
         var settings = EncoderSettings()
+        var pool: String?
         if let raw = object["settings"] {
-            guard let given = raw as? [String: Any] else { throw Invalid(path: "settings", message: "must be an object") }
+            guard var given = raw as? [String: Any] else { throw Invalid(path: "settings", message: "must be an object") }
+            // Where it renders, not how: not an encoder setting.
+            if let named = given.removeValue(forKey: "pool") {
+                guard let name = named as? String else { throw Invalid(path: "settings.pool", message: "must be a pool's name (a string)") }
+                if let problem = PoolName.problem(name) { throw Invalid(path: "settings.pool", message: problem) }
+                pool = name
+            }
             // The defaults with the given fields over them: a request names only what it changes.
             var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(settings)) as? [String: Any]) ?? [:]
             let fields: Set = ["crf", "preset", "keyframeIntervalSeconds", "audioBitRate", "audio", "codec", "shardKeyframeIntervals"]
             for (key, value) in given {
                 guard fields.contains(key) else {
-                    throw Invalid(path: "settings.\(key)", message: "is not a setting (\(fields.sorted().joined(separator: ", ")))")
+                    throw Invalid(path: "settings.\(key)", message: "is not a setting (\((fields.sorted() + ["pool"]).joined(separator: ", ")))")
                 }
                 merged[key] = value
             }
@@ -101,6 +110,7 @@ struct SubmitBody {
             callback = url
         }
         var body = SubmitBody(session: sessionText, files: files, settings: settings, priority: priority, callback: callback)
+        body.pool = pool
         if let raw = object["output"] {
             guard let output = raw as? [String: Any] else { throw Invalid(path: "output", message: "must be an object: {url, sidecarUrl}") }
             if let unknown = output.keys.sorted().first(where: { !["url", "sidecarUrl"].contains($0) }) {

@@ -60,6 +60,15 @@ struct ScheduledJob: Sendable {
     /// must match it, so every chunk comes from an encoder that agrees (docs/rendering.md).
     var encoderFingerprint: String?
 
+    /// The pool whose workers alone render it (docs/operations.md, "Pools").
+    var pool: String? { spec.pool }
+
+    /// Whether this worker may render this job's shards: of its pool, with an encoder that agrees.
+    func accepts(_ worker: WorkerState) -> Bool {
+        guard pool.map(worker.pools.contains) ?? true else { return false }
+        return accepts(worker.encoders)
+    }
+
     /// Whether a worker with these encoders may render this job's shards.
     func accepts(_ encoders: [String: String]?) -> Bool {
         guard let encoders else { return true }   // a worker that does not say is not checked

@@ -32,14 +32,15 @@ extension Scheduler {
 
     /// With nothing queued for `peer`: a shard to copy, if one runs well past its job's
     /// usual time. Decides only; `assign` makes the copy.
-    func backupShard(for peer: PeerID, encoders: [String: String]?, among candidates: some Sequence<String>) -> (String, Int)? {
+    func backupShard(for worker: WorkerState, among candidates: some Sequence<String>) -> (String, Int)? {
+        let peer = worker.identity
         // Nothing queued: back up the slowest running shard near the end of a job — one
         // running well past what this job's shards take (docs/operations.md, "Scaling") —
         // with at most a tenth of its shards copied at once: on a big farm every shard
         // starts together and none has finished by the first threshold, and copying them
         // all doubled the media the coordinator sends (docs/scale.md, "Backup copies").
         for id in candidates {
-            guard let job = jobs[id], !job.hasQueued, job.accepts(encoders) else { continue }
+            guard let job = jobs[id], !job.hasQueued, job.accepts(worker) else { continue }
             let copies = job.running.values.filter { $0.count > 1 }.count
             guard copies < max(1, job.tasks.count / 10) else { continue }
             let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)

@@ -19,12 +19,18 @@ extension Scheduler {
         /// Each tenant's weight in the share of the slots (1 when not named; docs/operations.md,
         /// "Tenants"), from the token and key files.
         var tenantWeights: [String: Double] = [:]
+        /// A worker with this many shards failed on it in `quarantineWindowSeconds` —
+        /// failures not refuted by the same shard failing elsewhere — is quarantined for
+        /// `quarantineSeconds` (docs/operations.md, "Sick workers").
+        var quarantineStrikes = 3
+        var quarantineWindowSeconds = 600.0
+        var quarantineSeconds = 900.0
     }
 
     enum Event {
         /// Any message from a peer: it is alive.
         case heard(PeerID)
-        case hello(PeerID, workerID: String, host: String, slots: Int, encoders: [String: String]? = nil)
+        case hello(PeerID, workerID: String, host: String, slots: Int, encoders: [String: String]? = nil, pools: Set<String> = [])
         case heartbeat(PeerID, draining: Bool)
         /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
         /// reports one of the three outcomes below.
@@ -49,6 +55,8 @@ extension Scheduler {
         case setFarmPriority(String, priority: Int)
         case assembled(String, error: FarmError?)
         case sendFailed(PeerID)
+        /// An operator lifts a worker's quarantine (`reel workers --release`).
+        case release(workerID: String)
         /// Dispatch stops while any cause holds (the store cannot write, the disk is full);
         /// `detail` says why, for statuses and logs.
         case pause(PauseCause, detail: String)

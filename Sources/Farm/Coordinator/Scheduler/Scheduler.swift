@@ -22,6 +22,14 @@ struct Scheduler {
     /// When each tenant with jobs last took a slot (a serial, counted in `servings`): of
     /// tenants equally below their shares, the one served longest ago goes next.
     private var served: [String: Int] = [:]
+    /// Each worker's failures and quarantine, by worker id (`WorkerHealth`); changed only
+    /// by `Scheduler+Health.swift`.
+    var health: [String: WorkerHealth] = [:]
+    /// Workers quarantined during the event at hand, whose attempts are withdrawn after it.
+    var withdrawing: Set<String> = []
+    /// Why a job with queued shards has no connected worker that may take them (a pool
+    /// without workers, no encoder that agrees), as of the last dispatch.
+    private(set) var waiting: [String: String] = [:]
     private var servings = 0
     private var effects: [Effect] = []
     private(set) var now = 0.0
@@ -34,8 +42,8 @@ struct Scheduler {
         self.now = now
         switch event {
         case .heard(let peer): workers[peer]?.lastSeen = now
-        case .hello(let peer, let workerID, let host, let slots, let encoders):
-            hello(peer, workerID: workerID, host: host, slots: slots, encoders: encoders)
+        case .hello(let peer, let workerID, let host, let slots, let encoders, let pools):
+            hello(peer, workerID: workerID, host: host, slots: slots, encoders: encoders, pools: pools)
         case .heartbeat(let peer, let draining): heartbeat(peer, draining: draining)
         case .chunk(let peer, let key): chunk(from: peer, key)
         case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
@@ -54,12 +62,16 @@ struct Scheduler {
         case .setFarmPriority(let id, let priority): set(\.farmPriority, of: id, to: priority, stored: .jobFarmPriority(id, priority))
         case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
         case .sendFailed(let peer): sendFailed(peer)
+        case .release(let workerID): release(workerID)
         case .pause(let cause, let detail): pause(cause, detail)
         case .resume(let cause): resume(cause)
         case .tick:
             reapSilentWorkers()
+            reviewHealth()
             if pauses.isEmpty { dispatch() }
         }
+        for workerID in withdrawing.sorted() { withdrawAttempts(of: workerID) }
+        withdrawing = []
         defer { effects = [] }
         return effects
     }
@@ -71,7 +83,7 @@ struct Scheduler {
     // MARK: Workers
 
     private mutating func hello(_ peer: PeerID, workerID: String, host: String, slots requested: Int,
-                                encoders: [String: String]?) {
+                                encoders: [String: String]?, pools: Set<String>) {
         if let previous = workers.first(where: { $0.value.workerID == workerID && $0.key != peer })?.key {
             drop(previous, reason: "reconnected")
         }
@@ -81,9 +93,11 @@ struct Scheduler {
         state.lastSeen = now
         state.unreachable = false
         state.encoders = encoders
+        state.pools = pools
         workers[peer] = state
         persist(.recordWorker(id: workerID, host: host, slots: slots, at: now))
-        emit(.log(.info, "worker \(workerID) on \(host) joined with \(slots) slot(s)", LogIDs(worker: workerID)))
+        let pooled = pools.isEmpty ? "" : " in pool(s) \(pools.sorted().joined(separator: ", "))"
+        emit(.log(.info, "worker \(workerID) on \(host) joined with \(slots) slot(s)\(pooled)", LogIDs(worker: workerID)))
         emit(.send(peer, .welcome))
     }
 
@@ -134,6 +148,21 @@ struct Scheduler {
         }
     }
 
+    /// A worker just quarantined: its running attempts are stopped and their shards
+    /// queued for the others, since on this machine they are likely to fail too. Its slots
+    /// free as it confirms each stop (its "cancelled" reports), as at a job's end.
+    private mutating func withdrawAttempts(of workerID: String) {
+        guard let (peer, worker) = workers.first(where: { $0.value.workerID == workerID }) else { return }
+        for key in worker.running.sorted(by: { ($0.jobID, $0.shard) < ($1.jobID, $1.shard) }) {
+            guard jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil, var job = jobs.removeValue(forKey: key.jobID) else { continue }
+            job.running[key.shard]?[key.attempt] = nil
+            emit(.send(peer, .cancelShard(job: key.jobID, shard: key.shard)))
+            persist(.endAttempt(key, .cancelled, message: "\(workerID) quarantined", at: now))
+            requeueIfIdle(&job, key.shard)
+            jobs[key.jobID] = job
+        }
+    }
+
     // MARK: Who may say what (docs/operations.md, "Trust")
 
     /// A shard's result is taken only from the registered worker that was given that
@@ -177,7 +206,7 @@ struct Scheduler {
     private mutating func adoptIfOrphaned(_ key: AttemptID, from peer: PeerID) {
         guard let worker = workers[peer], !worker.running.contains(key), let job = jobs[key.jobID],
               job.state.indices.contains(key.shard), job.state[key.shard] == .queued, job.running[key.shard]?.isEmpty ?? true,
-              key.attempt > 0, key.attempt <= (job.nextAttempt[key.shard] ?? 0), job.accepts(worker.encoders) else { return }
+              key.attempt > 0, key.attempt <= (job.nextAttempt[key.shard] ?? 0), job.accepts(worker) else { return }
         start(key, on: peer)
         emit(.log(.info, "took shard \(key.shard) of job \(key.jobID) from \(worker.workerID), rendered for the coordinator before",
                   LogIDs(key, worker: worker.workerID)))
@@ -193,6 +222,7 @@ struct Scheduler {
                   LogIDs(key, worker: workerID)))
         persist(.finishShard(key, sha256: sha256, by: .worker(workerID), at: now))
         job.set(key.shard, .done, by: .worker(workerID))
+        for other in job.failedOn[key.shard] ?? [] where other != workerID { health[other]?.confirm(job: job.id, shard: key.shard) }
         if let peakRSSKB { job.workerPeakRSSKB = max(job.workerPeakRSSKB ?? 0, peakRSSKB) }
         // Other copies of this shard are no longer needed.
         for (attempt, other) in (job.running[key.shard] ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -235,6 +265,7 @@ struct Scheduler {
         }
         let message = "\(workerID): \(reason)"
         persist(.endAttempt(key, .failed, message: message, at: now))
+        if !code.failsTheJob { blame(workerID, for: key, failedBefore: job.failedOn[key.shard] ?? []) }
         job.failedOn[key.shard, default: []].insert(workerID)
         job.failures[key.shard, default: []].append(message)
         emit(.log(.warning, "shard \(key.shard) of job \(job.id) failed on \(workerID): \(reason)", LogIDs(key, worker: workerID)))
@@ -301,6 +332,11 @@ struct Scheduler {
         }
         persist(.jobPhase(job.id, phase, error: error, finished: now))
         jobs[job.id] = nil
+        waiting[job.id] = nil
+        for workerID in health.keys where health[workerID]?.strikes.contains(where: { $0.job == job.id }) ?? false {
+            health[workerID]?.forgetUnconfirmed(job: job.id)
+            review(workerID)
+        }
         emit(.discardChunks(job.id))
         emit(.notify(job.id, final: true))
         emit(.log(phase == .failed ? .error : .info, "job \(job.id) \(phase.rawValue)\(error.map { ": \($0.message)" } ?? "")", LogIDs(job: job.id)))
@@ -347,7 +383,7 @@ extension Scheduler {
             assigned = false
             // Most free slots first (then by id, so equal cases always go the same way); a
             // worker that cannot take anything does not stop the others.
-            let ready = workers.values.filter { $0.free > 0 }.sorted { ($0.free, $1.workerID) > ($1.free, $0.workerID) }
+            let ready = workers.values.filter { $0.free > 0 && !isQuarantined($0.workerID) }.sorted { ($0.free, $1.workerID) > ($1.free, $0.workerID) }
             for worker in ready.map(\.identity) {
                 guard given < limits.dispatchesPerTick else {
                     moreToDispatch = true
@@ -368,14 +404,41 @@ extension Scheduler {
         }
         // A tenant with no job left has no turn to remember.
         if served.count > lines.lines.count { served = served.filter { tenant, _ in lines.lines.contains { $0.tenant == tenant } } }
-        // A job no connected worker may take waits, and says why (docs/rendering.md, "HEVC output").
-        guard !workers.isEmpty else { return }
-        for job in jobs.values where job.hasQueued && job.isDispatchable && !workers.values.contains(where: { job.accepts($0.encoders) }) {
-            let codec = job.spec.settings.videoCodec.rawValue
-            let why = job.encoderFingerprint.map { "whose \(codec) encoder agrees with its chunks' (fingerprint \($0))" }
-                ?? "with a \(codec) encoder"
-            emit(.logLimited(kind: "no encoder", "job \(job.id) waits: no connected worker \(why)", LogIDs(job: job.id)))
+        noteWaiting()
+    }
+
+    /// A job no connected worker may take waits, and says why in its status
+    /// (docs/operations.md, "Pools"; docs/rendering.md, "HEVC output"). Watchers hear when
+    /// the reason comes or goes.
+    private mutating func noteWaiting() {
+        var reasons: [String: String] = [:]
+        for job in jobs.values where job.hasQueued && job.isDispatchable {
+            if let why = whyNoWorker(for: job) { reasons[job.id] = why }
         }
+        guard reasons != waiting else { return }
+        for id in Set(reasons.keys).union(waiting.keys).sorted() where reasons[id] != waiting[id] {
+            if let why = reasons[id] { emit(.logLimited(kind: "no worker", "job \(id) waits: \(why)", LogIDs(job: id))) }
+            emit(.notify(id, final: false))
+        }
+        waiting = reasons
+    }
+
+    private func whyNoWorker(for job: ScheduledJob) -> String? {
+        // Most jobs have a worker: found without looking at every worker.
+        if workers.isEmpty || workers.values.contains(where: { job.accepts($0) && !isQuarantined($0.workerID) }) {
+            return job.pool.flatMap { pool in workers.isEmpty ? "no worker in pool \(pool)" : nil }
+        }
+        let pooled = workers.values.filter { job.pool.map($0.pools.contains) ?? true }
+        if let pool = job.pool, pooled.isEmpty { return "no worker in pool \(pool)" }
+        guard pooled.contains(where: { job.accepts($0.encoders) }) else {
+            let codec = job.spec.settings.videoCodec.rawValue
+            return "no connected worker " + (job.encoderFingerprint.map { "whose \(codec) encoder agrees with its chunks' (fingerprint \($0))" }
+                ?? "with a \(codec) encoder") + (job.pool.map { " in pool \($0)" } ?? "")
+        }
+        guard pooled.contains(where: { !isQuarantined($0.workerID) }) else {
+            return "every worker " + (job.pool.map { "in pool \($0) " } ?? "") + "is quarantined"
+        }
+        return nil
     }
 
     /// `inFlight`: the recipe keys being rendered; a queued twin of one waits. `lines`: the
@@ -388,7 +451,7 @@ extension Scheduler {
         let order = lines.order
         for line in order {
             for id in lines.lines[line].jobs.lazy.map(\.id) {
-                guard let ready = jobs[id], ready.hasQueued, ready.accepts(worker.encoders), var job = jobs.removeValue(forKey: id) else { continue }
+                guard let ready = jobs[id], ready.hasQueued, ready.accepts(worker), var job = jobs.removeValue(forKey: id) else { continue }
                 // Prefer a worker the shard has not failed on; retry on the same one only when no other is left.
                 // A twin of a shard being rendered waits for its chunk (docs/rendering.md, "Twins").
                 let failedOn = job.failedOn
@@ -403,7 +466,7 @@ extension Scheduler {
             }
         }
         let candidates = order.lazy.flatMap { lines.lines[$0].jobs.lazy.map(\.id) }
-        return backupShard(for: peer, encoders: worker.encoders, among: candidates).map { ($0.0, $0.1, nil) }
+        return backupShard(for: worker, among: candidates).map { ($0.0, $0.1, nil) }
     }
 
     private mutating func assign(job id: String, shard: Int, to peer: PeerID) {

@@ -13,6 +13,9 @@ struct WorkerState {
     var lastSeen: Double
     /// Codec → its encoder's fingerprint; `nil` when the worker did not say.
     var encoders: [String: String]? = nil
+    /// The pools it serves (`reel worker --pool`): a job of a pool goes only to its
+    /// workers; a job of none to any (docs/operations.md, "Pools").
+    var pools: Set<String> = []
     /// Attempts it holds: given to it and not yet reported on.
     var running: Set<AttemptID> = []
     /// A send to it failed: it is dropped at the end of the turn, after what it sent before
