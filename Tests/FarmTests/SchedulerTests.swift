@@ -350,6 +350,73 @@ struct SchedulerTests {
         #expect(backup.map(\.worker) == ["a"] && backup.first?.key.attempt == 2)
     }
 
+    /// docs/operations.md, "Scaling": a straggler whose worker reports a pace that ends it
+    /// before a fresh copy would is not copied (its media are not sent twice); one that
+    /// keeps too slow a pace is, once past the threshold.
+    @Test func aStragglerThatWillEndBeforeACopyIsNotCopied() {
+        var farm = Farm()
+        farm.join("a")
+        farm.join("b")
+        farm.submit("j", shards: 2)   // 10 frames a shard
+        let given = farm.tick()
+        farm.clock += 4
+        let fast = given.first { $0.worker == "a" }!, slow = given.first { $0.worker == "b" }!
+        farm.on(.heartbeat(Farm.peer("b"), draining: false, framesDone: [slow.key: 8]))
+        farm.deliver(fast.key, by: "a")   // a fresh attempt takes 4 s
+        farm.clock += 2.5   // 6.5 s: past 1.5 × 4 s, but at 2 frames a second its 2 frames take 1 s
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        #expect(farm.tick().isEmpty, "it ends before a copy would")
+        // Another job's straggler whose pace says 10 s more: copied.
+        farm.deliver(slow.key, by: "b")
+        farm.submit("k", shards: 2)
+        let next = farm.tick()
+        #expect(next.count == 2)
+        farm.clock += 4
+        let kFast = next.first { $0.worker == "a" }!, kSlow = next.first { $0.worker == "b" }!
+        farm.on(.heartbeat(Farm.peer("b"), draining: false, framesDone: [kSlow.key: 2]))
+        farm.deliver(kFast.key, by: "a")
+        farm.clock += 2.5
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        let copy = farm.tick()
+        #expect(copy.map(\.worker) == ["a"] && copy.first?.key == AttemptID(jobID: "k", shard: kSlow.key.shard, attempt: 2), "\(copy)")
+    }
+
+    /// docs/operations.md, "Scaling": of two idle workers, the copy of a straggler goes to
+    /// the one whose cache holds the blocks the straggler read, whichever comes first.
+    @Test func aBackupCopyGoesToAnIdleWorkerThatHoldsTheStragglersMedia() throws {
+        var farm = Farm()
+        let spec = try SpecFixtures.clipJob()
+        farm.join("slow", slots: spec.tasks.count)
+        farm.on(.submitted(ScheduledJob(id: "j", priority: 0, created: farm.clock, spec: spec), nil))
+        let given = farm.tick()
+        // All but its last video shard end at once: that one is the straggler.
+        let straggler = try #require(given.last?.key)
+        for (_, key) in given.dropLast() { farm.deliver(key, by: "slow") }
+        let medium = try #require(spec.files["a.mp4"]?.contentID)
+        farm.on(.mediaSent(Farm.peer("slow"), contentID: medium, range: 0..<65_536))
+        farm.on(.mediaSent(Farm.peer("slow"), contentID: medium, range: 65_536..<131_072))
+        farm.join("a-empty")   // first in dispatch order
+        farm.join("b-holder")
+        farm.on(.mediaSent(Farm.peer("b-holder"), contentID: medium, range: 0..<100_000))
+        farm.clock += 4.5
+        for name in ["slow", "a-empty", "b-holder"] { farm.on(.heard(Farm.peer(name))) }
+        let copy = farm.tick()
+        #expect(copy.map(\.worker) == ["b-holder"] && copy.first?.key == AttemptID(jobID: "j", shard: straggler.shard, attempt: 2), "\(copy)")
+        #expect(farm.scheduler.jobs["j"]?.running[straggler.shard]?[1]?.read[medium]?.count == 131_072)
+        #expect(spec.tasks[straggler.shard].kind == .video)
+    }
+
+    @Test func heldBytesMergeAndOverlap() {
+        var held = HeldBytes()
+        for range in [10..<20, 30..<40, 20..<25, 0..<5, 38..<50, 5..<10] { held.insert(range) }
+        #expect(held.ranges == [0..<25, 30..<50])
+        var other = HeldBytes()
+        other.insert(22..<33)
+        other.insert(45..<100)
+        #expect(held.overlap(other) == 3 + 3 + 5 && other.overlap(held) == 11)
+        #expect(held.count == 45)
+    }
+
     @Test func aJobsShardsGoOnlyToWorkersWhoseEncoderAgreesWithItsFirst() {
         var farm = Farm()
         farm.join("a", encoders: ["h264": "x1"])

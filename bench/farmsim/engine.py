@@ -47,6 +47,7 @@ class Worker:
     attempts: list = field(default_factory=list)
     busy_seconds: float = 0.0       # slot-seconds holding an attempt
     tick_due: bool = False          # the scheduler will look for a backup copy for it
+    held: set = field(default_factory=set)   # tasks whose media it has fetched (its block cache)
 
 
 @dataclass
@@ -263,14 +264,32 @@ class Simulation:
         copies = sum(1 for attempts in self.running.values() if sum(a.phase != "ended" for a in attempts) > 1)
         if copies >= max(1, len(self.tasks) // 10):
             return None   # at most a tenth of the job's shards copied at once
+        # Only where the copy would finish first (the scheduler's rule, from each worker's
+        # reported pace): a straggler whose pace ends it sooner than a fresh attempt's time
+        # is left alone. One with no pace yet (nothing encoded) is copied past the threshold.
+        fresh = sum(self.durations) / len(self.durations) if self.durations else threshold
         best = None
         for index, attempts in self.running.items():
             live = [a for a in attempts if a.phase != "ended"]
             if len(live) != 1 or live[0].worker == worker.index or index in self.done:
                 continue
-            age = self.now - live[0].dispatched
-            if age >= threshold and (best is None or age > best[0]):
-                best = (age, index)
+            attempt = live[0]
+            age = self.now - attempt.dispatched
+            if age < threshold:
+                continue
+            if attempt.phase in ("uploading", "committing"):
+                continue   # every frame made: nothing a copy could win
+            if index not in worker.held and any(
+                    index in w.held and w is not worker and w.joined and not w.dead and len(w.attempts) < w.slots
+                    for w in self.workers):
+                continue   # an idle worker that holds its media takes it
+            left = float("inf")
+            if attempt.phase == "running" and attempt.remaining < 1.0 and self.now > attempt.started:
+                left = attempt.remaining * (self.now - attempt.started) / (1.0 - attempt.remaining)
+                if left <= fresh:
+                    continue
+            if best is None or (left, age) > best[0]:
+                best = ((left, age), index)
         if best is None:
             if not worker.tick_due and self.running:
                 worker.tick_due = True
@@ -296,6 +315,10 @@ class Simulation:
             return
         attempt.phase = "running"
         attempt.started = self.now
+        worker = self.workers[attempt.worker]
+        if attempt.task.index in worker.held:
+            attempt.fetched = attempt.task.media_bytes   # in its block cache: nothing to fetch
+        worker.held.add(attempt.task.index)
         if self.farm.failure_rate > 0 and self.random.random() < self.farm.failure_rate:
             attempt.fail_at = self.random.random()
 
@@ -306,6 +329,7 @@ class Simulation:
             worker = self.workers[attempt.worker]
             self.end(attempt)
             worker.dead, worker.joined = True, False
+            worker.held = set()   # its replacement is a new machine, its cache empty
             for other in list(worker.attempts):
                 self.end(other)
             self.at(self.now + self.farm.failure_detect_seconds, "lost", worker.index)

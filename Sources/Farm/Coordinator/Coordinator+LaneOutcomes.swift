@@ -13,7 +13,7 @@ extension Coordinator {
             log("could not remove the chunks of job \(job) in \(directory): \(reason)", LogIDs(job: job), level: .error)
         case .mediaBlock(let block, let data, let peer, let contentID):
             send(to: peer, .mediaBlock, block, payload: [data])
-            countMediaSent(data.count, contentID: contentID, to: peer)
+            countMediaSent(data.count, contentID: contentID, at: block.offset, to: peer)
         case .uploaded(let received, let peer, let holder, let hadIt):
             uploadReceived(received, from: peer, holder: holder, hadIt: hadIt)
         case .reply(.success(let message), let peer, _):

@@ -50,6 +50,23 @@ extension Coordinator {
         reportedTenants = Set(byTenant.keys)
     }
 
+    /// Each pool's queued and running shards (`""`: jobs of no pool); a pool whose jobs
+    /// have all ended reads 0.
+    private func samplePools() {
+        var byPool: [String: (queued: Int, running: Int)] = [:]
+        for job in scheduler.jobs.values {
+            let pool = job.pool ?? ""
+            byPool[pool, default: (0, 0)].queued += job.counts.queued
+            byPool[pool, default: (0, 0)].running += job.counts.running
+        }
+        for pool in reportedJobPools.union(byPool.keys) {
+            let shards = byPool[pool] ?? (0, 0)
+            CoordinatorMetrics.poolShards(pool, .queued).record(shards.queued)
+            CoordinatorMetrics.poolShards(pool, .running).record(shards.running)
+        }
+        reportedJobPools = Set(byPool.keys)
+    }
+
     /// Once a second: jobs, shards, workers and slots as they are now.
     func sampleGauges(now: Double) {
         let connected = Set(workers.values.map(\.workerID))
@@ -64,6 +81,7 @@ extension Coordinator {
         }
         for phase in [JobPhase.queued, .rendering, .assembling] { CoordinatorMetrics.jobs(phase).record(phases[phase] ?? 0) }
         sampleTenants()
+        samplePools()
         for state in ShardState.allCases { CoordinatorMetrics.shards(state).record(shards[state]) }
         let busy = workers.values.reduce(0) { $0 + $1.running.count }
         let total = workers.values.reduce(0) { $0 + $1.slots }
@@ -76,7 +94,7 @@ extension Coordinator {
             for pool in worker.pools.isEmpty ? [""] : Array(worker.pools) { byPool[pool, default: 0] += 1 }
         }
         for state in WorkerAvailability.allCases { CoordinatorMetrics.workers(state).record(byState[state] ?? 0) }
-        // A pool whose last worker left reads 0 once, then is no longer reported.
+        // A pool whose last worker left reads 0.
         for pool in reportedPools.union(byPool.keys) { CoordinatorMetrics.poolWorkers(pool).record(byPool[pool] ?? 0) }
         reportedPools = Set(byPool.keys)
         CoordinatorMetrics.slots("busy").record(busy)

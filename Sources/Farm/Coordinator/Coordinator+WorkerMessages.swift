@@ -24,7 +24,8 @@ extension Coordinator {
             if let heartbeat, let worker = workers[identity] {
                 activity.reported(residentKB: heartbeat.residentKB, cpuSeconds: heartbeat.cpuSeconds, by: worker.workerID, at: Self.now)
             }
-            apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true), now: Self.now))
+            let framesDone = (heartbeat?.framesDone ?? []).prefix(64).reduce(into: [AttemptID: Int]()) { $0[$1.attemptID] = $1.frames }
+            apply(scheduler.handle(.heartbeat(identity, draining: heartbeat?.draining == true, framesDone: framesDone), now: Self.now))
         case .chunk:
             let ready = try message.decode(ChunkReady.self)
             chunkAtHand = (ready, message.payload.first ?? Data())

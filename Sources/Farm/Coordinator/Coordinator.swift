@@ -81,6 +81,8 @@ public final class Coordinator {
     var reportedTenants: Set<String> = []
     /// Pools the last sample reported, so one whose workers all left reads 0.
     var reportedPools: Set<String> = []
+    /// Pools of jobs the last sample reported.
+    var reportedJobPools: Set<String> = []
     /// Where the coordinator is listening (after binding `*` ports).
     public private(set) var endpoint = ""
     let logger: Logger
@@ -376,8 +378,9 @@ public final class Coordinator {
         }
     }
 
-    func countMediaSent(_ bytes: Int, contentID: String, to peer: PeerID) {
+    func countMediaSent(_ bytes: Int, contentID: String, at offset: Int, to peer: PeerID) {
         guard bytes > 0, let worker = workers[peer] else { return }
+        apply(scheduler.handle(.mediaSent(peer, contentID: contentID, range: offset..<offset + bytes), now: Self.now))
         ledger.mediaSent(Int64(bytes), to: worker.workerID, forJob: scheduler.job(reading: contentID, peer: peer))
     }
 

@@ -28,6 +28,11 @@ enum CoordinatorMetrics {
         Gauge(label: "reelfarm_workers_by_state", dimensions: [("state", state.rawValue)])
     }
     static func poolWorkers(_ pool: String) -> Gauge { Gauge(label: "reelfarm_pool_workers", dimensions: [("pool", pool)]) }
+    /// Shards of unfinished jobs by their pool (`""`: none) and state (`queued`,
+    /// `running`): what a pool's autoscaler scales on (docs/operations.md, "Pools").
+    static func poolShards(_ pool: String, _ state: ShardState) -> Gauge {
+        Gauge(label: "reelfarm_pool_shards", dimensions: [("pool", pool), ("state", state.rawValue)])
+    }
     static func slots(_ state: String) -> Gauge { Gauge(label: "reelfarm_worker_slots", dimensions: [("state", state)]) }
     static let bytesReceived = Counter(label: "reelfarm_bytes_received_total")
     static let bytesSent = Counter(label: "reelfarm_bytes_sent_total")

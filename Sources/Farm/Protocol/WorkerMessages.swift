@@ -28,6 +28,16 @@ public struct Hello: Codable, Sendable {
     }
 }
 
+/// A running attempt's frames encoded so far.
+public struct AttemptFrames: Codable, Sendable, Equatable {
+    public var jobID: String
+    public var shard: Int
+    public var attempt: Int
+    public var frames: Int
+
+    public var attemptID: AttemptID { AttemptID(jobID: jobID, shard: shard, attempt: attempt) }
+}
+
 public struct Welcome: Codable, Sendable {
     public var heartbeatMillis: Int
 }
@@ -41,6 +51,9 @@ public struct Heartbeat: Codable, Sendable {
     /// The CPU time the worker's process has used since it started (user + system, s): the
     /// coordinator makes a rate of it (absent from workers before 0.9).
     public var cpuSeconds: Double?
+    /// Frames each running attempt has encoded so far (absent: none yet, or an older
+    /// worker): the coordinator's measure of a straggler's pace.
+    public var framesDone: [AttemptFrames]?
     public init(busy: Int, draining: Bool? = nil, residentKB: Int? = nil, cpuSeconds: Double? = nil) {
         self.busy = busy
         self.draining = draining

@@ -22,6 +22,8 @@ public final class Worker {
     let busySlots = SlotGauge()
     /// Raised to stop a running shard (cancel, or a backup copy that won elsewhere).
     var stopFlags: [AttemptID: StopSignal] = [:]
+    /// Frames each running attempt has encoded, for the heartbeat.
+    var framesDone: [AttemptID: FramesDone] = [:]
     var waiting: [Waiting] = []                  // for media
     let stills: StillThread
     /// Signalled by render and still threads when a result is ready.
@@ -129,8 +131,13 @@ public final class Worker {
                 WorkerMetrics.sample(busy: running.count)
             }
             if Date().timeIntervalSince(lastSent) * 1000 >= Double(options.heartbeatMillis) {
-                send(.heartbeat, Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil,
-                                           residentKB: ProcessMemory.residentKB, cpuSeconds: ProcessMemory.cpuSeconds))
+                var heartbeat = Heartbeat(busy: running.count, draining: options.drain.isRaised ? true : nil,
+                                          residentKB: ProcessMemory.residentKB, cpuSeconds: ProcessMemory.cpuSeconds)
+                let pace = framesDone.compactMap { key, frames in
+                    frames.value > 0 ? AttemptFrames(jobID: key.jobID, shard: key.shard, attempt: key.attempt, frames: frames.value) : nil
+                }
+                heartbeat.framesDone = pace.isEmpty ? nil : pace.sorted { ($0.jobID, $0.shard) < ($1.jobID, $1.shard) }
+                send(.heartbeat, heartbeat)
             }
             if Date().timeIntervalSince(lastHeard) * 1000 > Double(options.heartbeatMillis * options.liveness) {
                 try reconnect()
@@ -267,6 +274,8 @@ public final class Worker {
         runningRemote[key] = Set(remote.values)
         let stop = StopSignal()
         stopFlags[key] = stop
+        let frames = FramesDone()
+        framesDone[key] = frames
         let options = self.options
         let results = self.results
         let chunk = scratch.appendingPathComponent("\(assignment.jobID)-\(assignment.shard)-\(assignment.attempt).mp4").path
@@ -279,7 +288,8 @@ public final class Worker {
             // Audio reads its samples, which lie between the video's: only they are fetched ahead.
             let readAhead: MediaReadAhead = assignment.spec.task.kind == .video ? .contiguous : .expectedOnly
             let sources = RemoteSources(remote, fetcher: ranges, stop: stop, readAhead: readAhead)
-            results.post((key, Self.render(assignment, files: files, sources: sources, chunk: chunk, options: options, stop: stop)))
+            results.post((key, Self.render(assignment, files: files, sources: sources, chunk: chunk, options: options, stop: stop,
+                                           frames: frames)))
             if let line = sources.summary(shard: assignment.shard) { logger.log(.info, line, ids) }
             wakeup.signal()
         }
@@ -293,7 +303,7 @@ public final class Worker {
     }
 
     static func render(_ a: ShardAssignment, files: [String: URL], sources: RemoteSources, chunk: String,
-                               options: Options, stop: StopSignal) -> Outcome {
+                               options: Options, stop: StopSignal, frames: FramesDone) -> Outcome {
         let started = Date()
         defer { unlink(chunk) }
         do {
@@ -307,7 +317,8 @@ public final class Worker {
             // Fewer slots than cores: a shard makes its pictures on a core of its own.
             let overlapped = options.slots < ProcessInfo.processInfo.activeProcessorCount
             let stats = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk,
-                                                 overlapped: overlapped) { _ in
+                                                 overlapped: overlapped) { step in
+                frames.add(step)
                 if stop.isRaised { throw RenderCancelled() }
             }
             WorkerMetrics.record(stats)
@@ -348,6 +359,7 @@ public final class Worker {
         running[result.key] = nil
         runningRemote[result.key] = nil
         stopFlags[result.key] = nil
+        framesDone[result.key] = nil
         switch result.outcome {
         case .chunk(let ready, let buffer):
             WorkerMetrics.shards("done").increment()

@@ -399,7 +399,7 @@ async function workersPage() {
   const body = el("tbody");
   main.replaceChildren(el("table", {}, el("thead", {}, el("tr", {},
     el("th", {}, "worker"), el("th", {}, "busy slots"), el("th", {}, "CPU"), el("th", {}, "memory"), el("th", {}, "fps"),
-    el("th", {}, "shards done"), el("th", {}, "host"), el("th", {}, "last heartbeat"))), body));
+    el("th", {}, "shards done"), el("th", {}, "host"), el("th", {}, "last heartbeat"), el("th", {}, "pools"), el("th", {}, "state"))), body));
   // Each worker's figures every 2 s, the last 2 minutes kept (while the page is open).
   const draw = async () => {
     const workers = await call("/workers");
@@ -418,8 +418,11 @@ async function workersPage() {
         el("td", {}, spark(points.map(p => p.cpu), Math.max(1, w.slots), "CPU", w.cpuCores != null ? Math.round(w.cpuCores * 100) + " %" : "—")),
         el("td", {}, spark(points.map(p => p.memory), topMemory, "memory", w.residentKB != null ? (w.residentKB / 1024).toFixed(0) + " MiB" : "—")),
         el("td", {}, (w.framesPerSecond || 0).toFixed(1)),
-        el("td", {}, String(w.shardsDone)), el("td", {}, w.host), el("td", {}, Math.max(0, now - w.lastHeartbeat).toFixed(1) + " s ago"));
-    }) : [el("tr", {}, el("td", { colspan: "8", class: "muted" }, "no workers connected"))]));
+        el("td", {}, String(w.shardsDone)), el("td", {}, w.host), el("td", {}, Math.max(0, now - w.lastHeartbeat).toFixed(1) + " s ago"),
+        el("td", {}, (w.pools || []).join(", ") || "—"),
+        el("td", { "data-state": w.state || "ready", title: w.quarantineReason || "" },
+          w.state === "quarantined" && w.quarantinedUntil ? "quarantined for " + Math.max(0, w.quarantinedUntil - now).toFixed(0) + " s" : (w.state || "ready")));
+    }) : [el("tr", {}, el("td", { colspan: "10", class: "muted" }, "no workers connected"))]));
   };
   await draw();
   const timer = setInterval(() => { if (location.hash !== "#/workers") clearInterval(timer); else draw().catch(() => {}); }, 2000);

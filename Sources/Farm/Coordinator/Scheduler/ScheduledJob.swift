@@ -6,6 +6,18 @@ import SessionKit
 struct RunningAttempt: Equatable, Sendable {
     var worker: PeerID
     var started: Double
+    /// Frames encoded by `framesAt`, as its worker's last heartbeat said.
+    var frames = 0
+    var framesAt: Double?
+    /// Media bytes sent for it, by content id: what a copy of it would read.
+    var read: [String: HeldBytes] = [:]
+
+    /// Seconds it still needs at the pace it has kept, if its worker has said.
+    func secondsLeft(of total: Int64, now: Double) -> Double? {
+        guard frames > 0, let at = framesAt, at > started else { return nil }
+        let pace = Double(frames) / (at - started)
+        return max(0, Double(total - Int64(frames)) / pace - (now - at))
+    }
 }
 
 /// An unfinished job's shards as the scheduler sees them. Counts and the queue are kept

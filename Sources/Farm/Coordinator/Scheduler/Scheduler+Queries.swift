@@ -44,13 +44,34 @@ extension Scheduler {
             let copies = job.running.values.filter { $0.count > 1 }.count
             guard copies < max(1, job.tasks.count / 10) else { continue }
             let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
-            let slow = job.running.filter { _, attempts in
-                attempts.count == 1 && attempts.values.allSatisfy {
-                    $0.worker != peer && now - $0.started > threshold
-                }
-            }.min { ($0.value.values.first?.started ?? 0, $0.key) < ($1.value.values.first?.started ?? 0, $1.key) }
-            if let shard = slow?.key { return (job.id, shard) }
+            // A copy only where it would finish first (LATE: the longest approximate time to
+            // end): a straggler whose worker reports a pace that ends it sooner than a fresh
+            // attempt takes is left alone, and its media are not sent twice (docs/operations.md,
+            // "Scaling"). One whose worker has not said (audio, an older worker, nothing
+            // encoded yet) is copied past the threshold as before.
+            let fresh = job.shardTimes.mean ?? threshold
+            let slow = job.running.compactMap { shard, attempts -> (shard: Int, left: Double, started: Double)? in
+                guard attempts.count == 1, let attempt = attempts.values.first, attempt.worker != peer,
+                      now - attempt.started > threshold, job.tasks.indices.contains(shard) else { return nil }
+                let left = attempt.secondsLeft(of: job.tasks[shard].frameCount, now: now)
+                if let left, left <= fresh { return nil }
+                // An idle worker whose cache holds more of what the straggler read takes the
+                // copy: it fetches that much less again.
+                if !attempt.read.isEmpty, hasIdleHolder(of: attempt, for: job, besides: worker) { return nil }
+                return (shard, left ?? .infinity, attempt.started)
+            }.min { (-$0.left, $0.started, $0.shard) < (-$1.left, $1.started, $1.shard) }   // the most left, then the oldest
+            if let shard = slow?.shard { return (job.id, shard) }
         }
         return nil
+    }
+
+    /// Whether a worker other than `worker` (and the straggler's) is free, may take the job,
+    /// and holds more of the media the straggler read than `worker` does.
+    private func hasIdleHolder(of attempt: RunningAttempt, for job: ScheduledJob, besides worker: WorkerState) -> Bool {
+        let own = worker.holds(attempt.read)
+        return workers.values.contains { other in
+            other.identity != worker.identity && other.identity != attempt.worker && other.free > 0
+                && !isQuarantined(other.workerID) && job.accepts(other) && other.holds(attempt.read) > own
+        }
     }
 }

@@ -31,7 +31,8 @@ extension Scheduler {
         /// Any message from a peer: it is alive.
         case heard(PeerID)
         case hello(PeerID, workerID: String, host: String, slots: Int, encoders: [String: String]? = nil, pools: Set<String> = [])
-        case heartbeat(PeerID, draining: Bool)
+        /// `framesDone`: what its running attempts have encoded so far (their pace).
+        case heartbeat(PeerID, draining: Bool, framesDone: [AttemptID: Int] = [:])
         /// A chunk arrived; if its attempt is wanted the shell verifies and stores it and
         /// reports one of the three outcomes below.
         case chunk(PeerID, AttemptID)
@@ -55,6 +56,8 @@ extension Scheduler {
         case setFarmPriority(String, priority: Int)
         case assembled(String, error: FarmError?)
         case sendFailed(PeerID)
+        /// A block of a medium went to a worker (for the attempt of its that reads it).
+        case mediaSent(PeerID, contentID: String, range: Range<Int>)
         /// An operator lifts a worker's quarantine (`reel workers --release`).
         case release(workerID: String)
         /// Dispatch stops while any cause holds (the store cannot write, the disk is full);

@@ -44,7 +44,7 @@ struct Scheduler {
         case .heard(let peer): workers[peer]?.lastSeen = now
         case .hello(let peer, let workerID, let host, let slots, let encoders, let pools):
             hello(peer, workerID: workerID, host: host, slots: slots, encoders: encoders, pools: pools)
-        case .heartbeat(let peer, let draining): heartbeat(peer, draining: draining)
+        case .heartbeat(let peer, let draining, let framesDone): heartbeat(peer, draining: draining, framesDone: framesDone)
         case .chunk(let peer, let key): chunk(from: peer, key)
         case .chunkStored(let peer, let key, let sha256, let rss): stored(key, from: peer, sha256: sha256, peakRSSKB: rss)
         case .chunkRejected(let peer, let key, let rejection):
@@ -63,6 +63,7 @@ struct Scheduler {
         case .assembled(let id, let error): if let job = jobs[id] { finish(job, error == nil ? .done : .failed, error: error) }
         case .sendFailed(let peer): sendFailed(peer)
         case .release(let workerID): release(workerID)
+        case .mediaSent(let peer, let contentID, let range): mediaSent(range, of: contentID, to: peer)
         case .pause(let cause, let detail): pause(cause, detail)
         case .resume(let cause): resume(cause)
         case .tick:
@@ -101,10 +102,18 @@ struct Scheduler {
         emit(.send(peer, .welcome))
     }
 
-    private mutating func heartbeat(_ peer: PeerID, draining: Bool) {
+    private mutating func heartbeat(_ peer: PeerID, draining: Bool, framesDone: [AttemptID: Int]) {
         guard let worker = workers[peer] else {
             emit(.send(peer, .refused(FarmError(.unknownWorker, "unknown worker: say hello"))))
             return
+        }
+        // Only attempts it holds: a worker speaks for its own pace.
+        for (key, frames) in framesDone.sorted(by: { ($0.key.jobID, $0.key.shard) < ($1.key.jobID, $1.key.shard) })
+        where worker.running.contains(key) && jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil {
+            guard var job = jobs.removeValue(forKey: key.jobID) else { continue }
+            job.running[key.shard]?[key.attempt]?.frames = max(0, frames)
+            job.running[key.shard]?[key.attempt]?.framesAt = now
+            jobs[key.jobID] = job
         }
         // A draining worker takes no more work; what it holds it finishes or hands back.
         if draining, worker.slots > 0 {
@@ -112,6 +121,16 @@ struct Scheduler {
             emit(.log(.info, "worker \(worker.workerID) is draining", LogIDs(worker: worker.workerID)))
         }
         emit(.send(peer, .heartbeat(busy: worker.running.count)))
+    }
+
+    /// What a worker's cache now holds, and what its attempt reading the medium has read.
+    private mutating func mediaSent(_ range: Range<Int>, of contentID: String, to peer: PeerID) {
+        guard workers[peer] != nil else { return }
+        workers[peer]?.held[contentID, default: HeldBytes()].insert(range)
+        guard let key = workers[peer]?.running.first(where: { jobs[$0.jobID]?.spec.task($0.shard, reads: contentID) ?? false }),
+              jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil, var job = jobs.removeValue(forKey: key.jobID) else { return }
+        job.running[key.shard]?[key.attempt]?.read[contentID, default: HeldBytes()].insert(range)
+        jobs[key.jobID] = job
     }
 
     /// The peer is gone or does not read: dropped at the next tick, after the rest of

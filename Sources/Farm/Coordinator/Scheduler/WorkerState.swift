@@ -16,6 +16,14 @@ struct WorkerState {
     /// The pools it serves (`reel worker --pool`): a job of a pool goes only to its
     /// workers; a job of none to any (docs/operations.md, "Pools").
     var pools: Set<String> = []
+    /// Media bytes the coordinator has sent it, by content id: what its block cache holds
+    /// (at most; it may have evicted some).
+    var held: [String: HeldBytes] = [:]
+
+    /// Bytes of `wanted` it holds.
+    func holds(_ wanted: [String: HeldBytes]) -> Int {
+        wanted.reduce(0) { total, entry in total + (held[entry.key]?.overlap(entry.value) ?? 0) }
+    }
     /// Attempts it holds: given to it and not yet reported on.
     var running: Set<AttemptID> = []
     /// A send to it failed: it is dropped at the end of the turn, after what it sent before
