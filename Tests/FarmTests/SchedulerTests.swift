@@ -406,6 +406,23 @@ struct SchedulerTests {
         #expect(spec.tasks[straggler.shard].kind == .video)
     }
 
+    /// A job's audio piece finishing in a fraction of a second does not make its video
+    /// shards stragglers: each kind is measured against its own (video per frame).
+    @Test func aQuickAudioPieceDoesNotMakeEveryVideoShardAStraggler() throws {
+        var farm = Farm()
+        let spec = try SpecFixtures.clipJob()
+        for name in ["a", "b", "c", "d", "e"] { farm.join(name) }
+        farm.on(.submitted(ScheduledJob(id: "j", priority: 0, created: farm.clock, spec: spec), nil))
+        let given = farm.tick()
+        #expect(given.count == spec.tasks.count && spec.tasks.count >= 3)
+        farm.clock += 0.2
+        let audio = try #require(given.first { spec.tasks[$0.key.shard].kind == .audio })
+        farm.deliver(audio.key, by: audio.worker)
+        farm.clock += 2.5   // past the 2-s minimum, and more than 1.5 × the audio piece
+        for peer in farm.scheduler.workers.keys { farm.on(.heard(peer)) }
+        #expect(farm.tick().isEmpty, "no video shard has finished: the video's threshold is still 4 s")
+    }
+
     @Test func heldBytesMergeAndOverlap() {
         var held = HeldBytes()
         for range in [10..<20, 30..<40, 20..<25, 0..<5, 38..<50, 5..<10] { held.insert(range) }

@@ -99,6 +99,9 @@ class Simulation:
         self.done: set[int] = set()
         self.running: dict[int, list[Attempt]] = {}
         self.durations: list[float] = []
+        # Finished attempts' seconds by kind: video per frame (shards differ in length),
+        # audio per piece; what a fresh attempt of a task is expected to take.
+        self.spent = {"video": [0.0, 0], "audio": [0.0, 0]}
         self.workers = [Worker(i, farm.slots) for i in range(farm.workers)]
         self.coordinator_free = 0.0
         self.coordinator_busy = 0.0
@@ -256,18 +259,13 @@ class Simulation:
         # Nothing queued: a backup copy of the straggler running longest past the threshold.
         if not self.farm.backup_copies:
             return None
-        if self.durations:
-            threshold = max(self.farm.backup_factor * sum(self.durations) / len(self.durations),
-                            self.farm.backup_min_seconds)
-        else:
-            threshold = self.farm.backup_first_seconds
         copies = sum(1 for attempts in self.running.values() if sum(a.phase != "ended" for a in attempts) > 1)
         if copies >= max(1, len(self.tasks) // 10):
             return None   # at most a tenth of the job's shards copied at once
         # Only where the copy would finish first (the scheduler's rule, from each worker's
-        # reported pace): a straggler whose pace ends it sooner than a fresh attempt's time
-        # is left alone. One with no pace yet (nothing encoded) is copied past the threshold.
-        fresh = sum(self.durations) / len(self.durations) if self.durations else threshold
+        # reported pace): a straggler whose pace ends it sooner than a fresh attempt of it
+        # (its kind's finished attempts: video per frame, audio per piece) is left alone.
+        # One with no pace yet (nothing encoded) is copied past the threshold.
         best = None
         for index, attempts in self.running.items():
             live = [a for a in attempts if a.phase != "ended"]
@@ -275,6 +273,9 @@ class Simulation:
                 continue
             attempt = live[0]
             age = self.now - attempt.dispatched
+            fresh = self.expected_seconds(attempt.task)
+            threshold = (max(self.farm.backup_factor * fresh, self.farm.backup_min_seconds) if fresh is not None
+                         else self.farm.backup_first_seconds)
             if age < threshold:
                 continue
             if attempt.phase in ("uploading", "committing"):
@@ -286,7 +287,7 @@ class Simulation:
             left = float("inf")
             if attempt.phase == "running" and attempt.remaining < 1.0 and self.now > attempt.started:
                 left = attempt.remaining * (self.now - attempt.started) / (1.0 - attempt.remaining)
-                if left <= fresh:
+                if left <= (fresh if fresh is not None else threshold):
                     continue
             if best is None or (left, age) > best[0]:
                 best = ((left, age), index)
@@ -297,6 +298,14 @@ class Simulation:
             return None
         self.backups += 1
         return self.tasks[best[1]]
+
+    def expected_seconds(self, task: Task) -> float | None:
+        """What a fresh attempt of `task` takes, from finished attempts of its kind."""
+        kind = "video" if task.kind == "video" else "audio"
+        seconds, amount = self.spent[kind]
+        if amount == 0:
+            return None
+        return seconds / amount * (task.frames if kind == "video" else 1)
 
     # Events.
     def on_join(self, index: int):
@@ -361,6 +370,9 @@ class Simulation:
             return
         self.done.add(task.index)
         self.durations.append(self.now - attempt.dispatched)
+        kind = "video" if attempt.task.kind == "video" else "audio"
+        self.spent[kind][0] += self.now - attempt.dispatched
+        self.spent[kind][1] += attempt.task.frames if kind == "video" else 1
         if self.first_chunk is None and task.kind == "video":
             self.first_chunk = self.now
         self.end(attempt)

@@ -169,24 +169,38 @@ struct ScheduledJob: Sendable {
     var isDispatchable: Bool { phase == .queued || phase == .rendering }
 }
 
-/// Running mean of a job's attempt durations, for deciding when a shard is a straggler.
+/// What a job's finished attempts took, by kind: video per frame (its shards differ in
+/// length), audio per piece. A job's audio pieces finish in a fraction of a video shard's
+/// time; one mean of both called every video shard a straggler once the pieces were in
+/// (docs/operations.md, "Scaling").
 struct ShardTimes {
-    private(set) var count = 0
-    private var total = 0.0
+    private var video = (seconds: 0.0, frames: Int64(0))
+    private var audio = (seconds: 0.0, pieces: 0)
 
-    mutating func add(_ seconds: Double) {
-        count += 1
-        total += max(0, seconds)
+    mutating func add(_ seconds: Double, task: ShardTask) {
+        if task.kind == .video {
+            video.seconds += max(0, seconds)
+            video.frames += max(1, task.frameCount)
+        } else {
+            audio.seconds += max(0, seconds)
+            audio.pieces += 1
+        }
     }
 
-    var mean: Double? { count == 0 ? nil : total / Double(count) }
+    /// Seconds a fresh attempt of `task` is expected to take, once one of its kind has finished.
+    func expected(_ task: ShardTask) -> Double? {
+        if task.kind == .video {
+            return video.frames > 0 ? video.seconds / Double(video.frames) * Double(max(1, task.frameCount)) : nil
+        }
+        return audio.pieces > 0 ? audio.seconds / Double(audio.pieces) : nil
+    }
 
-    /// A running shard gets a backup copy past this many seconds: 1.5 × the mean of the
-    /// job's finished shards, and at least `minimum`; before any has finished, twice
-    /// `minimum` (nothing says yet how long a shard takes, and a copy costs a worker and
-    /// the shard's media again).
-    func backupThreshold(minimum: Double) -> Double {
-        guard let mean else { return 2 * minimum }
-        return max(minimum, 1.5 * mean)
+    /// A running attempt of `task` gets a backup copy past this many seconds: 1.5 × what a
+    /// fresh one is expected to take, and at least `minimum`; before any of its kind has
+    /// finished, twice `minimum` (nothing says yet how long it takes, and a copy costs a
+    /// worker and the shard's media again).
+    func backupThreshold(for task: ShardTask, minimum: Double) -> Double {
+        guard let expected = expected(task) else { return 2 * minimum }
+        return max(minimum, 1.5 * expected)
     }
 }

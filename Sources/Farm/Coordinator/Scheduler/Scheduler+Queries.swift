@@ -43,18 +43,19 @@ extension Scheduler {
             guard let job = jobs[id], !job.hasQueued, job.accepts(worker) else { continue }
             let copies = job.running.values.filter { $0.count > 1 }.count
             guard copies < max(1, job.tasks.count / 10) else { continue }
-            let threshold = job.shardTimes.backupThreshold(minimum: limits.backupAfterSeconds)
             // A copy only where it would finish first (LATE: the longest approximate time to
             // end): a straggler whose worker reports a pace that ends it sooner than a fresh
-            // attempt takes is left alone, and its media are not sent twice (docs/operations.md,
-            // "Scaling"). One whose worker has not said (audio, an older worker, nothing
-            // encoded yet) is copied past the threshold as before.
-            let fresh = job.shardTimes.mean ?? threshold
+            // attempt of it takes is left alone, and its media are not sent twice
+            // (docs/operations.md, "Scaling"). One whose worker has not said (audio, an older
+            // worker, nothing encoded yet) is copied past the threshold as before.
             let slow = job.running.compactMap { shard, attempts -> (shard: Int, left: Double, started: Double)? in
                 guard attempts.count == 1, let attempt = attempts.values.first, attempt.worker != peer,
-                      now - attempt.started > threshold, job.tasks.indices.contains(shard) else { return nil }
-                let left = attempt.secondsLeft(of: job.tasks[shard].frameCount, now: now)
-                if let left, left <= fresh { return nil }
+                      job.tasks.indices.contains(shard) else { return nil }
+                let task = job.tasks[shard]
+                let threshold = job.shardTimes.backupThreshold(for: task, minimum: limits.backupAfterSeconds)
+                guard now - attempt.started > threshold else { return nil }
+                let left = attempt.secondsLeft(of: task.frameCount, now: now)
+                if let left, left <= job.shardTimes.expected(task) ?? threshold { return nil }
                 // An idle worker whose cache holds more of what the straggler read takes the
                 // copy: it fetches that much less again.
                 if !attempt.read.isEmpty, hasIdleHolder(of: attempt, for: job, besides: worker) { return nil }

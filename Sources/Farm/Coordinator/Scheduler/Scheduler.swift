@@ -236,7 +236,7 @@ struct Scheduler {
         workers[peer]?.running.remove(key)
         guard let attempt = jobs[key.jobID]?.running[key.shard]?[key.attempt], var job = jobs.removeValue(forKey: key.jobID) else { return }
         job.running[key.shard]?[key.attempt] = nil
-        job.shardTimes.add(now - attempt.started)
+        if job.tasks.indices.contains(key.shard) { job.shardTimes.add(now - attempt.started, task: job.tasks[key.shard]) }
         emit(.log(.debug, "shard \(key.shard) of job \(key.jobID) done by \(workerID) in \(String(format: "%.2f", now - attempt.started)) s",
                   LogIDs(key, worker: workerID)))
         persist(.finishShard(key, sha256: sha256, by: .worker(workerID), at: now))
