@@ -4,8 +4,9 @@ import Testing
 
 /// The short run of bench/chaos (docs/benchmarks.md, "Chaos"): 20 worker processes and 3
 /// jobs of 38 shards while workers are killed, preempted, frozen past the heartbeat
-/// timeout and cut off, and the coordinator is killed once: every output is a clean
-/// render's byte for byte, every job is there once, and little work is thrown away.
+/// timeout and cut off, and the coordinator is killed once, beside a worker that fails
+/// every shard: every output is a clean render's byte for byte, every job is there once,
+/// little work is thrown away, and the sick worker is quarantined.
 @Suite(.serialized) struct ChaosTests {
     @Test func twentyWorkersUnderChaosAndARestartedCoordinatorLeaveEveryOutputIdentical() throws {
         let dir = try TestEnvironment.scratchDirectory()
@@ -21,6 +22,11 @@ import Testing
         #expect(result["identical"] as? Bool == true && result["once"] as? Bool == true, "\(result)")
         #expect((result["waste"] as? Double ?? 1) <= 0.5, "\(result)")
         #expect(result["backWhereItStarted"] as? Bool == true, "\(result)")
+        // The worker that fails every shard is quarantined at its third failure, in each
+        // coordinator's life (a restart forgets strikes).
+        let sickFailures = result["sickFailures"] as? [Int] ?? []
+        #expect(result["sickQuarantined"] as? Bool == true && sickFailures.count == 2 && sickFailures.allSatisfy { $0 <= 3 },
+                "\(result)")
         // It really was chaos: the coordinator killed once, and workers in several ways.
         let events = result["events"] as? [String: Int] ?? [:]
         #expect(events["coordinator"] == 1, "\(events)")

@@ -120,8 +120,8 @@ def farm_of(args, overrides: dict) -> tuple[Farm, Export, Costs, int]:
     costs = Costs.load(args.costs)
     scale = float(overrides.get("chunk-scale", 1.0))
     costs.chunk_bytes_per_frame *= scale
-    if args.export:
-        parts = [float(x) for x in args.export.split(",")]
+    if overrides.get("export") or args.export:
+        parts = [float(x) for x in str(overrides.get("export") or args.export).split(",")]
         export = Export.phone_clips(int(parts[0]), parts[1], mbps=parts[2] if len(parts) > 2 else 16.0)
     elif args.plan:
         with open(args.plan) as f:
