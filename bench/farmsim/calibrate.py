@@ -94,8 +94,10 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None,
     }
     export = export_of(plan, media_dir)
     # The audio track's pieces, each by the seconds it encodes (its own, its warm-up and its
-    # post-roll); further traces of longer one-segment jobs (`--audio-trace`, one piece
-    # each) give the line through its cost by encoded seconds.
+    # post-roll); further traces of longer one-segment jobs (`--audio-trace`) give the line
+    # through its cost by encoded seconds. Such a job's sound is cut inside its segment
+    # into pieces of equal length (docs/rendering.md, "Audio in pieces"): each encodes its
+    # own share, and every one after the first the 5.12 s of warm-up before it.
     def encoded(a):
         shard = plan["shards"][a["shard"]]
         start = shard["outputStartFrame"]
@@ -104,8 +106,9 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None,
     for extra in audio_traces:
         other = read_trace(extra)
         done_other = [a for a in other["attempts"] if a["outcome"] == "done" and a.get("started")]
-        frames = sum(a["frames"] for a in done_other if a["kind"] == "video")
-        points += [(frames / export.fps, cost(a)) for a in done_other if a["kind"] == "audio"]
+        seconds = sum(a["frames"] for a in done_other if a["kind"] == "video") / export.fps
+        pieces = sorted((a for a in done_other if a["kind"] == "audio"), key=lambda a: a["shard"])
+        points += [(seconds / len(pieces) + (INSIDE_WARM_UP_SECONDS if i else 0.0), cost(a)) for i, a in enumerate(pieces)]
     if len(points) > 1:
         costs.audio_fixed_seconds, costs.audio_seconds_per_output_second = fit_line(*zip(*points))
     elif points:
@@ -119,6 +122,10 @@ def calibrate(trace_path: str, plan: dict, media_dir: str | None = None,
     # (its writing speed while they arrive is bench/assembly's, in the defaults).
     costs.assembly_fixed_seconds = where["after_last_chunk"]
     return costs, export
+
+
+# The warm-up a piece cut inside a segment encodes before its own first packet.
+INSIDE_WARM_UP_SECONDS = 5.12
 
 
 def fit_line(xs, ys) -> tuple[float, float]:

@@ -123,6 +123,9 @@ def farm_of(args, overrides: dict) -> tuple[Farm, Export, Costs, int]:
     if overrides.get("export") or args.export:
         parts = [float(x) for x in str(overrides.get("export") or args.export).split(",")]
         export = Export.phone_clips(int(parts[0]), parts[1], mbps=parts[2] if len(parts) > 2 else 16.0)
+        # Every clip of a synthetic export costs the calibration's mean a frame: its
+        # segments are not the calibration session's, whose own costs are by index.
+        costs.frame_seconds = {}
     elif args.plan:
         with open(args.plan) as f:
             export = export_of(json.load(f), args.media_dir)
