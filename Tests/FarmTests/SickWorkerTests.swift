@@ -64,20 +64,53 @@ struct SickWorkerTests {
     }
 
     /// A worker held at its third failure is released when those failures turn out to be
-    /// the input's (the same shards fail on another worker).
+    /// the input's (the same shards fail on another worker). A worker of another pool is
+    /// connected, so the pool's one worker may be quarantined, and the job says why it waits.
     @Test func aQuarantineOnFailuresLaterMetElsewhereIsLifted() {
         var farm = Farm()
-        farm.join("fast", slots: 3)
-        farm.submit("bad", shards: 3)
+        farm.join("fast", slots: 3, pools: ["p"])
+        farm.join("elsewhere", slots: 1)
+        farm.submit("bad", shards: 3, pool: "p")
         _ = farm.tick()
         _ = Self.settle(&farm, sick: ["fast"])
+        _ = farm.tick()
         #expect(farm.scheduler.isQuarantined("fast"))
-        farm.join("other", slots: 3)
+        #expect(farm.scheduler.waiting["bad"] == "every worker in pool p is quarantined")
+        farm.join("other", slots: 3, pools: ["p"])
         _ = farm.tick()
         _ = Self.settle(&farm, sick: ["other"])
         _ = farm.tick()
         #expect(!farm.scheduler.isQuarantined("fast"), "\(farm.scheduler.health)")
         #expect(farm.logs.contains { $0.contains("worker fast is out of quarantine") && $0.contains("the input") }, "\(farm.logs)")
+    }
+
+    /// On a farm of one worker a failure cannot be told from a bad input: that worker is
+    /// not quarantined and a job that fails there fails, as before.
+    @Test func theLastWorkerIsNotQuarantinedAndAJobThatFailsThereFails() {
+        var farm = Farm()
+        farm.join("only", slots: 1)
+        farm.submit("j", shards: 2)
+        for _ in 0..<8 where farm.scheduler.jobs["j"] != nil {
+            _ = farm.tick()
+            _ = Self.settle(&farm, sick: ["only"])
+        }
+        #expect(farm.finalPhases["j"] == .failed)
+        #expect(!farm.scheduler.isQuarantined("only"))
+    }
+
+    /// Its strikes stand while its job runs: once another worker joins, it is quarantined.
+    @Test func theLastWorkerIsQuarantinedOnceAnotherJoins() {
+        var farm = Farm()
+        farm.join("only", slots: 1)
+        farm.submit("j", shards: 6)
+        for _ in 0..<3 {
+            _ = farm.tick()
+            _ = Self.settle(&farm, sick: ["only"])
+        }
+        #expect(farm.phase("j") == .rendering && !farm.scheduler.isQuarantined("only"))
+        farm.join("second")
+        _ = farm.tick()
+        #expect(farm.scheduler.isQuarantined("only"), "\(farm.scheduler.health)")
     }
 
     @Test func aQuarantineEndsWithItsTimeOrAnOperatorsRelease() {

@@ -400,7 +400,8 @@ import Testing
     /// schema-valid requests accepted and invalid ones refused, auth enforced, and the
     /// links followed from created jobs and uploads. Tests/api/schemathesis.toml says
     /// what the schema cannot (a body must hash to its content id), and points the
-    /// generated ids at a finished job and an uploaded file. Seeded and time-bounded.
+    /// generated ids at a finished job, an uploaded file, a batch and a worker. Seeded and
+    /// time-bounded.
     @Test func schemathesisPassesEveryCheck() throws {
         let farm = try FarmFixture()
         try farm.makeSession(seconds: 1)
@@ -414,6 +415,8 @@ import Testing
                                                                     "variants": [["name": "same", "replace": [String: String]()]]] as [String: Any])
         let created = try HTTPExchange.send("POST", "\(base)/batches", headers: auth(Self.admin, ["Content-Type": "application/json"]), body: batchBody)
         let batch = try #require(((created.json as? [String: Any])?["batch"] as? [String: Any])?["batchID"] as? String, "\(created.text)")
+        let listed = try HTTPExchange.send("GET", "\(base)/workers", headers: auth(Self.admin))
+        let worker = try #require((listed.json as? [[String: Any]])?.first?["workerID"] as? String, "\(listed.text)")
         let root = TestEnvironment.packageRoot
         // One worker: CPython 3.11 can fail compiling in two threads at once ("AST constructor
         // recursion depth mismatch"), a crash of the tool that says nothing about the server.
@@ -422,7 +425,8 @@ import Testing
             "run", root.appendingPathComponent("docs/api.yaml").path,
             "--url", String(base.dropLast("/v1".count)), "--header", "Authorization: Bearer \(Self.admin)",
             "--checks", "all", "--max-time", "60", "--seed", "20261125", "--workers", "1",
-        ], directory: farm.dir, environment: ProcessInfo.processInfo.environment.merging(["REEL_JOB": job, "REEL_MEDIA": media, "REEL_BATCH": batch]) { $1 },
+        ], directory: farm.dir, environment: ProcessInfo.processInfo.environment.merging(["REEL_JOB": job, "REEL_MEDIA": media, "REEL_BATCH": batch,
+                                                                                                             "REEL_WORKER": worker]) { $1 },
            timeout: 300)
         #expect(result.status == 0, "\(result.stdout.suffix(4000))")
         #expect(result.stdout.contains("passed") && !result.stdout.contains("failures"), "\(result.stdout.suffix(4000))")

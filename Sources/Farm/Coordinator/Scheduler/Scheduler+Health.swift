@@ -22,8 +22,9 @@ extension Scheduler {
     /// Quarantines or releases `workerID` as its strikes now stand.
     mutating func review(_ workerID: String) {
         guard var state = health[workerID] else { return }
+        let othersWork = workers.values.contains { $0.workerID != workerID && $0.slots > 0 && !isQuarantined($0.workerID) }
         let change = state.review(now: now, strikesAllowed: limits.quarantineStrikes, window: limits.quarantineWindowSeconds,
-                                  quarantine: limits.quarantineSeconds)
+                                  quarantine: limits.quarantineSeconds, othersWork: othersWork)
         health[workerID] = state.isEmpty ? nil : state
         switch change {
         case .quarantined:

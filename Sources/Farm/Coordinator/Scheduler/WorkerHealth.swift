@@ -52,7 +52,10 @@ struct WorkerHealth: Sendable, Equatable {
         case quarantined, released(why: String)
     }
 
-    mutating func review(now: Double, strikesAllowed: Int, window: Double, quarantine: Double) -> Change? {
+    /// `othersWork`: another connected worker takes shards. The last one is never
+    /// quarantined: on a farm of one worker a failure cannot be told from a bad input, and
+    /// a job that fails there must fail, not wait (it is quarantined once another joins).
+    mutating func review(now: Double, strikesAllowed: Int, window: Double, quarantine: Double, othersWork: Bool) -> Change? {
         if let since = quarantinedAt {
             if now - since >= quarantine {
                 release()
@@ -65,7 +68,7 @@ struct WorkerHealth: Sendable, Equatable {
             return nil
         }
         strikes.removeAll { now - $0.at > window }
-        guard strikes.count >= strikesAllowed else { return nil }
+        guard strikes.count >= strikesAllowed, othersWork else { return nil }
         quarantinedAt = now
         return .quarantined
     }
