@@ -38,11 +38,7 @@ extension Coordinator {
             try mayManage(jobID, credentials, onBehalfOf: request.onBehalfOf)
             try deleteResult(of: jobID, for: identity)   // answered once the files are gone
         case .workers:
-            let (queryStore, known) = (queryStore, workerStatuses())
-            queryLane.post(key: "workers", label: "workers") {
-                .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try queryStore.workerStatuses(known))) },
-                       to: identity, type: .workers)
-            }
+            replyWorkers(to: identity)
         case .releaseWorker:
             let request = try message.decode(ReleaseWorker.self)
             // Only the farm's operator decides a machine is well again.
@@ -55,11 +51,7 @@ extension Coordinator {
                     : FarmError(.notFound, "no worker \(request.workerID.prefix(80)) is connected or quarantined")
             }
             apply(scheduler.handle(.release(workerID: request.workerID), now: Self.now))
-            let (queryStore, known) = (queryStore, workerStatuses())
-            queryLane.post(key: "workers", label: "workers") {
-                .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try queryStore.workerStatuses(known))) },
-                       to: identity, type: .workers)
-            }
+            replyWorkers(to: identity)
         case .setPriority:
             let request = try message.decode(SetPriority.self)
             try mayManage(request.jobID, credentials, onBehalfOf: request.onBehalfOf)
@@ -98,6 +90,16 @@ extension Coordinator {
             }
         default:
             throw FarmError(.malformed, "unexpected \(message.type.rawValue) message")
+        }
+    }
+
+    /// The workers as the loop knows them, with the store's count of shards each has done
+    /// (read on the query lane).
+    private func replyWorkers(to identity: Data) {
+        let (queryStore, known) = (queryStore, workerStatuses())
+        queryLane.post(key: "workers", label: "workers") {
+            .reply(Result { try WireMessage(.workersReply, WorkersReply(workers: try queryStore.workerStatuses(known))) },
+                   to: identity, type: .workers)
         }
     }
 }

@@ -89,8 +89,7 @@ extension Coordinator {
         var byState: [WorkerAvailability: Int] = [:]
         var byPool: [String: Int] = [:]
         for worker in workers.values {
-            let state: WorkerAvailability = scheduler.isQuarantined(worker.workerID) ? .quarantined : worker.slots == 0 ? .draining : .ready
-            byState[state, default: 0] += 1
+            byState[scheduler.availability(of: worker), default: 0] += 1
             for pool in worker.pools.isEmpty ? [""] : Array(worker.pools) { byPool[pool, default: 0] += 1 }
         }
         for state in WorkerAvailability.allCases { CoordinatorMetrics.workers(state).record(byState[state] ?? 0) }

@@ -366,13 +366,10 @@ public final class Coordinator {
                                       framesPerSecond: activity.worker($0.workerID)?.framesPerSecond ?? 0,
                                       cpuCores: activity.worker($0.workerID)?.cpuCores)
             status.pools = $0.pools.isEmpty ? nil : $0.pools.sorted()
-            let health = scheduler.health[$0.workerID]
-            if let health, let since = health.quarantinedAt {
-                status.state = .quarantined
+            status.state = scheduler.availability(of: $0)
+            if let health = scheduler.health[$0.workerID], let since = health.quarantinedAt {
                 status.quarantinedUntil = since + scheduler.limits.quarantineSeconds
                 status.quarantineReason = health.summary
-            } else {
-                status.state = $0.slots == 0 ? .draining : .ready
             }
             return status
         }

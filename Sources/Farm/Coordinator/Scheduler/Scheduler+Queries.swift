@@ -15,10 +15,18 @@ extension Scheduler {
 
     /// The job whose attempt held by `peer` reads the media `contentID`, if any: only such
     /// a worker is sent its blocks.
-    func job(reading contentID: String, peer: PeerID) -> String? {
+    func job(reading contentID: String, peer: PeerID) -> String? { attempt(reading: contentID, peer: peer)?.jobID }
+
+    /// The attempt held by `peer` that reads the media `contentID`, if any.
+    func attempt(reading contentID: String, peer: PeerID) -> AttemptID? {
         workers[peer]?.running.first { key in
             jobs[key.jobID]?.spec.task(key.shard, reads: contentID) ?? false
-        }?.jobID
+        }
+    }
+
+    /// Whether `worker` takes shards now, as statuses and metrics show it.
+    func availability(of worker: WorkerState) -> WorkerAvailability {
+        isQuarantined(worker.workerID) ? .quarantined : worker.slots == 0 ? .draining : .ready
     }
 
     /// Queued shards, in any job, with the recipe of `shard` of job `id`: they take its

@@ -127,8 +127,7 @@ struct Scheduler {
     private mutating func mediaSent(_ range: Range<Int>, of contentID: String, to peer: PeerID) {
         guard workers[peer] != nil else { return }
         workers[peer]?.held[contentID, default: HeldBytes()].insert(range)
-        guard let key = workers[peer]?.running.first(where: { jobs[$0.jobID]?.spec.task($0.shard, reads: contentID) ?? false }),
-              jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil, var job = jobs.removeValue(forKey: key.jobID) else { return }
+        guard let key = attempt(reading: contentID, peer: peer), jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil, var job = jobs.removeValue(forKey: key.jobID) else { return }
         job.running[key.shard]?[key.attempt]?.read[contentID, default: HeldBytes()].insert(range)
         jobs[key.jobID] = job
     }
