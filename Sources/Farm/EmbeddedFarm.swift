@@ -122,6 +122,10 @@ public struct EmbeddedFarm: Sendable {
         options.mediaRoots = roots
         options.tracePath = tracePath
         options.knownMedia = known
+        // No backup copies: every worker here shares this machine's cores, so a copy takes
+        // them from the shard it copies (a 4K shard beside its copy took 12.1 s, alone 8.6;
+        // docs/operations.md, "A farm by hand"). A worker that dies is still replaced.
+        options.backupAfterSeconds = .infinity
         let origins = origins ?? OriginClient(policy: URLPolicy())
         options.origins = origins
         let stop = options.stop

@@ -11,6 +11,12 @@ public struct JobStatus: Codable, Sendable, Equatable {
     public var framesDone: Int64
     public var totalFrames: Int64
     public var shards: ShardCounts
+    /// The video shards among `shards` (the rest are pieces of the sound); absent from a
+    /// coordinator of an earlier release.
+    public var videoShards: ShardCounts?
+    /// While it renders: frames its running shards have encoded so far (their workers say
+    /// so once a second), beyond `framesDone`, which counts finished shards only.
+    public var framesInProgress: Int64?
     /// Why a failed (or cancelled) job ended so: its code and message.
     public var error: FarmError?
     /// Unix seconds.

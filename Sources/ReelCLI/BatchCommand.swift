@@ -153,12 +153,12 @@ struct BatchCommand: ParsableCommand {
                 if job.state == .done {
                     try fetcher.fetch(job.jobID, to: Self.output(of: name, in: outDirectory))
                 } else {
-                    printer.finish()
+                    printer.breakLine()
                     printError("error: variant \(name): \(job.state.rawValue): \(job.error?.message ?? "no detail")")
                 }
             }
         }
-        printer.finish()
+        printer.finish(succeeded: final.variants.allSatisfy { $0.state == .done })
         printError("batch \(batchID): \(final.variants.filter { $0.state == .done }.count) of \(final.variants.count) "
             + "variants done, \(final.reusedShards) of \(final.shards) shards reused")
         return (status: final, names: names)

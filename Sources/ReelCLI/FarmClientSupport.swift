@@ -79,7 +79,7 @@ private func reported(_ error: any Error) -> Reported {
 func followToDone(_ client: FarmClient, _ job: String, showProgress: Bool) throws {
     let printer = ProgressPrinter()
     let final = try farmCall { try client.watch(job) { if showProgress { printer.update($0) } } }
-    if showProgress { printer.finish() }
+    if showProgress { printer.finish(succeeded: final.state == .done) }
     guard final.state == .done else {
         printError("error: job \(job) \(final.state.rawValue): \(final.error?.message ?? "")")
         throw Reported(code: ExitStatus.failure)

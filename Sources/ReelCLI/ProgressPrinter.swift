@@ -3,59 +3,75 @@ import Farm
 import RenderEngine
 import Synchronization
 
-/// Render progress on stderr: a redrawn bar on a terminal, a plain line every few
-/// seconds otherwise (logs, CI).
+/// Writes a `ProgressMeter`'s lines to stderr: redrawn in place on a terminal, appended
+/// otherwise (logs, CI).
 final class ProgressPrinter: Sendable {
-    private let isTerminal = isatty(STDERR_FILENO) != 0
-    private let lastPrinted = Mutex<Double>(-10)
+    private let isTerminal: Bool
+    private let meter: Mutex<ProgressMeter>
+    /// The last reading, for the final line.
+    private let last = Mutex<ProgressMeter.Reading?>(nil)
 
-    /// `rate`: frames a second and seconds left as the farm measures them (a job's status),
-    /// else the average since the start.
-    func update(_ p: LocalRender.Progress, rate: (fps: Double, eta: Double?)? = nil) {
-        let fps = rate?.fps ?? (p.elapsed > 0 ? Double(p.framesDone) / p.elapsed : 0)
-        let finished = p.totalFrames > 0 && p.framesDone >= p.totalFrames
-        let remaining: Double? = finished ? 0 : rate?.eta ?? (p.framesDone > 0 && fps > 0 ? Double(p.totalFrames - p.framesDone) / fps : nil)
-        let fraction = p.totalFrames > 0 ? Double(p.framesDone) / Double(p.totalFrames) : 0
-        let stats = "\(p.framesDone)/\(p.totalFrames) frames  \(String(format: "%.1f", fps)) fps  "
-            + "shards \(p.shardsDone)/\(p.shardCount)  ETA \(remaining.map(Self.clock) ?? "--")"   // "--" until it is known
-        if isTerminal {
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            FileHandle.standardError.write(Data("\r\(bar) \(String(format: "%3.0f", fraction * 100))%  \(stats)\u{1B}[K".utf8))
-        } else {
-            let due = lastPrinted.withLock { last -> Bool in
-                guard p.elapsed - last >= 2 || p.framesDone == p.totalFrames else { return false }
-                last = p.elapsed
-                return true
-            }
-            if due { FileHandle.standardError.write(Data("render: \(String(format: "%.0f", fraction * 100))% \(stats)\n".utf8)) }
+    init(isTerminal: Bool = isatty(STDERR_FILENO) != 0) {
+        self.isTerminal = isTerminal
+        meter = Mutex(ProgressMeter(mode: isTerminal ? .redrawn : .appended))
+    }
+
+    /// A local render's progress.
+    func update(_ p: LocalRender.Progress) {
+        show(ProgressMeter.Reading(framesDone: p.framesDone, totalFrames: p.totalFrames, videoShardsDone: p.videoShardsDone,
+                                   videoShards: p.videoShards, elapsed: p.elapsed))
+    }
+
+    /// A farm job's progress (from `watch`): its finished shards' frames and what its
+    /// running shards have encoded. `elapsed`: seconds since the render began, else since
+    /// the job was created.
+    func update(_ s: JobStatus, elapsed: Double? = nil) {
+        let video = s.videoShards ?? s.shards
+        let frames = s.state == .done ? s.totalFrames : min(s.totalFrames, s.framesDone + (s.framesInProgress ?? 0))
+        show(ProgressMeter.Reading(framesDone: Int(frames), totalFrames: Int(s.totalFrames), videoShardsDone: video.done,
+                                   videoShards: video.total, elapsed: elapsed ?? max(0.001, Date().timeIntervalSince1970 - s.created)))
+    }
+
+    /// A batch's progress: its variants' frames and video shards together.
+    func update(_ b: BatchStatus) {
+        let started = b.variants.map(\.created).min() ?? Date().timeIntervalSince1970
+        let done = b.variants.reduce(0) { $0 + ($1.videoShards ?? $1.shards).done }
+        let total = b.variants.reduce(0) { $0 + ($1.videoShards ?? $1.shards).total }
+        let inProgress = b.variants.reduce(Int64(0)) { $0 + ($1.framesInProgress ?? 0) }
+        show(ProgressMeter.Reading(framesDone: Int(min(b.totalFrames, b.framesDone + inProgress)), totalFrames: Int(b.totalFrames),
+                                   videoShardsDone: done, videoShards: total, elapsed: max(0.001, Date().timeIntervalSince1970 - started)))
+    }
+
+    /// The final line, once, if the render succeeded (`elapsed`: its whole time, when the
+    /// caller knows it better than the last reading); on a terminal a failed render's
+    /// error then starts a line of its own.
+    func finish(succeeded: Bool = true, elapsed: Double? = nil) {
+        var reading = last.withLock { $0 }
+        if let elapsed { reading?.elapsed = elapsed }
+        let (line, drawn) = meter.withLock { meter in
+            (reading.flatMap { meter.finish($0, succeeded: succeeded) }, meter.hasDrawn)
+        }
+        if let line {
+            write(isTerminal ? "\r\(line)\u{1B}[K\n" : "\(line)\n")
+        } else if isTerminal, drawn {
+            write("\n")
         }
     }
 
-    /// A farm job's progress (from `watch`).
-    func update(_ s: JobStatus, elapsed: Double? = nil) {
-        let done = s.shards.done
-        let total = s.shards.total
-        update(LocalRender.Progress(framesDone: Int(s.framesDone), totalFrames: Int(s.totalFrames), shardsDone: done,
-                                    shardCount: total, elapsed: elapsed ?? max(0.001, Date().timeIntervalSince1970 - s.created)),
-               rate: s.framesPerSecond.map { ($0, s.etaSeconds) })
+    /// Ends a redrawn line so that a line of another kind can follow it (a batch's
+    /// variant that ended); the next reading draws afresh below it.
+    func breakLine() {
+        guard isTerminal, meter.withLock({ $0.lineBroken() }) else { return }
+        write("\n")
     }
 
-    /// A batch's progress: its variants' frames and shards together.
-    func update(_ b: BatchStatus) {
-        let done = b.variants.reduce(0) { $0 + $1.shards.done }
-        let started = b.variants.map(\.created).min() ?? Date().timeIntervalSince1970
-        update(LocalRender.Progress(framesDone: Int(b.framesDone), totalFrames: Int(b.totalFrames), shardsDone: done,
-                                    shardCount: b.shards, elapsed: max(0.001, Date().timeIntervalSince1970 - started)))
+    private func show(_ reading: ProgressMeter.Reading) {
+        last.withLock { $0 = reading }
+        guard let line = meter.withLock({ $0.update(reading) }) else { return }
+        write(isTerminal ? "\r\(line)\u{1B}[K" : "\(line)\n")
     }
 
-    func finish() {
-        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        return String(format: "%d:%02d", s / 60, s % 60)
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -82,7 +82,7 @@ struct Render: ParsableCommand {
                 let (status, seconds, startup) = try local.farm.render(loaded, settings: settings, layout: layout, to: destination) {
                     printer.update($0, elapsed: $1)
                 }
-                printer.finish()
+                printer.finish(elapsed: seconds)
                 if json {
                     try printJSON(Summary(output: destination, sidecar: layout == .whole ? Sidecar.path(for: destination) : destination, frames: status.totalFrames,
                                           shards: status.shards.total, seconds: seconds, workers: workers,
@@ -92,11 +92,11 @@ struct Render: ParsableCommand {
                                           startup: startup))
                 }
             } catch let failure as EmbeddedFarm.Failure {
-                printer.finish()
+                printer.finish(succeeded: false)
                 for line in failure.description.split(separator: "\n") { printError("error: \(line)") }
                 throw Reported(code: failure.invalid ? ExitStatus.invalidInput : ExitStatus.failure)
             } catch {
-                printer.finish()
+                printer.finish(succeeded: false)
                 printError("error: \(error)")
                 throw Reported(code: ExitStatus.failure)
             }
@@ -107,7 +107,7 @@ struct Render: ParsableCommand {
             render.shardKeyframeIntervals = max(1, shardGOPs)
             render.layout = layout
             let result = try render.run(to: destination) { printer.update($0) }
-            printer.finish()
+            printer.finish(elapsed: result.seconds)
             if json {
                 try printJSON(Summary(output: destination, sidecar: result.sidecarPath, frames: result.frames, shards: result.shards,
                                       seconds: result.seconds, workers: workers, shardsPerWorker: nil, reusedShards: nil,
@@ -116,7 +116,7 @@ struct Render: ParsableCommand {
                                       workerPeakRSSKB: nil))
             }
         } catch {
-            printer.finish()
+            printer.finish(succeeded: false)
             printError("error: \(error)")
             throw Reported(code: ExitStatus.failure)
         }

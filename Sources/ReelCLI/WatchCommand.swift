@@ -37,7 +37,7 @@ struct Watch: ParsableCommand {
         } else {
             let printer = ProgressPrinter()
             final = try farmCall { try client.watch(job) { printer.update($0) } }
-            printer.finish()
+            printer.finish(succeeded: final.state == .done)
             print("\(final.jobID) \(final.state)" + (final.error.map { ": \($0.message)" } ?? ""))
             if !final.workers.isEmpty {
                 print("shards by worker: " + final.workers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -60,13 +60,13 @@ struct Watch: ParsableCommand {
                 }
                 printer.update(status)
                 for variant in status.variants where variant.isFinal && told.insert(variant.jobID).inserted {
-                    printer.finish()
+                    printer.breakLine()
                     print("\(variant.variant ?? "?") \(variant.jobID) \(variant.state)" + (variant.error.map { ": \($0)" } ?? ""))
                 }
             }
         }
         if !json {
-            printer.finish()
+            printer.finish(succeeded: final.variants.allSatisfy { $0.state == .done })
             print("\(final.batchID) \(final.state): \(final.reusedShards) of \(final.shards) shards reused")
         }
         if final.state != .done { throw Reported(code: ExitStatus.failure) }

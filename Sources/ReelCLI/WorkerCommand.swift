@@ -17,6 +17,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Shards rendered at once (default: the number of cores).")
     var slots: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(name: .customLong("decode-threads"), help: "Frame threads decoding each shard's source (default: the slot's share of the cores, at most \(ShardThreads.maximumDecodeThreads)). Any value gives the same bytes.")
+    var decodeThreads: Int?
+
     @Option(name: .customLong("drain-seconds"), help: "On SIGTERM/SIGINT: how long running shards may finish before they are handed back.")
     var drainSeconds: Double = 30
 
@@ -55,6 +58,9 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func validate() throws {
         for pool in pools { if let problem = PoolName.problem(pool) { throw ValidationError("--pool: \(problem)") } }
+        if let decodeThreads, !(1...64).contains(decodeThreads) {
+            throw ValidationError("--decode-threads \(decodeThreads) is outside 1 … 64")
+        }
         if pools.count > 16 { throw ValidationError("--pool: at most 16 pools, \(pools.count) given") }
     }
 
@@ -63,6 +69,7 @@ struct WorkerCommand: AsyncParsableCommand {
         HeapPolicy.shareHeaps(max(1, slots) + 1)
         var options = Worker.Options(endpoint: connect[0], slots: max(1, slots), cacheDirectory: URL(fileURLWithPath: cacheDir))
         options.standbys = Array(connect.dropFirst())
+        options.decodeThreads = decodeThreads ?? 0
         options.cacheLimit = Int64(max(1, cacheSize)) << 20
         options.stillCacheLimit = Int64(max(1, thumbnailCacheSize)) << 20
         options.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0) }

@@ -28,16 +28,7 @@ public enum ProcessRunner {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let pid = process.processIdentifier
-        // On a thread of its own (Dispatch's pool can be full of blocked reads), and with the
-        // child's own children: they hold its pipes, and a read would wait for them for ever.
-        let done = DispatchSemaphore(value: 0)
-        let watchdog = Thread {
-            guard done.wait(timeout: .now() + timeout) == .timedOut else { return }
-            for descendant in descendants(of: pid) { kill(descendant, SIGKILL) }
-            kill(pid, SIGKILL)
-        }
-        watchdog.start()
+        let done = killing(process.processIdentifier, after: timeout)
         defer { done.signal() }
         // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
         let errBox = DataBox()
@@ -51,6 +42,20 @@ public enum ProcessRunner {
         group.wait()
         process.waitUntilExit()
         return ProcessResult(status: process.terminationStatus, stderr: String(decoding: errBox.data, as: UTF8.self), stdoutData: outData)
+    }
+
+    /// Kills `pid` and its descendants unless the returned semaphore is signalled within
+    /// `timeout` seconds. On a thread of its own (Dispatch's pool can be full of blocked
+    /// reads), and with the child's own children: they hold its pipes, and a read would
+    /// wait for them for ever.
+    static func killing(_ pid: Int32, after timeout: Double) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            guard done.wait(timeout: .now() + timeout) == .timedOut else { return }
+            for descendant in descendants(of: pid) { kill(descendant, SIGKILL) }
+            kill(pid, SIGKILL)
+        }.start()
+        return done
     }
 
     /// Every process below `pid`, from /proc.
@@ -84,7 +89,7 @@ public enum ProcessRunner {
     }
 }
 
-private final class DataBox: @unchecked Sendable {
+final class DataBox: @unchecked Sendable {
     // Written by one thread before `group.leave()`, read after `group.wait()`.
     var data = Data()
 }

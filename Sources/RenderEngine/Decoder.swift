@@ -1,12 +1,22 @@
 import CFFmpeg
 
-/// An open libavcodec decoder for one stream of an input. One thread for renders:
-/// parallelism comes from shards, and a single-threaded decoder gives frames with no
-/// extra delay. Pictures at a time (`ClipReader`) use frame threads on idle cores.
+/// An open libavcodec decoder for one stream of an input, on `threads` frame threads
+/// (slice threads for a decoder without frame threads). Both are bit-exact: more threads
+/// change when frames come out (each thread holds one back), never their pixels. A shard
+/// gets its share of the worker's cores (`ShardThreads`); pictures at a time
+/// (`ClipReader`) the idle ones.
 final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
+    /// A video decoder from its first packet to its first frame (`LibavCPU`): it picks its
+    /// routines then, with the processor's own flags.
+    private let setsUpAtFirstPicture: Bool
+    private var settingUp = false
+    private var ready = false
 
-    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 1) throws {
+    /// `setsUpAtFirstPicture`: a video decoder of a render, whose first frame no pin may
+    /// overlap; only for a caller that pins nothing between its first packet and frame.
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 1, setsUpAtFirstPicture: Bool = false) throws {
+        self.setsUpAtFirstPicture = setsUpAtFirstPicture
         guard let par = stream.pointee.codecpar else { throw EngineError("\(path): stream has no parameters") }
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
             let name = avcodec_get_name(par.pointee.codec_id).map { String(cString: $0) } ?? "?"
@@ -17,7 +27,7 @@ final class Decoder {
         try avCheck(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = Int32(max(1, threads))
-        if threads > 1 { ctx.pointee.thread_type = FF_THREAD_FRAME }
+        if threads > 1 { ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE }
         // Corrupt input is an error, not a concealed picture in someone's export.
         ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM
         // Audio decoders (float) and most video decoders set up their routines here; H.264
@@ -30,10 +40,15 @@ final class Decoder {
     deinit {
         var ctx: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&ctx)
+        if settingUp { LibavCPU.endDecoderSetUp() }
     }
 
     /// `nil` packet = end of stream (drain).
     func send(_ packet: Packet?) throws {
+        if setsUpAtFirstPicture, !ready, !settingUp {
+            LibavCPU.beginDecoderSetUp()
+            settingUp = true
+        }
         let code = avcodec_send_packet(context, packet?.pointer)
         if code == AVError.eof || code == AVError.again { return }
         try avCheck(code, "avcodec_send_packet")
@@ -42,8 +57,17 @@ final class Decoder {
     /// The next decoded frame, or `nil` when the decoder needs input (or is drained).
     func receive(into frame: Frame) throws -> Bool {
         let code = avcodec_receive_frame(context, frame.pointer)
+        if code == AVError.eof, settingUp {   // drained without a frame: nothing left to set up
+            settingUp = false
+            LibavCPU.endDecoderSetUp()
+        }
         if code == AVError.again || code == AVError.eof { return false }
         try avCheck(code, "avcodec_receive_frame")
+        if settingUp {
+            settingUp = false
+            LibavCPU.endDecoderSetUp()
+        }
+        ready = true
         return true
     }
 

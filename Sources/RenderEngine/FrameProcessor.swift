@@ -26,6 +26,7 @@ final class FrameProcessor {
     /// conversions, 16-bit 4:2:0 for HDR sources, 4:4:4 for luma when the matrix changes.
     private let yuv420p: YCbCrResampler
     private let yuv420p16: YCbCrResampler
+    private let yuv420p10: YCbCrResampler
     private let yuv444p: YCbCrResampler
     /// Chroma at luma resolution for `YCbCrToBT709`.
     private var directChroma: ChromaUpsampler?
@@ -58,6 +59,7 @@ final class FrameProcessor {
         rgb = try Frame(videoFormat: AV_PIX_FMT_RGB24, width: scaledWidth, height: scaledHeight)
         yuv420p = YCbCrResampler(format: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
         yuv420p16 = YCbCrResampler(format: AV_PIX_FMT_YUV420P16LE, width: scaledWidth, height: scaledHeight)
+        yuv420p10 = YCbCrResampler(format: AV_PIX_FMT_YUV420P10LE, width: scaledWidth, height: scaledHeight)
         yuv444p = YCbCrResampler(format: AV_PIX_FMT_YUV444P, width: scaledWidth, height: scaledHeight)
         unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
         orientedRGB = chain.needsOrientedPicture && geometry.orientation != .up
@@ -95,11 +97,16 @@ final class FrameProcessor {
                     destinationStride: Int(rgb.pointer.pointee.linesize.0), width: scaledWidth, height: scaledHeight)
     }
 
-    /// An HDR Y′CbCr source as RGB48 at the scaled size: cropped and scaled in Y′CbCr at 16
-    /// bits (libswscale, no colour change), then `YCbCrToRGB48`, whose linear chroma
-    /// interpolation is the reference's. False for sources that are not Y′CbCr.
+    /// An HDR Y′CbCr source as RGB48 at the scaled size: cropped and scaled in Y′CbCr at its
+    /// own depth up to 10 bits, else 16 (libswscale, no colour change), then
+    /// `YCbCrToRGB48`, whose linear chroma interpolation is the reference's. False for
+    /// sources that are not Y′CbCr. Why 10 bits for a 10-bit source: libswscale scales
+    /// to 16 bits through 19-bit intermediates in C, 5 times the time of its vectorised
+    /// 15-bit path (docs/rendering.md, "HDR sources").
     private func hdrSourceToRGB48(_ source: Frame, crop: Crop, reading: Reading, into wide: Frame) throws -> Bool {
-        guard let picture = try yuv420p16.resample(source, crop: crop, reading: reading),
+        let depth = av_pix_fmt_desc_get(AVPixelFormat(rawValue: source.pointer.pointee.format))?.pointee.comp.0.depth ?? 16
+        let resampler = depth <= 10 ? yuv420p10 : yuv420p16
+        guard let picture = try resampler.resample(source, crop: crop, reading: reading),
               let out = wide.pointer.pointee.data.0 else { return false }
         var colour = reading.colour
         colour.siting = picture.siting

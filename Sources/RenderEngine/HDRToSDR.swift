@@ -81,7 +81,9 @@ struct HDRToSDR: Sendable {
     func convert(_ source: UnsafePointer<UInt8>, sourceStride: Int, into destination: UnsafeMutablePointer<UInt8>,
                  destinationStride: Int, width: Int, height: Int) {
         let m = convertsPrimaries ? Self.matrix : [1, 0, 0, 0, 1, 0, 0, 0, 1]
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
         let steps = Float(Self.encodeSteps - 1)
+        let rollsOff = transfer == .pq
         toLinear.withUnsafeBufferPointer { linear in
             encode.withUnsafeBufferPointer { encode in
                 func out(_ v: Float) -> UInt8 {
@@ -93,15 +95,17 @@ struct HDRToSDR: Sendable {
                     let target = destination + y * destinationStride
                     for x in 0..<width {
                         let r0 = linear[Int(row[3 * x])], g0 = linear[Int(row[3 * x + 1])], b0 = linear[Int(row[3 * x + 2])]
-                        var r = m[0] * r0 + m[1] * g0 + m[2] * b0
-                        var g = m[3] * r0 + m[4] * g0 + m[5] * b0
-                        var b = m[6] * r0 + m[7] * g0 + m[8] * b0
-                        let brightest = max(max(r, g), max(b, 1e-6))
-                        if transfer == .pq, brightest > Self.mobiusKnee {
-                            let scale = Self.mobius(brightest) / brightest
-                            r *= scale
-                            g *= scale
-                            b *= scale
+                        var r = m0 * r0 + m1 * g0 + m2 * b0
+                        var g = m3 * r0 + m4 * g0 + m5 * b0
+                        var b = m6 * r0 + m7 * g0 + m8 * b0
+                        if rollsOff {
+                            let brightest = max(max(r, g), max(b, 1e-6))
+                            if brightest > Self.mobiusKnee {
+                                let scale = Self.mobius(brightest) / brightest
+                                r *= scale
+                                g *= scale
+                                b *= scale
+                            }
                         }
                         target[3 * x] = out(r)
                         target[3 * x + 1] = out(g)

@@ -20,18 +20,20 @@ public struct LocalRender: Sendable {
         self.workers = max(1, workers)
     }
 
-    public struct Progress: Sendable {
+    /// Frames encoded so far, and video shards finished (pieces of the sound are not
+    /// counted: a progress line counts the picture's shards).
+    public struct Progress: Sendable, Equatable {
         public var framesDone: Int
         public var totalFrames: Int
-        public var shardsDone: Int
-        public var shardCount: Int
+        public var videoShardsDone: Int
+        public var videoShards: Int
         public var elapsed: Double
 
-        public init(framesDone: Int, totalFrames: Int, shardsDone: Int, shardCount: Int, elapsed: Double) {
+        public init(framesDone: Int, totalFrames: Int, videoShardsDone: Int, videoShards: Int, elapsed: Double) {
             self.framesDone = framesDone
             self.totalFrames = totalFrames
-            self.shardsDone = shardsDone
-            self.shardCount = shardCount
+            self.videoShardsDone = videoShardsDone
+            self.videoShards = videoShards
             self.elapsed = elapsed
         }
     }
@@ -66,10 +68,9 @@ public struct LocalRender: Sendable {
         defer { try? FileManager.default.removeItem(at: workDirectory) }
         let chunkPath = { @Sendable (task: Int) in Self.chunkPath(task, of: spec, in: workDirectory) }
 
-        let board = JobBoard(count: spec.tasks.count)
+        let board = JobBoard(tasks: spec.tasks)
         let threads = min(workers, spec.tasks.count)
-        // Fewer shard threads than cores: each makes its pictures on a core of its own.
-        let overlapped = threads < ProcessInfo.processInfo.activeProcessorCount
+        let shardThreads = ShardThreads.sharing(cores: ProcessInfo.processInfo.activeProcessorCount, among: threads)
         let group = DispatchGroup()
         for _ in 0..<threads {
             group.enter()
@@ -79,8 +80,8 @@ public struct LocalRender: Sendable {
                     do {
                         let task = spec.shard(index)
                         let processed = try ShardRenderer.render(task, media: media(task), assets: assets, to: chunkPath(index),
-                                                                 overlapped: overlapped) { board.add(frames: $0) }
-                        board.finish(processed)
+                                                                 threads: shardThreads) { board.add(frames: $0) }
+                        board.finish(index, processed)
                     } catch {
                         board.fail(error)
                     }
@@ -125,16 +126,22 @@ public struct LocalRender: Sendable {
 final class JobBoard: Sendable {
     private struct State {
         var next = 0
-        var done = 0
+        var videoDone = 0
         var frames = 0
         var totals = VideoShardRenderer.Statistics()
         var error: (any Error)?
     }
 
     private let count: Int
+    private let isVideo: [Bool]
+    private let videoCount: Int
     private let state = Mutex(State())
 
-    init(count: Int) { self.count = count }
+    init(tasks: [ShardTask]) {
+        count = tasks.count
+        isVideo = tasks.map { $0.kind == .video }
+        videoCount = isVideo.count { $0 }
+    }
 
     /// The next task, or `nil` when all are taken or one has failed.
     func take() -> Int? {
@@ -146,7 +153,12 @@ final class JobBoard: Sendable {
     }
 
     func add(frames: Int) { state.withLock { $0.frames += frames } }
-    func finish(_ shard: VideoShardRenderer.Statistics) { state.withLock { $0.done += 1; $0.totals.add(shard) } }
+    func finish(_ index: Int, _ shard: VideoShardRenderer.Statistics) {
+        state.withLock { s in
+            if isVideo[index] { s.videoDone += 1 }
+            s.totals.add(shard)
+        }
+    }
     func fail(_ error: any Error) { state.withLock { if $0.error == nil { $0.error = error } } }
 
     var firstError: (any Error)? { state.withLock { $0.error } }
@@ -154,7 +166,8 @@ final class JobBoard: Sendable {
 
     func progress(totalFrames: Int, elapsed: Double) -> LocalRender.Progress {
         state.withLock { s in
-            LocalRender.Progress(framesDone: s.frames, totalFrames: totalFrames, shardsDone: s.done, shardCount: count, elapsed: elapsed)
+            LocalRender.Progress(framesDone: s.frames, totalFrames: totalFrames, videoShardsDone: s.videoDone, videoShards: videoCount,
+                                 elapsed: elapsed)
         }
     }
 }

@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 
 /// Pictures handed from the thread that decodes and processes a shard's frames to the
-/// thread that encodes them (docs/rendering.md, "A shard on two cores"), in order, at
+/// thread that encodes them (docs/rendering.md, "A shard's cores"), in order, at
 /// most `depth` at a time. A picture is a zeroed frame (`Frame.zeroed`, as x264 needs) that
 /// the encoder side gives back once the encoder has copied it.
 ///

@@ -7,10 +7,9 @@ public enum ShardRenderer {
     /// `media`: each media reference the task reads → its input; `assets`: the loaded filter files. `progress` is called with 1 after each
     /// video frame, with 0 between blocks of audio, and may throw to stop. Returns what the
     /// render did (nothing counted for audio).
-    /// `overlapped`: a video shard makes its pictures on a thread of its own while it
-    /// encodes (`VideoShardRenderer`), when a core would otherwise be idle.
+    /// `threads`: what a video shard may use besides its own thread (`ShardThreads`).
     public static func render(_ spec: ShardSpec, media: [String: MediaInput], assets: [String: FilterAssetFile],
-                              to path: String, overlapped: Bool = false,
+                              to path: String, threads: ShardThreads = .single,
                               progress: (Int) throws -> Void = { _ in }) throws -> VideoShardRenderer.Statistics {
         try spec.check()
         LibavLog.quiet()
@@ -32,7 +31,7 @@ public enum ShardRenderer {
             }
             return try VideoShardRenderer(output: spec.output, settings: spec.settings)
                 .render(spec.task, of: segment, source: source, chain: try spec.chain(assets: assets), to: path,
-                        overlapped: overlapped, progress: progress)
+                        threads: threads, progress: progress)
         }
     }
 }

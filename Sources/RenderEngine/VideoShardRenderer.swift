@@ -40,14 +40,14 @@ public struct VideoShardRenderer: Sendable {
     }
 
     /// `progress` is called after each encoded frame; it may throw to stop the render (a
-    /// cancelled shard stops within a frame). `overlapped`: the pictures are made on a
-    /// thread of their own while this one encodes (docs/rendering.md, "A shard on two
-    /// cores"), for a shard with an idle core beside it; the pictures and their order are
-    /// the same either way, so the chunk's bytes are.
+    /// cancelled shard stops within a frame). `threads`: with `overlapped`, the pictures
+    /// are made on a thread of their own while this one encodes, and the source decodes on
+    /// `decode` frame threads (docs/rendering.md, "A shard's cores"); the pictures and
+    /// their order are the same either way, so the chunk's bytes are.
     public func render(_ shard: ShardTask, of segment: SegmentTimeline, source: MediaInput, chain: FilterChain,
-                       to chunkPath: String, overlapped: Bool = false, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
+                       to chunkPath: String, threads: ShardThreads = .single, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let media = source
-        let source = try VideoSource(media, knownOrigin: segment.sourceOrigin)
+        let source = try VideoSource(media, knownOrigin: segment.sourceOrigin, decodeThreads: threads.decode)
         if shard.endFrame > shard.startFrame {
             source.limitReadAhead(through: segment.sourceTime(ofFrame: shard.endFrame - 1), of: media)
         }
@@ -57,7 +57,7 @@ public struct VideoShardRenderer: Sendable {
             segment: segment, frames: shard.startFrame..<shard.endFrame, width: output.width, height: output.height)
         let writer = try VideoChunkWriter(path: chunkPath, width: output.width, height: output.height,
                                           frameDuration: output.frameDuration, settings: settings)
-        var stats = overlapped ? try encodeOverlapped(maker, into: writer, progress: progress)
+        var stats = threads.overlapped ? try encodeOverlapped(maker, into: writer, progress: progress)
                                : try encodeInTurn(maker, into: writer, progress: progress)
         stats.add(maker.statistics)
         return stats

@@ -33,6 +33,9 @@ struct YCbCrToRGB48 {
                  chromaStride: Int, width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt16>, rgbStride: Int) {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         var u = [Float](repeating: 0, count: chromaWidth + 2), v = u
+        // Chroma at every column of a row: the horizontal interpolation is done once per
+        // chroma sample, so the pixel loop below is straight arithmetic.
+        var cbRow = [Float](repeating: 0, count: 2 * chromaWidth), crRow = cbRow
         for row in 0..<height {
             // Vertical: left and center chroma sit midway between rows 2k and 2k+1 (¾ of the
             // nearer row, ¼ of the farther); top-left chroma sits on row 2k.
@@ -52,26 +55,33 @@ struct YCbCrToRGB48 {
             }
             u[0] = u[1]; v[0] = v[1]
             u[chromaWidth + 1] = u[chromaWidth]; v[chromaWidth + 1] = v[chromaWidth]
-            let luma = y + row * yStride, out = rgb + row * rgbStride
-            for x in 0..<width {
-                // Horizontal: left and top-left chroma sit on even columns; center chroma
-                // midway between columns 2i and 2i+1.
-                let i = x / 2 + 1
-                let (cbAt, crAt): (Float, Float)
-                if siting == .center {
-                    let other = x % 2 == 0 ? i - 1 : i + 1
-                    cbAt = u[i] * 0.75 + u[other] * 0.25
-                    crAt = v[i] * 0.75 + v[other] * 0.25
-                } else if x % 2 == 0 {
-                    (cbAt, crAt) = (u[i], v[i])
-                } else {
-                    cbAt = (u[i] + u[i + 1]) * 0.5
-                    crAt = (v[i] + v[i + 1]) * 0.5
+            // Horizontal: left and top-left chroma sit on even columns (odd ones take the
+            // mean of their neighbours); center chroma midway between columns 2i and 2i+1.
+            if siting == .center {
+                for i in 1...chromaWidth {
+                    cbRow[2 * i - 2] = u[i] * 0.75 + u[i - 1] * 0.25
+                    crRow[2 * i - 2] = v[i] * 0.75 + v[i - 1] * 0.25
+                    cbRow[2 * i - 1] = u[i] * 0.75 + u[i + 1] * 0.25
+                    crRow[2 * i - 1] = v[i] * 0.75 + v[i + 1] * 0.25
                 }
-                let l = (Float(luma[x]) - lumaOffset) * lumaScale
-                out[3 * x] = Self.code(l + redFromCr * crAt)
-                out[3 * x + 1] = Self.code(l - greenFromCb * cbAt - greenFromCr * crAt)
-                out[3 * x + 2] = Self.code(l + blueFromCb * cbAt)
+            } else {
+                for i in 1...chromaWidth {
+                    cbRow[2 * i - 2] = u[i]
+                    crRow[2 * i - 2] = v[i]
+                    cbRow[2 * i - 1] = (u[i] + u[i + 1]) * 0.5
+                    crRow[2 * i - 1] = (v[i] + v[i + 1]) * 0.5
+                }
+            }
+            let luma = y + row * yStride, out = rgb + row * rgbStride
+            cbRow.withUnsafeBufferPointer { cbAt in
+                crRow.withUnsafeBufferPointer { crAt in
+                    for x in 0..<width {
+                        let l = (Float(luma[x]) - lumaOffset) * lumaScale
+                        out[3 * x] = Self.code(l + redFromCr * crAt[x])
+                        out[3 * x + 1] = Self.code(l - greenFromCb * cbAt[x] - greenFromCr * crAt[x])
+                        out[3 * x + 2] = Self.code(l + blueFromCb * cbAt[x])
+                    }
+                }
             }
         }
     }

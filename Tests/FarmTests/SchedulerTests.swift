@@ -381,6 +381,29 @@ struct SchedulerTests {
         #expect(copy.map(\.worker) == ["a"] && copy.first?.key == AttemptID(jobID: "k", shard: kSlow.key.shard, attempt: 2), "\(copy)")
     }
 
+    /// docs/operations.md, "Scaling": before any shard of its kind has finished, a
+    /// straggler that reports a pace is not copied — a fresh attempt would take its whole
+    /// run again — while one that has encoded nothing by twice the threshold (stuck) is.
+    @Test func aLoneStragglerWithAPaceIsNotCopiedButAStuckOneIs() {
+        var farm = Farm()
+        farm.join("a")
+        farm.join("b")
+        farm.submit("j", shards: 1)   // 10 frames
+        let given = farm.tick()
+        let running = given.first!
+        farm.clock += 5   // past twice the 2-s threshold
+        farm.on(.heartbeat(Farm.peer(running.worker), draining: false, framesDone: [running.key: 3]))
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        #expect(farm.tick().isEmpty, "copied though its pace ends it before a fresh attempt would")
+        farm.deliver(running.key, by: running.worker)
+        farm.submit("k", shards: 1)
+        let stuck = farm.tick().first!
+        farm.clock += 5
+        for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+        let copy = farm.tick()
+        #expect(copy.count == 1 && copy.first?.key == AttemptID(jobID: "k", shard: stuck.key.shard, attempt: 2), "\(copy)")
+    }
+
     /// docs/operations.md, "Scaling": of two idle workers, the copy of a straggler goes to
     /// the one whose cache holds the blocks the straggler read, whichever comes first.
     @Test func aBackupCopyGoesToAnIdleWorkerThatHoldsTheStragglersMedia() throws {

@@ -12,8 +12,10 @@ struct JobStatusMaker: Sendable {
         var priority: Int
         var farmPriority = 0
         var counts: ShardCounts
+        var videoCounts: ShardCounts
         var doneBy: [ChunkSource: Int]
         var framesDone: Int64
+        var framesInProgress: Int64 = 0
         var workerPeakRSSKB: Int?
         var pool: String? = nil
         /// Why no connected worker may take its queued shards (`Scheduler.waiting`).
@@ -33,15 +35,18 @@ struct JobStatusMaker: Sendable {
     /// `stored`: the store's counts and webhook, for a job the scheduler does not hold.
     func status(of record: JobStore.JobSummary, stored: StoredJob?) -> JobStatus {
         var counts = ShardCounts()
+        var videoCounts: ShardCounts?
         var doneBy: [ChunkSource: Int] = [:]
         var framesDone: Int64 = 0
         let job = live[record.id]
         if let job {
             counts = job.counts
+            videoCounts = job.videoCounts
             doneBy = job.doneBy
             framesDone = job.framesDone
         } else if let summed = stored?.counts {
             counts = summed.byState
+            videoCounts = summed.video
             framesDone = summed.framesDone
             doneBy = summed.doneBy
         }
@@ -50,7 +55,10 @@ struct JobStatusMaker: Sendable {
         }
         let ended = endedUncommitted[record.id]
         let state = job?.phase ?? ended?.phase ?? record.state
-        if state.isFinal { counts = counts.ended }
+        if state.isFinal {
+            counts = counts.ended
+            videoCounts = videoCounts?.ended
+        }
         // A failed job's error keeps its code; a cancelled one's reason is `cancelled`.
         let error = (ended?.error?.message ?? record.error).map {
             FarmError(state == .failed ? ended?.error?.code ?? record.errorCode ?? .internal : .cancelled,
@@ -65,6 +73,8 @@ struct JobStatusMaker: Sendable {
                                owner: record.owner, batch: record.batch, variant: record.variant)
         if let farmPriority = job?.farmPriority, farmPriority > 0 { status.farmPriority = farmPriority }
         status.pool = job?.pool
+        status.videoShards = videoCounts
+        if let job, !state.isFinal, job.framesInProgress > 0 { status.framesInProgress = job.framesInProgress }
         if let why = job?.waiting {
             status.paused = DispatchPause(causes: (paused?.causes ?? []) + [.noWorker],
                                           message: (paused.map { $0.message + "; " } ?? "") + why)
@@ -87,8 +97,9 @@ extension Coordinator {
         var live: [String: JobStatusMaker.Live] = [:]
         var rates: [String: Double] = [:]
         for job in held {
-            live[job.id] = JobStatusMaker.Live(phase: job.phase, priority: job.priority, farmPriority: job.farmPriority, counts: job.counts, doneBy: job.doneBy,
-                                               framesDone: job.framesDone, workerPeakRSSKB: job.workerPeakRSSKB,
+            live[job.id] = JobStatusMaker.Live(phase: job.phase, priority: job.priority, farmPriority: job.farmPriority, counts: job.counts,
+                                               videoCounts: job.videoCounts, doneBy: job.doneBy, framesDone: job.framesDone,
+                                               framesInProgress: job.framesInProgress, workerPeakRSSKB: job.workerPeakRSSKB,
                                                pool: job.pool, waiting: scheduler.waiting[job.id])
         }
         for id in id.map({ [$0] }) ?? Array(live.keys) { rates[id] = activity.framesPerSecond(ofJob: id) }

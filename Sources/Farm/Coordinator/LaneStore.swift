@@ -90,7 +90,7 @@ final class LaneStore: Sendable {
 struct StoredJob: Sendable {
 
     var summary: JobStore.JobSummary
-    var counts: (byState: ShardCounts, framesDone: Int64, doneBy: [ChunkSource: Int])?
+    var counts: JobStore.ShardTally?
     var webhook: WebhookStatus?
 
     init(_ summary: JobStore.JobSummary, in store: JobStore, live: Bool) throws {

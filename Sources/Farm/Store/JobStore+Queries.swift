@@ -91,22 +91,30 @@ extension JobStore {
         }
     }
 
-    /// An ended job's shards counted by state, its frames done and shards per worker,
-    /// summed by SQLite: no shard's task is decoded.
-    public func shardCounts(of job: String) throws -> (byState: ShardCounts, framesDone: Int64, doneBy: [ChunkSource: Int]) {
-        var byState = ShardCounts()
-        var framesDone: Int64 = 0
-        for r in try db.query("SELECT state, COUNT(*), SUM(frames) FROM shards WHERE job_id=? GROUP BY state", [.text(job)]) {
+    /// An ended job's shards counted by state, its frames done and shards per worker.
+    public struct ShardTally: Sendable {
+        public var byState = ShardCounts()
+        /// The video shards among them (an audio piece is a shard of no frames).
+        public var video = ShardCounts()
+        public var framesDone: Int64 = 0
+        public var doneBy: [ChunkSource: Int] = [:]
+    }
+
+    /// An ended job's `ShardTally`, summed by the database: no shard's task is decoded.
+    public func shardCounts(of job: String) throws -> ShardTally {
+        var tally = ShardTally()
+        for r in try db.query("SELECT state, COUNT(*), SUM(frames), SUM(CASE WHEN frames > 0 THEN 1 ELSE 0 END) FROM shards WHERE job_id=? GROUP BY state",
+                              [.text(job)]) {
             let state = try Self.parse(ShardState.self, column: r[0].string, of: job)
-            byState[state] = Int(r[1].int ?? 0)
-            if state == .done { framesDone = r[2].int ?? 0 }
+            tally.byState[state] = Int(r[1].int ?? 0)
+            tally.video[state] = Int(r[3].int ?? 0)
+            if state == .done { tally.framesDone = r[2].int ?? 0 }
         }
-        var doneBy: [ChunkSource: Int] = [:]
         for r in try db.query("SELECT worker, COUNT(*) FROM shards WHERE job_id=? AND state=? AND worker IS NOT NULL GROUP BY worker",
                               [.text(job), .text(ShardState.done.rawValue)]) {
-            if let worker = r[0].string { doneBy[ChunkSource(stored: worker)] = Int(r[1].int ?? 0) }
+            if let worker = r[0].string { tally.doneBy[ChunkSource(stored: worker)] = Int(r[1].int ?? 0) }
         }
-        return (byState, framesDone, doneBy)
+        return tally
     }
 
     /// Of `ids`, the jobs that ended before `cutoff`, with their end times: a few

@@ -314,10 +314,10 @@ public final class Worker {
             for (reference, reader) in try sources.open() { media[reference] = .ranges(reader, name: reference) }
             media.merge(a.spec.originInputs(client: options.origins)) { $1 }
             for (reference, url) in files where a.spec.media.contains(reference) { media[reference] = .file(url.path) }
-            // Fewer slots than cores: a shard makes its pictures on a core of its own.
-            let overlapped = options.slots < ProcessInfo.processInfo.activeProcessorCount
+            let threads = ShardThreads.sharing(cores: ProcessInfo.processInfo.activeProcessorCount, among: options.slots,
+                                               decodeThreads: options.decodeThreads)
             let stats = try ShardRenderer.render(a.spec, media: media, assets: try a.spec.loadAssets(from: files), to: chunk,
-                                                 overlapped: overlapped) { step in
+                                                 threads: threads) { step in
                 frames.add(step)
                 if stop.isRaised { throw RenderCancelled() }
             }

@@ -101,6 +101,8 @@ class JobStatus:
     shards: ShardCounts
     created: float
     finished: Optional[float] = None
+    video_shards: Optional[ShardCounts] = None
+    frames_in_progress: Optional[int] = None
     frames_per_second: Optional[float] = None
     eta_seconds: Optional[float] = None
     error: Optional[FarmError] = None
@@ -115,11 +117,15 @@ class JobStatus:
     @classmethod
     def from_json(cls, o: Mapping[str, Any]) -> "JobStatus":
         s = o["shards"]
+        v = o.get("videoShards")
         error = o.get("error")
         return cls(job_id=str(o["jobID"]), state=JobState(o["state"]), priority=int(o["priority"]),
                    frames_done=int(o["framesDone"]), total_frames=int(o["totalFrames"]),
                    shards=ShardCounts(int(s["queued"]), int(s["running"]), int(s["done"]), int(s["abandoned"])),
                    created=float(o["created"]), finished=_number(o.get("finished")),
+                   video_shards=ShardCounts(int(v["queued"]), int(v["running"]), int(v["done"]), int(v["abandoned"]))
+                   if isinstance(v, Mapping) else None,
+                   frames_in_progress=int(o["framesInProgress"]) if o.get("framesInProgress") is not None else None,
                    frames_per_second=_number(o.get("framesPerSecond")), eta_seconds=_number(o.get("etaSeconds")),
                    error=FarmError.from_json(error) if isinstance(error, Mapping) else None,
                    owner=o.get("owner"), batch=o.get("batch"), variant=o.get("variant"))
@@ -157,6 +163,7 @@ SCHEMA_FIELDS: dict[str, tuple[str, dict[str, str]]] = {
     "JobStatus": ("JobStatus", {
         "job_id": "jobID", "state": "state", "priority": "priority", "frames_done": "framesDone",
         "total_frames": "totalFrames", "shards": "shards", "created": "created", "finished": "finished",
+        "video_shards": "videoShards", "frames_in_progress": "framesInProgress",
         "frames_per_second": "framesPerSecond", "eta_seconds": "etaSeconds", "error": "error",
         "owner": "owner", "batch": "batch", "variant": "variant"}),
     "BatchStatus": ("BatchStatus", {"batch_id": "batchID", "state": "state", "frames_done": "framesDone",

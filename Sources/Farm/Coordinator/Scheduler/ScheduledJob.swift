@@ -54,6 +54,9 @@ struct ScheduledJob: Sendable {
     private(set) var linking: Set<Int> = []
     private var queue = ShardQueue()
     private(set) var counts = ShardCounts()
+    /// The video shards among `counts` (what a progress line counts: an audio piece is no
+    /// shard of the picture).
+    private(set) var videoCounts = ShardCounts()
     private(set) var framesDone: Int64 = 0
     /// Shards finished by each worker, and reused.
     private(set) var doneBy: [ChunkSource: Int] = [:]
@@ -103,6 +106,7 @@ struct ScheduledJob: Sendable {
         self.phase = phase
         state = Array(repeating: .queued, count: spec.tasks.count)
         counts[.queued] = spec.tasks.count
+        videoCounts[.queued] = spec.tasks.count { $0.kind == .video }
         for shard in spec.tasks.indices { queue.push(shard) }
     }
 
@@ -113,6 +117,10 @@ struct ScheduledJob: Sendable {
         state[shard] = new
         counts[old] -= 1
         counts[new] += 1
+        if tasks[shard].kind == .video {
+            videoCounts[old] -= 1
+            videoCounts[new] += 1
+        }
         if old == .done {
             framesDone -= tasks[shard].frameCount
             if let previous = doneWorker.removeValue(forKey: shard) { doneBy[previous, default: 0] -= 1 }
@@ -154,6 +162,15 @@ struct ScheduledJob: Sendable {
     }
 
     var tasks: [ShardTask] { spec.tasks }
+
+    /// Frames the running shards have encoded so far, as their workers' heartbeats said:
+    /// the furthest attempt of each shard.
+    var framesInProgress: Int64 {
+        running.reduce(0) { sum, entry in
+            let furthest = entry.value.values.map(\.frames).max() ?? 0
+            return sum + min(Int64(furthest), tasks[entry.key].frameCount)
+        }
+    }
 
     /// Attempt `attempt` of `shard`: its spec and the paths of only its files.
     func assignment(shard: Int, attempt: Int) -> ShardAssignment {

@@ -55,7 +55,7 @@ extension Scheduler {
             // end): a straggler whose worker reports a pace that ends it sooner than a fresh
             // attempt of it takes is left alone, and its media are not sent twice
             // (docs/operations.md, "Scaling"). One whose worker has not said (audio, an older
-            // worker, nothing encoded yet) is copied past the threshold as before.
+            // worker, nothing encoded yet: a stuck one) is copied past the threshold as before.
             let slow = job.running.compactMap { shard, attempts -> (shard: Int, left: Double, started: Double)? in
                 guard attempts.count == 1, let attempt = attempts.values.first, attempt.worker != peer,
                       job.tasks.indices.contains(shard) else { return nil }
@@ -63,7 +63,9 @@ extension Scheduler {
                 let threshold = job.shardTimes.backupThreshold(for: task, minimum: limits.backupAfterSeconds)
                 guard now - attempt.started > threshold else { return nil }
                 let left = attempt.secondsLeft(of: task.frameCount, now: now)
-                if let left, left <= job.shardTimes.expected(task) ?? threshold { return nil }
+                // A fresh attempt takes what finished ones of its kind took; before any has,
+                // what this one's own pace makes its whole run, which it always beats.
+                if let left, left <= job.shardTimes.expected(task) ?? (now - attempt.started + left) { return nil }
                 // An idle worker whose cache holds more of what the straggler read takes the
                 // copy: it fetches that much less again.
                 if !attempt.read.isEmpty, hasIdleHolder(of: attempt, for: job, besides: worker) { return nil }

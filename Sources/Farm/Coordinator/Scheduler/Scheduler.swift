@@ -111,9 +111,12 @@ struct Scheduler {
         for (key, frames) in framesDone.sorted(by: { ($0.key.jobID, $0.key.shard) < ($1.key.jobID, $1.key.shard) })
         where worker.running.contains(key) && jobs[key.jobID]?.running[key.shard]?[key.attempt] != nil {
             guard var job = jobs.removeValue(forKey: key.jobID) else { continue }
+            let moved = job.running[key.shard]?[key.attempt]?.frames != max(0, frames)
             job.running[key.shard]?[key.attempt]?.frames = max(0, frames)
             job.running[key.shard]?[key.attempt]?.framesAt = now
             jobs[key.jobID] = job
+            // Its watchers see the frames in progress (docs/operations.md, "The progress line").
+            if moved { emit(.notify(key.jobID, final: false)) }
         }
         // A draining worker takes no more work; what it holds it finishes or hands back.
         if draining, worker.slots > 0 {

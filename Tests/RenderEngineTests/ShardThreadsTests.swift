@@ -4,10 +4,11 @@ import SessionKit
 import Testing
 @testable import RenderEngine
 
-/// docs/rendering.md, "A shard on two cores": a video shard whose pictures are made on a
-/// thread of their own gives the chunk made one picture after another, byte for byte, and
-/// a cancelled one stops and returns.
-@Suite struct OverlappedShardTests {
+/// docs/rendering.md, "A shard's cores": a video shard whose pictures are made on a thread
+/// of their own, or whose source decodes on frame threads, gives the chunk made one
+/// picture after another on one thread, byte for byte, and a cancelled one stops and
+/// returns.
+@Suite struct ShardThreadsTests {
     /// A speed-0.5 segment (repeated source frames) with a per-pixel chain, in shards of
     /// 1-s keyframe intervals.
     static func job(in dir: URL) throws -> (JobSpec, [String: MediaInput]) {
@@ -28,20 +29,33 @@ import Testing
         return (spec, loaded.files.mapValues { MediaInput.file($0.path) })
     }
 
-    @Test func overlappedAndInTurnGiveTheSameChunks() throws {
-        let dir = try TestEnvironment.scratchDirectory("overlapped")
+    @Test(arguments: [ShardThreads(overlapped: true, decode: 1), ShardThreads(overlapped: false, decode: 3),
+                      ShardThreads(overlapped: true, decode: 4)])
+    func moreThreadsGiveTheSameChunks(threads: ShardThreads) throws {
+        let dir = try TestEnvironment.scratchDirectory("shard-threads")
         let (spec, media) = try Self.job(in: dir)
         let video = spec.tasks.indices.filter { spec.tasks[$0].kind == .video }
         #expect(video.count == 3)
         for task in video {
-            let inTurn = dir.appendingPathComponent("in-turn-\(task).mp4").path
-            let overlapped = dir.appendingPathComponent("overlapped-\(task).mp4").path
-            let one = try ShardRenderer.render(spec.shard(task), media: media, assets: [:], to: inTurn, overlapped: false)
-            let two = try ShardRenderer.render(spec.shard(task), media: media, assets: [:], to: overlapped, overlapped: true)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: inTurn)) == Data(contentsOf: URL(fileURLWithPath: overlapped)), "task \(task)")
+            let single = dir.appendingPathComponent("single-\(task).mp4").path
+            let threaded = dir.appendingPathComponent("threaded-\(task).mp4").path
+            let one = try ShardRenderer.render(spec.shard(task), media: media, assets: [:], to: single, threads: .single)
+            let two = try ShardRenderer.render(spec.shard(task), media: media, assets: [:], to: threaded, threads: threads)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: single)) == Data(contentsOf: URL(fileURLWithPath: threaded)), "task \(task)")
             #expect(one.framesEncoded == two.framesEncoded && one.sourceFramesProcessed == two.sourceFramesProcessed)
             #expect(two.framesEncoded == spec.tasks[task].frameCount)
         }
+    }
+
+    /// The default share: a slot per core decodes on one thread; one slot of many cores
+    /// on several, never past the cap; `--decode-threads` wins.
+    @Test func aSlotDecodesOnItsShareOfTheCores() {
+        #expect(ShardThreads.sharing(cores: 8, among: 8) == ShardThreads(overlapped: false, decode: 1))
+        #expect(ShardThreads.sharing(cores: 8, among: 4) == ShardThreads(overlapped: true, decode: 2))
+        #expect(ShardThreads.sharing(cores: 2, among: 1) == ShardThreads(overlapped: true, decode: 2))
+        #expect(ShardThreads.sharing(cores: 64, among: 1).decode == ShardThreads.maximumDecodeThreads)
+        #expect(ShardThreads.sharing(cores: 2, among: 4) == ShardThreads(overlapped: false, decode: 1))
+        #expect(ShardThreads.sharing(cores: 2, among: 2, decodeThreads: 3).decode == 3)
     }
 
     @Test func aCancelledOverlappedShardStopsAndThrows() throws {
@@ -52,7 +66,7 @@ import Testing
         var encoded = 0
         #expect(throws: Cancelled.self) {
             try ShardRenderer.render(spec.shard(task), media: media, assets: [:], to: dir.appendingPathComponent("c.mp4").path,
-                                     overlapped: true) { frames in
+                                     threads: ShardThreads(overlapped: true, decode: 2)) { frames in
                 encoded += frames
                 if encoded == 5 { throw Cancelled() }
             }
