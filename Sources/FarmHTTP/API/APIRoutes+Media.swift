@@ -43,13 +43,16 @@ extension APIRoutes {
             throw FarmError(.storageFull, "the upload declares \(declared) bytes; the coordinator has \(free) bytes free")
         }
         let partial = partials.partial(caller, contentID)
-        // One upload at a time of each client's file (another client's says nothing here).
-        guard uploadLocks.claim(partial.path) else {
+        // One part at a time of each client's file (another client's says nothing here). A
+        // part resumed after a dropped connection may find the dropped one still streaming
+        // until the API notices; it waits for it to be taken back rather than be refused.
+        guard let had = await uploadLocks.claim(partial.path, within: Self.settling, standing: {
+            range == nil ? 0 : Self.size(of: partial)
+        }) else {
             throw APIRefusal(.uploadInProgress, "another upload of \(contentID) is in progress")
         }
         defer { uploadLocks.release(partial.path) }
         try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let had = range == nil ? 0 : Self.size(of: partial)
         if let range, range.first != had {
             var headers = HTTPFields()
             headers[Self.uploadOffset] = "\(had)"
@@ -119,10 +122,18 @@ extension APIRoutes {
         let contentID = try Self.contentID(context)
         let holder = PartialUploads.holder(caller)
         if try await gateway.call(for: caller.share, { try $0.hasMedia(contentID, holder: holder) }) { return Response(status: .ok) }
+        // While a part streams in, the upload stands where that part began: its bytes are
+        // not the client's to skip until it is taken whole.
+        let partial = partials.partial(caller, contentID)
         var headers = HTTPFields()
-        headers[Self.uploadOffset] = "\(Self.size(of: partials.partial(caller, contentID)))"
+        headers[Self.uploadOffset] = "\(uploadLocks.standing(partial.path) ?? Self.size(of: partial))"
         return Response(status: .notFound, headers: headers)
     }
+
+    /// How long a part waits for another of the same file to end (a dropped connection is
+    /// noticed when its socket closes, within milliseconds on a cut; a silent peer's body
+    /// is closed after `--body-timeout`).
+    static let settling = Duration.seconds(5)
 
     struct UploadState: Encodable {
         var contentID: String
@@ -150,10 +161,32 @@ extension APIRoutes {
     }
 }
 
-/// Content ids with an upload in progress: one at a time each.
+/// Unfinished uploads with a part streaming in: one part at a time each, and where each
+/// upload stands for certain meanwhile, the byte that part began at (docs/api.md,
+/// "Uploading media").
 final class UploadLocks: Sendable {
-    private let busy = Mutex<Set<String>>([])
+    private let streaming = Mutex<[String: Int]>([:])
 
-    func claim(_ id: String) -> Bool { busy.withLock { $0.insert(id).inserted } }
-    func release(_ id: String) { _ = busy.withLock { $0.remove(id) } }
+    /// Claims `path` for one part and returns where its upload stands (`standing`, read
+    /// once the claim is held), waiting up to `within` for another part to end; nil if it
+    /// has not.
+    func claim(_ path: String, within: Duration, standing: () -> Int) async -> Int? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + within
+        while true {
+            let claimed: Int? = streaming.withLock { parts in
+                guard parts[path] == nil else { return nil }
+                let offset = standing()
+                parts[path] = offset
+                return offset
+            }
+            if let claimed { return claimed }
+            guard clock.now < deadline, (try? await Task.sleep(for: .milliseconds(20))) != nil else { return nil }
+        }
+    }
+
+    /// Where `path`'s upload stands while a part of it streams in; nil when none does.
+    func standing(_ path: String) -> Int? { streaming.withLock { $0[path] } }
+
+    func release(_ path: String) { _ = streaming.withLock { $0.removeValue(forKey: path) } }
 }
