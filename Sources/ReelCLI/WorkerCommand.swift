@@ -17,7 +17,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Shards rendered at once (default: the number of cores).")
     var slots: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(name: .customLong("decode-threads"), help: "Frame threads decoding each shard's source (default: the slot's share of the cores, at most \(ShardThreads.maximumDecodeThreads)). Any value gives the same bytes.")
+    @Option(name: .customLong("decode-threads"), help: "Frame threads decoding each shard's source (default: one more than the slot's share of the cores when the share is 2 or more, else 1; at most \(ShardThreads.maximumDecodeThreads)). Any value gives the same bytes.")
     var decodeThreads: Int?
 
     @Option(name: .customLong("drain-seconds"), help: "On SIGTERM/SIGINT: how long running shards may finish before they are handed back.")

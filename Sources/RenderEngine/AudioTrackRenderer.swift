@@ -123,7 +123,7 @@ struct SegmentAudio {
 
     /// Calls `body` with blocks of planar stereo samples until it returns false or the audio ends.
     func read(_ body: ([Float], [Float]) throws -> Bool) throws {
-        let origin = try segment.sourceOrigin ?? VideoSource(self.input).originSeconds
+        let origin = try segment.sourceOrigin ?? VideoSource(self.input, rewind: false, threads: .firstFrame).originSeconds
         let input = try InputContainer(self.input)
         guard let stream = input.bestStream(AVMEDIA_TYPE_AUDIO) else { return }
         for other in input.streams where other != stream { other.pointee.discard = AVDISCARD_ALL }

@@ -82,7 +82,7 @@ final class ClipReader {
             if entry.pointee.timestamp > (keyframes.last ?? .min) { keyframes.append(entry.pointee.timestamp) }
         }
         guard !keyframes.isEmpty else { return nil }
-        let decoder = try Decoder(stream: stream, path: media.name, threads: threads)
+        let decoder = try Decoder(stream: stream, path: media.name, threads: .frames(threads))
         let originTS = (origin * Rational(Int(timeBase.den)) / Rational(Int(timeBase.num))).floor
         return try ClipReader(input: input, stream: stream, decoder: decoder, origin: originTS, keyframes: keyframes, memo: memo, key: key)
     }

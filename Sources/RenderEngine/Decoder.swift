@@ -1,11 +1,27 @@
 import CFFmpeg
+import Foundation
 
-/// An open libavcodec decoder for one stream of an input, on `threads` frame threads
-/// (slice threads for a decoder without frame threads). Both are bit-exact: more threads
-/// change when frames come out (each thread holds one back), never their pixels. A shard
+/// An open libavcodec decoder for one stream of an input, on frame or slice threads. Both
+/// are bit-exact: more threads change when frames come out, never their pixels. A shard
 /// gets its share of the worker's cores (`ShardThreads`); pictures at a time
-/// (`ClipReader`) the idle ones.
+/// (`ClipReader`) the idle ones; a probe's first frame slice threads.
 final class Decoder {
+    /// How a decoder spreads over threads.
+    enum Threads: Hashable, Sendable {
+        /// Frame threads (slice threads for a decoder without them): a run of frames on `n`
+        /// threads, but each holds a frame back, so the first comes out `n − 1` packets late.
+        case frames(Int)
+        /// Slice threads only (HEVC's wavefront rows, H.264's slices): no frame held back, so
+        /// one frame alone decodes faster where its stream has rows or slices to share.
+        case slices(Int)
+
+        /// For the first frame of a file alone (a probe, a still): 4K HEVC's first frame
+        /// took 196 ms on one thread and 130 ms on two (docs/rendering.md, "A shard's cores").
+        static var firstFrame: Threads {
+            .slices(min(ProcessInfo.processInfo.activeProcessorCount, ShardThreads.maximumDecodeThreads))
+        }
+    }
+
     let context: UnsafeMutablePointer<AVCodecContext>
     /// A video decoder from its first packet to its first frame (`LibavCPU`): it picks its
     /// routines then, with the processor's own flags.
@@ -15,7 +31,7 @@ final class Decoder {
 
     /// `setsUpAtFirstPicture`: a video decoder of a render, whose first frame no pin may
     /// overlap; only for a caller that pins nothing between its first packet and frame.
-    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Int = 1, setsUpAtFirstPicture: Bool = false) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, path: String, threads: Threads = .frames(1), setsUpAtFirstPicture: Bool = false) throws {
         self.setsUpAtFirstPicture = setsUpAtFirstPicture
         guard let par = stream.pointee.codecpar else { throw EngineError("\(path): stream has no parameters") }
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
@@ -26,8 +42,16 @@ final class Decoder {
         context = ctx
         try avCheck(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
-        ctx.pointee.thread_count = Int32(max(1, threads))
-        if threads > 1 { ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE }
+        switch threads {
+        case .frames(let count) where count > 1:
+            ctx.pointee.thread_count = Int32(count)
+            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        case .slices(let count) where count > 1:
+            ctx.pointee.thread_count = Int32(count)
+            ctx.pointee.thread_type = FF_THREAD_SLICE
+        default:
+            ctx.pointee.thread_count = 1
+        }
         // Corrupt input is an error, not a concealed picture in someone's export.
         ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_CRCCHECK | AV_EF_BITSTREAM
         // Audio decoders (float) and most video decoders set up their routines here; H.264

@@ -47,7 +47,7 @@ public enum MediaProbe {
             colorRange: name(av_color_range_name(p.color_range), unless: p.color_range == AVCOL_RANGE_UNSPECIFIED),
             chromaLocation: name(av_chroma_location_name(p.chroma_location), unless: p.chroma_location == AVCHROMA_LOC_UNSPECIFIED),
             exif: still && p.codec_id == AV_CODEC_ID_MJPEG ? try exifOrientation(media) : nil,
-            videoOrigin: still ? nil : try VideoSource(opened: input, rewind: false).originSeconds)
+            videoOrigin: still ? nil : try VideoSource(opened: input, rewind: false, threads: .firstFrame).originSeconds)
     }
 
     /// A JPEG's EXIF `Orientation`, read from the file's header segments (no decode).

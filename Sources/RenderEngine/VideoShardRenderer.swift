@@ -47,7 +47,7 @@ public struct VideoShardRenderer: Sendable {
     public func render(_ shard: ShardTask, of segment: SegmentTimeline, source: MediaInput, chain: FilterChain,
                        to chunkPath: String, threads: ShardThreads = .single, progress: (Int) throws -> Void = { _ in }) throws -> Statistics {
         let media = source
-        let source = try VideoSource(media, knownOrigin: segment.sourceOrigin, decodeThreads: threads.decode)
+        let source = try VideoSource(media, knownOrigin: segment.sourceOrigin, threads: .frames(threads.decodeThreads(for: segment.naturalSize)))
         if shard.endFrame > shard.startFrame {
             source.limitReadAhead(through: segment.sourceTime(ofFrame: shard.endFrame - 1), of: media)
         }

@@ -20,7 +20,7 @@ final class VideoSource {
     /// The first frame of a file (a still image's only one, HEIC photos through libheif), without seeking.
     static func firstFrame(path: String) throws -> Frame {
         if HEIFImage.isHEIF(path: path) { return try HEIFImage(path: path).decode() }
-        let source = try VideoSource(path: path, rewind: false)
+        let source = try VideoSource(.file(path), rewind: false, threads: .firstFrame)
         let frame = try Frame()
         guard let first = source.first else { throw EngineError("\(path): no decodable video frame") }
         try avCheck(av_frame_ref(frame.pointer, first.pointer), "av_frame_ref")
@@ -36,15 +36,15 @@ final class VideoSource {
 
     /// `knownOrigin`: the source clock's zero from the probe (`MediaInfo.videoOrigin`); an
     /// indexed file then starts without decoding its first frame (nor reading its first
-    /// keyframe, which a shard far into a long clip does not need). `decodeThreads`:
-    /// libavcodec frame threads (bit-exact; frames come out that many later).
-    convenience init(_ media: MediaInput, rewind: Bool = true, knownOrigin: Rational? = nil, decodeThreads: Int = 1) throws {
-        try self.init(opened: try InputContainer(media), rewind: rewind, knownOrigin: knownOrigin, decodeThreads: decodeThreads)
+    /// keyframe, which a shard far into a long clip does not need). `threads`: libavcodec's
+    /// (bit-exact; frame threads give frames that many later).
+    convenience init(_ media: MediaInput, rewind: Bool = true, knownOrigin: Rational? = nil, threads: Decoder.Threads = .frames(1)) throws {
+        try self.init(opened: try InputContainer(media), rewind: rewind, knownOrigin: knownOrigin, threads: threads)
     }
 
     /// Decodes from a container already open: the probe reads the header and the first frame
     /// through one demuxer instead of two (docs/architecture.md, "Probes by content id").
-    init(opened input: InputContainer, rewind: Bool = true, knownOrigin: Rational? = nil, decodeThreads: Int = 1) throws {
+    init(opened input: InputContainer, rewind: Bool = true, knownOrigin: Rational? = nil, threads: Decoder.Threads = .frames(1)) throws {
         let path = input.path
         self.path = path
         self.input = input
@@ -54,7 +54,7 @@ final class VideoSource {
         guard timeBase.num > 0, timeBase.den > 0 else { throw EngineError("\(path): invalid time base") }
         // Only the chosen stream is demuxed.
         for other in input.streams where other != s { other.pointee.discard = AVDISCARD_ALL }
-        decoder = try Decoder(stream: s, path: path, threads: decodeThreads, setsUpAtFirstPicture: true)
+        decoder = try Decoder(stream: s, path: path, threads: threads, setsUpAtFirstPicture: true)
         packet = try Packet()
         if let knownOrigin, !input.rewindsByByte {
             origin = (knownOrigin * Rational(Int(timeBase.den)) / Rational(Int(timeBase.num))).floor

@@ -47,15 +47,23 @@ import Testing
         }
     }
 
-    /// The default share: a slot per core decodes on one thread; one slot of many cores
-    /// on several, never past the cap; `--decode-threads` wins.
+    /// The default share: a slot of one core or less decodes on one thread; a slot of
+    /// several cores on its share, and a source larger than 1080p on one thread more
+    /// (libavcodec's cores + 1), never past the cap; `--decode-threads` wins for both.
     @Test func aSlotDecodesOnItsShareOfTheCores() {
-        #expect(ShardThreads.sharing(cores: 8, among: 8) == ShardThreads(overlapped: false, decode: 1))
-        #expect(ShardThreads.sharing(cores: 8, among: 4) == ShardThreads(overlapped: true, decode: 2))
-        #expect(ShardThreads.sharing(cores: 2, among: 1) == ShardThreads(overlapped: true, decode: 2))
+        #expect(ShardThreads.sharing(cores: 8, among: 8) == ShardThreads(overlapped: false, decode: 1, decodeLarge: 1))
+        #expect(ShardThreads.sharing(cores: 8, among: 4) == ShardThreads(overlapped: true, decode: 2, decodeLarge: 3))
+        #expect(ShardThreads.sharing(cores: 2, among: 1) == ShardThreads(overlapped: true, decode: 2, decodeLarge: 3))
+        #expect(ShardThreads.sharing(cores: 3, among: 2) == ShardThreads(overlapped: true, decode: 1, decodeLarge: 1))
         #expect(ShardThreads.sharing(cores: 64, among: 1).decode == ShardThreads.maximumDecodeThreads)
+        #expect(ShardThreads.sharing(cores: 64, among: 1).decodeLarge == ShardThreads.maximumDecodeThreads)
         #expect(ShardThreads.sharing(cores: 2, among: 4) == ShardThreads(overlapped: false, decode: 1))
-        #expect(ShardThreads.sharing(cores: 2, among: 2, decodeThreads: 3).decode == 3)
+        let twoCores = ShardThreads.sharing(cores: 2, among: 1)
+        #expect(twoCores.decodeThreads(for: Size(width: 1920, height: 1080)) == 2)
+        #expect(twoCores.decodeThreads(for: Size(width: 1080, height: 1920)) == 2)
+        #expect(twoCores.decodeThreads(for: Size(width: 3840, height: 2160)) == 3)
+        #expect(twoCores.decodeThreads(for: Size(width: 2160, height: 3840)) == 3)
+        #expect(ShardThreads.sharing(cores: 2, among: 2, decodeThreads: 3) == ShardThreads(overlapped: false, decode: 3, decodeLarge: 3))
     }
 
     @Test func aCancelledOverlappedShardStopsAndThrows() throws {

@@ -101,8 +101,9 @@ extension FarmClient {
     }
 
     func download(_ jobID: String, part: ResultPart, to path: String) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw FarmError(.ioFailed, "cannot write \(path)") }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw FarmError(.ioFailed, "cannot write \(path)")
+        }
         defer { try? handle.close() }
         var offset = 0
         while true {

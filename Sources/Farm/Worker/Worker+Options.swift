@@ -13,7 +13,7 @@ extension Worker {
         public var standbys: [String] = []
         public var endpoints: [String] { [endpoint] + standbys }
         public var slots: Int
-        /// libavcodec frame threads per shard; 0: the slot's share of the cores
+        /// libavcodec frame threads per shard; 0: from the slot's share of the cores
         /// (`ShardThreads.sharing`, docs/rendering.md, "A shard's cores").
         public var decodeThreads = 0
         /// The pools it serves (docs/operations.md, "Pools").
