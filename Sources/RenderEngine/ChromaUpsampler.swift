@@ -8,20 +8,25 @@ import SessionKit
 /// * top-left: co-sited with even columns and even rows.
 ///
 /// Each direction's weights are quarters, so a value carries `extraBits` (4) extra bits and
-/// is centred on zero: `(chroma − 128) · 16`.
+/// is centred on zero: `(chroma − 128) · 16`. Chroma planes at luma resolution (`full`: a
+/// picture scaled down to half its source's size or less keeps its source's chroma) are
+/// read as they are, in the same form.
 final class ChromaUpsampler {
     static let extraBits = 4
 
     let width: Int
     let siting: SourceColour.Siting
+    /// The chroma planes have a sample at every luma sample (4:4:4).
+    let full: Bool
     /// Vertically interpolated chroma (×4), one repeated sample at each end.
     private let cbRow: ScratchBuffer<Int32>, crRow: ScratchBuffer<Int32>
     /// Chroma at every luma column (a whole number of pairs), centred on zero, ×16.
     let cb: ScratchBuffer<Int32>, cr: ScratchBuffer<Int32>
 
-    init(width: Int, siting: SourceColour.Siting) {
+    init(width: Int, siting: SourceColour.Siting, full: Bool = false) {
         self.width = width
         self.siting = siting
+        self.full = full
         let chromaWidth = (width + 1) / 2
         cbRow = ScratchBuffer(count: chromaWidth + 2, zero: 0)
         crRow = ScratchBuffer(count: chromaWidth + 2, zero: 0)
@@ -34,6 +39,7 @@ final class ChromaUpsampler {
     /// compiler vectorises them.
     func interpolate(row: Int, height: Int, cb cbPlane: UnsafePointer<UInt8>, cr crPlane: UnsafePointer<UInt8>,
                      chromaStride: Int) {
+        if full { return copy(row: row, cb: cbPlane, cr: crPlane, chromaStride: chromaStride) }
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let near = row / 2
         let (nearWeight, far): (Int32, Int)
@@ -78,6 +84,17 @@ final class ChromaUpsampler {
                 vAt[2 * i] = 3 &* v[i] &+ v[i - 1]
                 vAt[2 * i + 1] = 3 &* v[i] &+ v[i + 1]
             }
+        }
+    }
+
+    /// A full-resolution chroma row, centred and scaled as an interpolated one.
+    private func copy(row: Int, cb cbPlane: UnsafePointer<UInt8>, cr crPlane: UnsafePointer<UInt8>, chromaStride: Int) {
+        let cbRow = cbPlane + row * chromaStride, crRow = crPlane + row * chromaStride
+        let uAt = cb.pointer, vAt = cr.pointer
+        let shift = Int32(Self.extraBits)
+        for x in 0..<width {
+            uAt[x] = (Int32(cbRow[x]) &- 128) &<< shift
+            vAt[x] = (Int32(crRow[x]) &- 128) &<< shift
         }
     }
 }

@@ -28,6 +28,9 @@ final class FrameProcessor {
     private let yuv420p16: YCbCrResampler
     private let yuv420p10: YCbCrResampler
     private let yuv444p: YCbCrResampler
+    /// HDR sources scaled to half their size or less, keeping their chroma.
+    private let yuv444p16: YCbCrResampler
+    private let yuv444p10: YCbCrResampler
     /// Chroma at luma resolution for `YCbCrToBT709`.
     private var directChroma: ChromaUpsampler?
     private let rgb: Frame
@@ -61,6 +64,8 @@ final class FrameProcessor {
         yuv420p16 = YCbCrResampler(format: AV_PIX_FMT_YUV420P16LE, width: scaledWidth, height: scaledHeight)
         yuv420p10 = YCbCrResampler(format: AV_PIX_FMT_YUV420P10LE, width: scaledWidth, height: scaledHeight)
         yuv444p = YCbCrResampler(format: AV_PIX_FMT_YUV444P, width: scaledWidth, height: scaledHeight)
+        yuv444p16 = YCbCrResampler(format: AV_PIX_FMT_YUV444P16LE, width: scaledWidth, height: scaledHeight)
+        yuv444p10 = YCbCrResampler(format: AV_PIX_FMT_YUV444P10LE, width: scaledWidth, height: scaledHeight)
         unoriented = try Frame(videoFormat: AV_PIX_FMT_YUV420P, width: scaledWidth, height: scaledHeight)
         orientedRGB = chain.needsOrientedPicture && geometry.orientation != .up
             ? try Frame(videoFormat: AV_PIX_FMT_RGB24, width: renderWidth, height: renderHeight) : nil
@@ -99,19 +104,26 @@ final class FrameProcessor {
 
     /// An HDR Y′CbCr source as RGB48 at the scaled size: cropped and scaled in Y′CbCr at its
     /// own depth up to 10 bits, else 16 (libswscale, no colour change), then
-    /// `YCbCrToRGB48`, whose linear chroma interpolation is the reference's. False for
+    /// `YCbCrToRGB48`, whose linear chroma interpolation is the reference's; 4:4:4 for a
+    /// picture scaled to half its source or less, which keeps the source's chroma. False for
     /// sources that are not Y′CbCr. Why 10 bits for a 10-bit source: libswscale scales
     /// to 16 bits through 19-bit intermediates in C, 5 times the time of its vectorised
     /// 15-bit path (docs/rendering.md, "HDR sources").
     private func hdrSourceToRGB48(_ source: Frame, crop: Crop, reading: Reading, into wide: Frame) throws -> Bool {
         let depth = av_pix_fmt_desc_get(AVPixelFormat(rawValue: source.pointer.pointee.format))?.pointee.comp.0.depth ?? 16
-        let resampler = depth <= 10 ? yuv420p10 : yuv420p16
+        let full = Self.chromaCovers(source, crop: crop, width: scaledWidth, height: scaledHeight)
+        let resampler = switch (depth <= 10, full) {
+        case (true, false): yuv420p10
+        case (false, false): yuv420p16
+        case (true, true): yuv444p10
+        case (false, true): yuv444p16
+        }
         guard let picture = try resampler.resample(source, crop: crop, reading: reading),
               let out = wide.pointer.pointee.data.0 else { return false }
         var colour = reading.colour
         colour.siting = picture.siting
         func samples(_ p: UnsafePointer<UInt8>) -> UnsafePointer<UInt16> { UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self) }
-        YCbCrToRGB48(colour, fullRange: reading.fullRange, bitDepth: picture.bitDepth).convert(
+        YCbCrToRGB48(colour, fullRange: reading.fullRange, bitDepth: picture.bitDepth, fullChroma: picture.fullChroma).convert(
             y: samples(picture.y), yStride: picture.yStride / 2, cb: samples(picture.cb), cr: samples(picture.cr),
             chromaStride: picture.chromaStride / 2, width: scaledWidth, height: scaledHeight,
             into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: UInt16.self),
@@ -136,11 +148,23 @@ final class FrameProcessor {
         var converter: YUVToRGB
     }
 
+    /// A picture scaled to half its source's size or less keeps the source's chroma: 4:4:4
+    /// at the scaled size, read without interpolation (docs/rendering.md, "Colour
+    /// conversion"); otherwise 4:2:0, interpolated where the stream sites it.
     private func ownConversionInput(_ source: Frame, crop: Crop, reading: Reading) throws -> OwnConversionInput? {
-        guard let picture = try yuv420p.resample(source, crop: crop, reading: reading) else { return nil }
+        let resampler = Self.chromaCovers(source, crop: crop, width: scaledWidth, height: scaledHeight) ? yuv444p : yuv420p
+        guard let picture = try resampler.resample(source, crop: crop, reading: reading) else { return nil }
         var colour = reading.colour
         colour.siting = picture.siting
-        return OwnConversionInput(picture: picture, converter: YUVToRGB(colour, fullRange: reading.fullRange))
+        return OwnConversionInput(picture: picture,
+                                  converter: YUVToRGB(colour, fullRange: reading.fullRange, fullChroma: picture.fullChroma))
+    }
+
+    /// Whether `source`'s chroma planes, cropped to `crop`, have a sample for every pixel of
+    /// a `width × height` picture (a 4K 4:2:0 source scaled to 1080p or less).
+    static func chromaCovers(_ source: Frame, crop: Crop, width: Int, height: Int) -> Bool {
+        guard let layout = av_pix_fmt_desc_get(AVPixelFormat(rawValue: source.pointer.pointee.format)) else { return false }
+        return crop.width >> Int(layout.pointee.log2_chroma_w) >= width && crop.height >> Int(layout.pointee.log2_chroma_h) >= height
     }
 
     /// A source with more chroma than 4:2:0 (4:2:2, 4:4:4) as 4:4:4 at the scaled size, so
@@ -199,8 +223,9 @@ final class FrameProcessor {
         guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else {
             throw EngineError("frame has no data")
         }
-        if rowScratch?.width != scaledWidth || rowScratch?.chroma.siting != input.converter.siting {
-            rowScratch = YUVToRGB.Scratch(width: scaledWidth, siting: input.converter.siting)
+        if rowScratch?.width != scaledWidth || rowScratch?.chroma.siting != input.converter.siting
+            || rowScratch?.chroma.full != input.converter.fullChroma {
+            rowScratch = YUVToRGB.Scratch(width: scaledWidth, siting: input.converter.siting, fullChroma: input.converter.fullChroma)
         }
         if toYUV == nil { toYUV = RGBToYUV(width: scaledWidth, height: scaledHeight) }
         guard let scratch = rowScratch, let toYUV else { return false }

@@ -21,6 +21,8 @@ final class YCbCrResampler {
         var siting: SourceColour.Siting
         /// Bits per sample (stored in 8 or 16-bit words).
         var bitDepth: Int
+        /// The chroma planes are at luma resolution (4:4:4).
+        var fullChroma: Bool
     }
 
     init(format: AVPixelFormat, width: Int, height: Int) {
@@ -42,7 +44,7 @@ final class YCbCrResampler {
         if Self.sameLayout(sourceLayout, targetLayout), crop.width == width, crop.height == height,
            let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2] {
             return Picture(y: y, yStride: Int(strides[0]), cb: cb, cr: cr, chromaStride: Int(strides[1]), siting: siting,
-                           bitDepth: Int(sourceLayout.pointee.comp.0.depth))
+                           bitDepth: Int(sourceLayout.pointee.comp.0.depth), fullChroma: Self.isFull(sourceLayout))
         }
         if frame == nil { frame = try Frame(videoFormat: format, width: width, height: height) }
         guard let frame else { return nil }
@@ -57,7 +59,11 @@ final class YCbCrResampler {
                           destinationStrides: [t.linesize.0, t.linesize.1, t.linesize.2, t.linesize.3])
         guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else { return nil }
         return Picture(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1), siting: siting,
-                       bitDepth: Int(targetLayout.pointee.comp.0.depth))
+                       bitDepth: Int(targetLayout.pointee.comp.0.depth), fullChroma: Self.isFull(targetLayout))
+    }
+
+    private static func isFull(_ layout: UnsafePointer<AVPixFmtDescriptor>) -> Bool {
+        layout.pointee.log2_chroma_w == 0 && layout.pointee.log2_chroma_h == 0
     }
 
     /// Same subsampling, native-endian samples of the same size: readable as the target

@@ -4,13 +4,18 @@ import SessionKit
 /// sources before their transfer is undone (docs/rendering.md, "HDR sources"). Chroma is
 /// interpolated linearly where the stream sites it, as the reference conversion (zimg's
 /// bilinear resampler) does: after the transfer a different interpolation shows at every
-/// coloured edge. IEEE `Float` throughout, no fused operations: the same bits everywhere.
+/// coloured edge. Chroma planes at luma resolution (`fullChroma`: a picture scaled to half
+/// its source or less) are read as they are. IEEE `Float` throughout, no fused operations:
+/// the same bits everywhere.
 struct YCbCrToRGB48 {
     let siting: SourceColour.Siting
+    /// The chroma planes are at luma resolution (4:4:4).
+    let fullChroma: Bool
     private let lumaOffset: Float, lumaScale: Float, chromaScale: Float
     private let redFromCr: Float, greenFromCb: Float, greenFromCr: Float, blueFromCb: Float
 
-    init(_ colour: SourceColour, fullRange: Bool, bitDepth: Int) {
+    init(_ colour: SourceColour, fullRange: Bool, bitDepth: Int, fullChroma: Bool = false) {
+        self.fullChroma = fullChroma
         let (kr, kb) = colour.matrix.lumaWeights
         let kg = 1 - kr - kb
         let step = Float(1 << (bitDepth - 8))
@@ -27,8 +32,9 @@ struct YCbCrToRGB48 {
 
     private let centre: Float
 
-    /// Converts `width × height` pixels (chroma planes half size, rounded up, sharing a
-    /// stride; strides in samples) into RGB48 rows of `rgbStride` samples.
+    /// Converts `width × height` pixels (chroma planes half size, rounded up, or full size
+    /// with `fullChroma`, sharing a stride; strides in samples) into RGB48 rows of
+    /// `rgbStride` samples.
     func convert(y: UnsafePointer<UInt16>, yStride: Int, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>,
                  chromaStride: Int, width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt16>, rgbStride: Int) {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
@@ -37,40 +43,14 @@ struct YCbCrToRGB48 {
         // chroma sample, so the pixel loop below is straight arithmetic.
         var cbRow = [Float](repeating: 0, count: 2 * chromaWidth), crRow = cbRow
         for row in 0..<height {
-            // Vertical: left and center chroma sit midway between rows 2k and 2k+1 (¾ of the
-            // nearer row, ¼ of the farther); top-left chroma sits on row 2k.
-            let near = row / 2
-            let (nearWeight, far): (Float, Int) = switch siting {
-            case .left, .center: (0.75, row % 2 == 0 ? near - 1 : near + 1)
-            case .topLeft: (row % 2 == 0 ? 1 : 0.5, near + 1)
-            }
-            let farRow = min(max(far, 0), chromaHeight - 1)
-            for i in 0..<chromaWidth {
-                let a = Float(cb[near * chromaStride + i]) * nearWeight
-                let b = Float(cb[farRow * chromaStride + i]) * (1 - nearWeight)
-                let c = Float(cr[near * chromaStride + i]) * nearWeight
-                let d = Float(cr[farRow * chromaStride + i]) * (1 - nearWeight)
-                u[i + 1] = (a + b - centre) * chromaScale
-                v[i + 1] = (c + d - centre) * chromaScale
-            }
-            u[0] = u[1]; v[0] = v[1]
-            u[chromaWidth + 1] = u[chromaWidth]; v[chromaWidth + 1] = v[chromaWidth]
-            // Horizontal: left and top-left chroma sit on even columns (odd ones take the
-            // mean of their neighbours); center chroma midway between columns 2i and 2i+1.
-            if siting == .center {
-                for i in 1...chromaWidth {
-                    cbRow[2 * i - 2] = u[i] * 0.75 + u[i - 1] * 0.25
-                    crRow[2 * i - 2] = v[i] * 0.75 + v[i - 1] * 0.25
-                    cbRow[2 * i - 1] = u[i] * 0.75 + u[i + 1] * 0.25
-                    crRow[2 * i - 1] = v[i] * 0.75 + v[i + 1] * 0.25
+            if fullChroma {
+                for x in 0..<width {
+                    cbRow[x] = (Float(cb[row * chromaStride + x]) - centre) * chromaScale
+                    crRow[x] = (Float(cr[row * chromaStride + x]) - centre) * chromaScale
                 }
             } else {
-                for i in 1...chromaWidth {
-                    cbRow[2 * i - 2] = u[i]
-                    crRow[2 * i - 2] = v[i]
-                    cbRow[2 * i - 1] = (u[i] + u[i + 1]) * 0.5
-                    crRow[2 * i - 1] = (v[i] + v[i + 1]) * 0.5
-                }
+                interpolateChroma(row: row, cb: cb, cr: cr, chromaStride: chromaStride, chromaWidth: chromaWidth,
+                                  chromaHeight: chromaHeight, u: &u, v: &v, into: &cbRow, &crRow)
             }
             let luma = y + row * yStride, out = rgb + row * rgbStride
             cbRow.withUnsafeBufferPointer { cbAt in
@@ -82,6 +62,48 @@ struct YCbCrToRGB48 {
                         out[3 * x + 2] = Self.code(l + blueFromCb * cbAt[x])
                     }
                 }
+            }
+        }
+    }
+
+    /// Chroma at every column of luma row `row`, interpolated where the stream sites it;
+    /// `u` and `v` are a chroma row's working space with one sample of margin each side.
+    private func interpolateChroma(row: Int, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, chromaStride: Int,
+                                   chromaWidth: Int, chromaHeight: Int, u: inout [Float], v: inout [Float],
+                                   into cbRow: inout [Float], _ crRow: inout [Float]) {
+        // Vertical: left and center chroma sit midway between rows 2k and 2k+1 (¾ of the
+        // nearer row, ¼ of the farther); top-left chroma sits on row 2k.
+        let near = row / 2
+        let (nearWeight, far): (Float, Int) = switch siting {
+        case .left, .center: (0.75, row % 2 == 0 ? near - 1 : near + 1)
+        case .topLeft: (row % 2 == 0 ? 1 : 0.5, near + 1)
+        }
+        let farRow = min(max(far, 0), chromaHeight - 1)
+        for i in 0..<chromaWidth {
+            let a = Float(cb[near * chromaStride + i]) * nearWeight
+            let b = Float(cb[farRow * chromaStride + i]) * (1 - nearWeight)
+            let c = Float(cr[near * chromaStride + i]) * nearWeight
+            let d = Float(cr[farRow * chromaStride + i]) * (1 - nearWeight)
+            u[i + 1] = (a + b - centre) * chromaScale
+            v[i + 1] = (c + d - centre) * chromaScale
+        }
+        u[0] = u[1]; v[0] = v[1]
+        u[chromaWidth + 1] = u[chromaWidth]; v[chromaWidth + 1] = v[chromaWidth]
+        // Horizontal: left and top-left chroma sit on even columns (odd ones take the
+        // mean of their neighbours); center chroma midway between columns 2i and 2i+1.
+        if siting == .center {
+            for i in 1...chromaWidth {
+                cbRow[2 * i - 2] = u[i] * 0.75 + u[i - 1] * 0.25
+                crRow[2 * i - 2] = v[i] * 0.75 + v[i - 1] * 0.25
+                cbRow[2 * i - 1] = u[i] * 0.75 + u[i + 1] * 0.25
+                crRow[2 * i - 1] = v[i] * 0.75 + v[i + 1] * 0.25
+            }
+        } else {
+            for i in 1...chromaWidth {
+                cbRow[2 * i - 2] = u[i]
+                crRow[2 * i - 2] = v[i]
+                cbRow[2 * i - 1] = (u[i] + u[i + 1]) * 0.5
+                crRow[2 * i - 1] = (v[i] + v[i + 1]) * 0.5
             }
         }
     }

@@ -4,12 +4,15 @@ import SessionKit
 /// arithmetic (docs/rendering.md, "Colour conversion"): integers only, so the result is
 /// the same bits on every processor, and several times faster than libswscale's bit-exact
 /// full-chroma path, which was a fifth of a render's CPU. Chroma is interpolated where the
-/// stream sites it (`ChromaUpsampler`); any matrix, limited or full range.
+/// stream sites it (`ChromaUpsampler`), or read as it is from 4:4:4 planes (`fullChroma`);
+/// any matrix, limited or full range.
 struct YUVToRGB {
     /// Fixed-point scale of the coefficients.
     static let bits = 14
 
     let siting: SourceColour.Siting
+    /// The chroma planes are at luma resolution (4:4:4), else half of it (4:2:0).
+    let fullChroma: Bool
     let lumaOffset: Int32
     let lumaGain: Int32
     let redFromCr: Int32
@@ -17,7 +20,8 @@ struct YUVToRGB {
     let greenFromCr: Int32
     let blueFromCb: Int32
 
-    init(_ colour: SourceColour, fullRange: Bool) {
+    init(_ colour: SourceColour, fullRange: Bool, fullChroma: Bool = false) {
+        self.fullChroma = fullChroma
         let (kr, kb) = colour.matrix.lumaWeights
         let kg = 1 - kr - kb
         let yScale = fullRange ? 1.0 : 255.0 / 219.0
@@ -39,15 +43,16 @@ struct YUVToRGB {
         let chroma: ChromaUpsampler
         let rgb: PlanarRGBRow
 
-        init(width: Int, siting: SourceColour.Siting) {
+        init(width: Int, siting: SourceColour.Siting, fullChroma: Bool = false) {
             self.width = width
-            chroma = ChromaUpsampler(width: width, siting: siting)
+            chroma = ChromaUpsampler(width: width, siting: siting, full: fullChroma)
             rgb = PlanarRGBRow(width: width)
         }
     }
 
     /// Converts row `row` of a `width × height` picture into `scratch.rgb` (planar): `y` at
-    /// full size, `cb` and `cr` at half size (rounded up) sharing one stride. Each loop is
+    /// full size, `cb` and `cr` at half size (rounded up), or full with `fullChroma`, sharing
+    /// one stride. Each loop is
     /// lane by lane over the row, so the compiler vectorises it.
     func convertRow(_ row: Int, y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>,
                     chromaStride: Int, height: Int, scratch: Scratch) {
@@ -74,7 +79,7 @@ struct YUVToRGB {
     /// Converts `width × height` pixels into packed RGB24 rows of `rgbStride` bytes.
     func convert(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int,
                  width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt8>, rgbStride: Int) {
-        let scratch = Scratch(width: width, siting: siting)
+        let scratch = Scratch(width: width, siting: siting, fullChroma: fullChroma)
         for row in 0..<height {
             convertRow(row, y: y, yStride: yStride, cb: cb, cr: cr, chromaStride: chromaStride, height: height, scratch: scratch)
             scratch.rgb.store(packed: rgb + row * rgbStride)
