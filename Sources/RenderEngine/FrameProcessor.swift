@@ -23,12 +23,12 @@ final class FrameProcessor {
     private let scaledHeight: Int
     private var toScaled: Scaler?
     /// Y′CbCr at the scaled size, in the source's matrix: 8-bit 4:2:0 for the engine's own
-    /// conversions, 16-bit 4:2:0 for HDR sources, 4:4:4 for luma when the matrix changes.
+    /// conversions, 10 or 16-bit 4:2:0 for HDR sources, 4:4:4 for luma when the matrix
+    /// changes and for a picture scaled to half its source or less (`chromaCovers`).
     private let yuv420p: YCbCrResampler
     private let yuv420p16: YCbCrResampler
     private let yuv420p10: YCbCrResampler
     private let yuv444p: YCbCrResampler
-    /// HDR sources scaled to half their size or less, keeping their chroma.
     private let yuv444p16: YCbCrResampler
     private let yuv444p10: YCbCrResampler
     /// Chroma at luma resolution for `YCbCrToBT709`.
