@@ -125,7 +125,7 @@ public struct EmbeddedFarm: Sendable {
         // No backup copies: every worker here shares this machine's cores, so a copy takes
         // them from the shard it copies (a 4K shard beside its copy took 12.1 s, alone 8.6;
         // docs/operations.md, "A farm by hand"). A worker that dies is still replaced.
-        options.backupAfterSeconds = .infinity
+        options.backupAfterSeconds = nil
         let origins = origins ?? OriginClient(policy: URLPolicy())
         options.origins = origins
         let stop = options.stop

@@ -7,13 +7,17 @@ import Synchronization
 /// otherwise (logs, CI).
 final class ProgressPrinter: Sendable {
     private let isTerminal: Bool
-    private let meter: Mutex<ProgressMeter>
-    /// The last reading, for the final line.
-    private let last = Mutex<ProgressMeter.Reading?>(nil)
+    /// The meter and its last reading (for the final line), changed together; lines are
+    /// written under the same lock, so two callers' lines never cross.
+    private struct State {
+        var meter: ProgressMeter
+        var last: ProgressMeter.Reading?
+    }
+    private let state: Mutex<State>
 
     init(isTerminal: Bool = isatty(STDERR_FILENO) != 0) {
         self.isTerminal = isTerminal
-        meter = Mutex(ProgressMeter(mode: isTerminal ? .redrawn : .appended))
+        state = Mutex(State(meter: ProgressMeter(mode: isTerminal ? .redrawn : .appended)))
     }
 
     /// A local render's progress.
@@ -46,29 +50,32 @@ final class ProgressPrinter: Sendable {
     /// caller knows it better than the last reading); on a terminal a failed render's
     /// error then starts a line of its own.
     func finish(succeeded: Bool = true, elapsed: Double? = nil) {
-        var reading = last.withLock { $0 }
-        if let elapsed { reading?.elapsed = elapsed }
-        let (line, drawn) = meter.withLock { meter in
-            (reading.flatMap { meter.finish($0, succeeded: succeeded) }, meter.hasDrawn)
-        }
-        if let line {
-            write(isTerminal ? "\r\(line)\u{1B}[K\n" : "\(line)\n")
-        } else if isTerminal, drawn {
-            write("\n")
+        state.withLock { state in
+            var reading = state.last
+            if let elapsed { reading?.elapsed = elapsed }
+            if let line = reading.flatMap({ state.meter.finish($0, succeeded: succeeded) }) {
+                write(isTerminal ? "\r\(line)\u{1B}[K\n" : "\(line)\n")
+            } else if isTerminal, state.meter.hasDrawn {
+                write("\n")
+            }
         }
     }
 
     /// Ends a redrawn line so that a line of another kind can follow it (a batch's
     /// variant that ended); the next reading draws afresh below it.
     func breakLine() {
-        guard isTerminal, meter.withLock({ $0.lineBroken() }) else { return }
-        write("\n")
+        guard isTerminal else { return }
+        state.withLock { state in
+            if state.meter.lineBroken() { write("\n") }
+        }
     }
 
     private func show(_ reading: ProgressMeter.Reading) {
-        last.withLock { $0 = reading }
-        guard let line = meter.withLock({ $0.update(reading) }) else { return }
-        write(isTerminal ? "\r\(line)\u{1B}[K" : "\(line)\n")
+        state.withLock { state in
+            state.last = reading
+            guard let line = state.meter.update(reading) else { return }
+            write(isTerminal ? "\r\(line)\u{1B}[K" : "\(line)\n")
+        }
     }
 
     private func write(_ text: String) {

@@ -404,6 +404,28 @@ struct SchedulerTests {
         #expect(copy.count == 1 && copy.first?.key == AttemptID(jobID: "k", shard: stuck.key.shard, attempt: 2), "\(copy)")
     }
 
+    /// docs/operations.md, "A farm by hand": a farm without backup copies (`reel render`'s,
+    /// whose workers share one machine) never copies, not even a stuck shard far past any
+    /// threshold; the same straggler on a farm with copies is copied.
+    @Test func aFarmWithoutBackupCopiesNeverCopiesAStuckShard() {
+        for threshold in [nil, 2.0] {
+            var farm = Farm()
+            farm.scheduler = Scheduler(limits: Scheduler.Limits(maxFailuresPerShard: 3, backupAfterSeconds: threshold, workerTimeoutSeconds: 3))
+            farm.join("a")
+            farm.join("b")
+            farm.submit("j", shards: 1)
+            let stuck = farm.tick().first!
+            farm.clock += 60
+            for name in ["a", "b"] { farm.on(.heard(Farm.peer(name))) }
+            let copies = farm.tick()
+            if threshold == nil {
+                #expect(copies.isEmpty, "copied with copies off: \(copies)")
+            } else {
+                #expect(copies.first?.key == AttemptID(jobID: "j", shard: stuck.key.shard, attempt: 2), "\(copies)")
+            }
+        }
+    }
+
     /// docs/operations.md, "Scaling": of two idle workers, the copy of a straggler goes to
     /// the one whose cache holds the blocks the straggler read, whichever comes first.
     @Test func aBackupCopyGoesToAnIdleWorkerThatHoldsTheStragglersMedia() throws {

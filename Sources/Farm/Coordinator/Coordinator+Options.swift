@@ -15,7 +15,8 @@ extension Coordinator {
         /// Missed heartbeats before a worker is dead.
         public var liveness = 3
         public var maxFailuresPerShard = 3
-        public var backupAfterSeconds = 2.0
+        /// Seconds before a straggling shard gets a backup copy (`Scheduler.Limits`); nil: never.
+        public var backupAfterSeconds: Double? = 2.0
         /// Directories whose files submitted by path may be read in place.
         public var mediaRoots: [URL] = []
         /// The farm's looks directory: its looks replace a submission's (docs/filters.md).

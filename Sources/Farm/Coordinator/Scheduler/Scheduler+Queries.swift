@@ -41,6 +41,7 @@ extension Scheduler {
     /// With nothing queued for `peer`: a shard to copy, if one runs well past its job's
     /// usual time. Decides only; `assign` makes the copy.
     func backupShard(for worker: WorkerState, among candidates: some Sequence<String>) -> (String, Int)? {
+        guard let minimum = limits.backupAfterSeconds else { return nil }
         let peer = worker.identity
         // Nothing queued: back up the slowest running shard near the end of a job — one
         // running well past what this job's shards take (docs/operations.md, "Scaling") —
@@ -60,7 +61,7 @@ extension Scheduler {
                 guard attempts.count == 1, let attempt = attempts.values.first, attempt.worker != peer,
                       job.tasks.indices.contains(shard) else { return nil }
                 let task = job.tasks[shard]
-                let threshold = job.shardTimes.backupThreshold(for: task, minimum: limits.backupAfterSeconds)
+                let threshold = job.shardTimes.backupThreshold(for: task, minimum: minimum)
                 guard now - attempt.started > threshold else { return nil }
                 let left = attempt.secondsLeft(of: task.frameCount, now: now)
                 // A fresh attempt takes what finished ones of its kind took; before any has,

@@ -7,8 +7,9 @@ extension Scheduler {
     struct Limits: Sendable {
         var maxFailuresPerShard = 3
         /// A shard running this long on one worker gets a second attempt elsewhere once
-        /// nothing is queued (the first valid chunk wins).
-        var backupAfterSeconds = 2.0
+        /// nothing is queued (the first valid chunk wins); nil: no backup copies (a farm
+        /// whose workers share one machine, `reel render`'s).
+        var backupAfterSeconds: Double? = 2.0
         /// A worker not heard from for this long is gone.
         var workerTimeoutSeconds = 3.0
         /// Shards given out in one tick at most: each is a message to encode and an attempt
