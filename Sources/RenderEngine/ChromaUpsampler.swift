@@ -39,7 +39,7 @@ final class ChromaUpsampler {
     /// compiler vectorises them.
     func interpolate(row: Int, height: Int, cb cbPlane: UnsafePointer<UInt8>, cr crPlane: UnsafePointer<UInt8>,
                      chromaStride: Int) {
-        if full { return copy(row: row, cb: cbPlane, cr: crPlane, chromaStride: chromaStride) }
+        if full { return copyFull(row: row, cb: cbPlane, cr: crPlane, chromaStride: chromaStride) }
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let near = row / 2
         let (nearWeight, far): (Int32, Int)
@@ -87,8 +87,9 @@ final class ChromaUpsampler {
         }
     }
 
-    /// A full-resolution chroma row, centred and scaled as an interpolated one.
-    private func copy(row: Int, cb cbPlane: UnsafePointer<UInt8>, cr crPlane: UnsafePointer<UInt8>, chromaStride: Int) {
+    /// Fills `cb` and `cr` from row `row` of full-resolution (4:4:4) chroma planes, centred
+    /// and scaled as an interpolated row.
+    func copyFull(row: Int, cb cbPlane: UnsafePointer<UInt8>, cr crPlane: UnsafePointer<UInt8>, chromaStride: Int) {
         let cbRow = cbPlane + row * chromaStride, crRow = crPlane + row * chromaStride
         let uAt = cb.pointer, vAt = cr.pointer
         let shift = Int32(Self.extraBits)

@@ -66,19 +66,12 @@ struct YCbCrToBT709 {
         let shift = Int32(Self.bits + ChromaUpsampler.extraBits)
         let gain = lumaGain << Int32(ChromaUpsampler.extraBits)
         for row in 0..<height {
-            let u: UnsafePointer<Int32>, v: UnsafePointer<Int32>
             if let full = fullChroma {
-                let fu = chroma.cb.pointer, fv = chroma.cr.pointer
-                let rowCb = full.cb + row * full.stride, rowCr = full.cr + row * full.stride
-                for x in 0..<width {
-                    fu[x] = (Int32(rowCb[x]) &- 128) &<< Int32(ChromaUpsampler.extraBits)
-                    fv[x] = (Int32(rowCr[x]) &- 128) &<< Int32(ChromaUpsampler.extraBits)
-                }
-                (u, v) = (UnsafePointer(fu), UnsafePointer(fv))
+                chroma.copyFull(row: row, cb: full.cb, cr: full.cr, chromaStride: full.stride)
             } else {
                 chroma.interpolate(row: row, height: height, cb: cb, cr: cr, chromaStride: chromaStride)
-                (u, v) = (UnsafePointer(chroma.cb.pointer), UnsafePointer(chroma.cr.pointer))
             }
+            let u = chroma.cb.pointer, v = chroma.cr.pointer
             let source = y + row * yStride, target = output.y + row * output.yStride
             for x in 0..<width {
                 target[x] = clampToByte((Int32(source[x]) &* gain &+ u[x] &* cbToLuma &+ v[x] &* crToLuma &+ lumaBias) >> shift)
