@@ -3,7 +3,7 @@ import CFFmpeg
 /// Identifies the engine's output: a job never mixes chunks from different engine
 /// versions (docs/rendering.md). Bump `engine` whenever rendered bytes may change.
 public enum EngineVersion {
-    public static let engine = "0.3.4"
+    public static let engine = "0.3.5"
 
     public static var libraries: String {
         "libavformat \(version(avformat_version())), libavcodec \(version(avcodec_version())), "

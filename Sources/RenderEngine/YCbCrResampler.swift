@@ -12,6 +12,7 @@ final class YCbCrResampler {
     let width: Int
     let height: Int
     private var scaler: Scaler?
+    private var halfSize: HalfSizeResampler?
     private var frame: Frame?
 
     /// Planes of the resampled picture (or the source's own), strides in bytes.
@@ -49,6 +50,12 @@ final class YCbCrResampler {
         if frame == nil { frame = try Frame(videoFormat: format, width: width, height: height) }
         guard let frame else { return nil }
         try frame.makeWritable()
+        let sourceShape = Self.shape(sourceLayout), targetShape = Self.shape(targetLayout)
+        if HalfSizeResampler.fits(source: sourceShape, target: targetShape, crop: crop, width: width, height: height),
+           let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2] {
+            return try resampleHalf(Self.planes(y, cb, cr, strides), depth: sourceShape.depth, siting: reading.colour.siting,
+                                    into: frame, targetDepth: targetShape.depth)
+        }
         let key = Scaler.Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), sourceFormat: f.format,
                              width: Int32(width), height: Int32(height), format: format.rawValue,
                              sourceMatrix: reading.table, sourceFullRange: reading.fullRange,
@@ -60,6 +67,38 @@ final class YCbCrResampler {
         guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else { return nil }
         return Picture(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1), siting: siting,
                        bitDepth: Int(targetLayout.pointee.comp.0.depth), fullChroma: Self.isFull(targetLayout))
+    }
+
+    /// A 4:2:0 crop at twice the size, by `HalfSizeResampler` into `frame` (4:4:4, so its
+    /// chroma has no siting of its own to keep).
+    private func resampleHalf(_ source: HalfSizeResampler.Planes, depth: Int, siting: SourceColour.Siting,
+                              into frame: Frame, targetDepth: Int) throws -> Picture? {
+        if halfSize == nil { halfSize = HalfSizeResampler(width: width, height: height) }
+        let t = frame.pointer.pointee
+        guard let halfSize, let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else { return nil }
+        halfSize.resample(source, sourceDepth: depth, siting: siting,
+                          into: HalfSizeResampler.Output(y: y, cb: cb, cr: cr, yStride: Int(t.linesize.0), chromaStride: Int(t.linesize.1)),
+                          outputDepth: targetDepth)
+        return Picture(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1), siting: siting,
+                       bitDepth: targetDepth, fullChroma: true)
+    }
+
+    private static func planes(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
+                               _ strides: [Int32]) -> HalfSizeResampler.Planes {
+        HalfSizeResampler.Planes(y: y, cb: cb, cr: cr, yStride: Int(strides[0]), chromaStride: Int(strides[1]))
+    }
+
+    /// A planar, native-endian Y′CbCr layout's subsampling and depth, as `HalfSizeResampler` reads it.
+    private static func shape(_ layout: UnsafePointer<AVPixFmtDescriptor>) -> HalfSizeResampler.Layout {
+        let d = layout.pointee
+        let planar = d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0 && d.flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0
+            && d.nb_components == 3 && d.comp.0.shift == 0
+        let depth = Int(d.comp.0.depth), step = Int(d.comp.0.step)
+        let stored = depth <= 8 ? step == 1 : step == 2
+        let chroma: HalfSizeResampler.Layout.Chroma = !planar || !stored ? .other
+            : d.log2_chroma_w == 1 && d.log2_chroma_h == 1 ? .half
+            : d.log2_chroma_w == 0 && d.log2_chroma_h == 0 ? .full : .other
+        return HalfSizeResampler.Layout(chroma: chroma, depth: depth)
     }
 
     private static func isFull(_ layout: UnsafePointer<AVPixFmtDescriptor>) -> Bool {
