@@ -45,6 +45,8 @@ final class FrameProcessor {
     /// HDR sources: the 16-bit RGB picture before the transfer is undone, and the converter.
     private var hdrRGB: Frame?
     private var hdr: HDRToSDR?
+    /// The 16-bit conversion's rows (`YCbCrToRGB48`).
+    private var rgb48Scratch: YCbCrToRGB48.Scratch?
     /// A distorted Y′CbCr picture's input (render size, made on first use).
     private var distortionInput: Frame?
 
@@ -123,11 +125,13 @@ final class FrameProcessor {
         var colour = reading.colour
         colour.siting = picture.siting
         func samples(_ p: UnsafePointer<UInt8>) -> UnsafePointer<UInt16> { UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self) }
+        if rgb48Scratch?.width != scaledWidth { rgb48Scratch = YCbCrToRGB48.Scratch(width: scaledWidth) }
+        guard let scratch = rgb48Scratch else { return false }
         YCbCrToRGB48(colour, fullRange: reading.fullRange, bitDepth: picture.bitDepth, fullChroma: picture.fullChroma).convert(
             y: samples(picture.y), yStride: picture.yStride / 2, cb: samples(picture.cb), cr: samples(picture.cr),
             chromaStride: picture.chromaStride / 2, width: scaledWidth, height: scaledHeight,
             into: UnsafeMutableRawPointer(out).assumingMemoryBound(to: UInt16.self),
-            rgbStride: Int(wide.pointer.pointee.linesize.0) / 2)
+            rgbStride: Int(wide.pointer.pointee.linesize.0) / 2, scratch: scratch)
         return true
     }
 

@@ -32,45 +32,61 @@ struct YCbCrToRGB48 {
 
     private let centre: Float
 
+    /// The rows one conversion works in, for pictures up to `width` wide, kept between
+    /// frames by its owner. Used by one thread at a time.
+    final class Scratch {
+        let width: Int
+        /// A chroma row vertically interpolated, one sample of margin each side.
+        let u: ScratchBuffer<Float>, v: ScratchBuffer<Float>
+        /// Chroma at every column of a row (a whole number of pairs).
+        let cbRow: ScratchBuffer<Float>, crRow: ScratchBuffer<Float>
+
+        init(width: Int) {
+            self.width = width
+            let chromaWidth = (width + 1) / 2
+            u = ScratchBuffer(count: chromaWidth + 2, zero: 0)
+            v = ScratchBuffer(count: chromaWidth + 2, zero: 0)
+            cbRow = ScratchBuffer(count: 2 * chromaWidth, zero: 0)
+            crRow = ScratchBuffer(count: 2 * chromaWidth, zero: 0)
+        }
+    }
+
     /// Converts `width × height` pixels (chroma planes half size, rounded up, or full size
     /// with `fullChroma`, sharing a stride; strides in samples) into RGB48 rows of
-    /// `rgbStride` samples.
+    /// `rgbStride` samples. `scratch` is at least `width` wide.
     func convert(y: UnsafePointer<UInt16>, yStride: Int, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>,
-                 chromaStride: Int, width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt16>, rgbStride: Int) {
-        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        var u = [Float](repeating: 0, count: chromaWidth + 2), v = u
+                 chromaStride: Int, width: Int, height: Int, into rgb: UnsafeMutablePointer<UInt16>, rgbStride: Int,
+                 scratch: Scratch) {
+        precondition(scratch.width >= width, "YCbCrToRGB48: scratch rows narrower than the picture")
+        let chromaHeight = (height + 1) / 2
         // Chroma at every column of a row: the horizontal interpolation is done once per
         // chroma sample, so the pixel loop below is straight arithmetic.
-        var cbRow = [Float](repeating: 0, count: 2 * chromaWidth), crRow = cbRow
+        let cbAt = scratch.cbRow.pointer, crAt = scratch.crRow.pointer
         for row in 0..<height {
             if fullChroma {
+                let cbLine = cb + row * chromaStride, crLine = cr + row * chromaStride
                 for x in 0..<width {
-                    cbRow[x] = (Float(cb[row * chromaStride + x]) - centre) * chromaScale
-                    crRow[x] = (Float(cr[row * chromaStride + x]) - centre) * chromaScale
+                    cbAt[x] = (Float(cbLine[x]) - centre) * chromaScale
+                    crAt[x] = (Float(crLine[x]) - centre) * chromaScale
                 }
             } else {
-                interpolateChroma(row: row, cb: cb, cr: cr, chromaStride: chromaStride, chromaWidth: chromaWidth,
-                                  chromaHeight: chromaHeight, u: &u, v: &v, into: &cbRow, &crRow)
+                interpolateChroma(row: row, cb: cb, cr: cr, chromaStride: chromaStride, chromaWidth: (width + 1) / 2,
+                                  chromaHeight: chromaHeight, scratch: scratch)
             }
             let luma = y + row * yStride, out = rgb + row * rgbStride
-            cbRow.withUnsafeBufferPointer { cbAt in
-                crRow.withUnsafeBufferPointer { crAt in
-                    for x in 0..<width {
-                        let l = (Float(luma[x]) - lumaOffset) * lumaScale
-                        out[3 * x] = Self.code(l + redFromCr * crAt[x])
-                        out[3 * x + 1] = Self.code(l - greenFromCb * cbAt[x] - greenFromCr * crAt[x])
-                        out[3 * x + 2] = Self.code(l + blueFromCb * cbAt[x])
-                    }
-                }
+            for x in 0..<width {
+                let l = (Float(luma[x]) - lumaOffset) * lumaScale
+                out[3 * x] = Self.code(l + redFromCr * crAt[x])
+                out[3 * x + 1] = Self.code(l - greenFromCb * cbAt[x] - greenFromCr * crAt[x])
+                out[3 * x + 2] = Self.code(l + blueFromCb * cbAt[x])
             }
         }
     }
 
-    /// Chroma at every column of luma row `row`, interpolated where the stream sites it;
-    /// `u` and `v` are a chroma row's working space with one sample of margin each side.
+    /// Chroma at every column of luma row `row` into `scratch`'s rows, interpolated where
+    /// the stream sites it.
     private func interpolateChroma(row: Int, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, chromaStride: Int,
-                                   chromaWidth: Int, chromaHeight: Int, u: inout [Float], v: inout [Float],
-                                   into cbRow: inout [Float], _ crRow: inout [Float]) {
+                                   chromaWidth: Int, chromaHeight: Int, scratch: Scratch) {
         // Vertical: left and center chroma sit midway between rows 2k and 2k+1 (¾ of the
         // nearer row, ¼ of the farther); top-left chroma sits on row 2k.
         let near = row / 2
@@ -79,11 +95,15 @@ struct YCbCrToRGB48 {
         case .topLeft: (row % 2 == 0 ? 1 : 0.5, near + 1)
         }
         let farRow = min(max(far, 0), chromaHeight - 1)
+        let u = scratch.u.pointer, v = scratch.v.pointer
+        let cbRow = scratch.cbRow.pointer, crRow = scratch.crRow.pointer
+        let cbNear = cb + near * chromaStride, cbFar = cb + farRow * chromaStride
+        let crNear = cr + near * chromaStride, crFar = cr + farRow * chromaStride
         for i in 0..<chromaWidth {
-            let a = Float(cb[near * chromaStride + i]) * nearWeight
-            let b = Float(cb[farRow * chromaStride + i]) * (1 - nearWeight)
-            let c = Float(cr[near * chromaStride + i]) * nearWeight
-            let d = Float(cr[farRow * chromaStride + i]) * (1 - nearWeight)
+            let a = Float(cbNear[i]) * nearWeight
+            let b = Float(cbFar[i]) * (1 - nearWeight)
+            let c = Float(crNear[i]) * nearWeight
+            let d = Float(crFar[i]) * (1 - nearWeight)
             u[i + 1] = (a + b - centre) * chromaScale
             v[i + 1] = (c + d - centre) * chromaScale
         }

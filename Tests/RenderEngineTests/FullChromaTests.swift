@@ -63,7 +63,7 @@ import Testing
         engine.withUnsafeMutableBufferPointer { out in
             YCbCrToRGB48(colour, fullRange: false, bitDepth: 10, fullChroma: true).convert(
                 y: y, yStride: width, cb: cb, cr: cr, chromaStride: width, width: width, height: height,
-                into: out.baseAddress!, rgbStride: width * 3)
+                into: out.baseAddress!, rgbStride: width * 3, scratch: YCbCrToRGB48.Scratch(width: width))
         }
         let (kr, kb) = (0.2627, 0.0593), kg = 1 - kr - kb
         var worst = 0
