@@ -68,6 +68,22 @@ import Testing
         #expect(first[0] < first[(height / 2 * width + width / 2) * 3], "the corner is not darker than the centre")
     }
 
+    /// Light stages alone (saturation) run straight over the row, cheaper than the memo's
+    /// look-ups; a chain with any heavier per-pixel stage (warmth) is remembered. Either
+    /// way the bytes are the computed ones.
+    @Test func onlyAChainWithAHeavyStageIsRemembered() throws {
+        let saturation = Saturation.Operation(amount: 1.5), warmth = Warmth.Operation(temperature: 7000)
+        #expect(!FilterChain.remembers([saturation]))
+        #expect(FilterChain.remembers([saturation, warmth]))
+        #expect(FilterChain.remembers([warmth]))
+        #expect(!FilterChain.remembers([warmth, Vignette.Operation(amount: 0.5)]))
+        let chain = try Self.chain([("brightness", 0.2), ("contrast", 0.3), ("saturation", 0.4)])
+        let input = Self.picture(pixels: 320 * 180, palette: 5_000, seed: 4)
+        let direct = Self.run(chain, input, width: 320, workspace: FilterWorkspace(), remembering: true)
+        #expect(direct != input, "the chain changed nothing")
+        #expect(Self.differences(direct, Self.run(chain, input, width: 320, workspace: FilterWorkspace(), remembering: false)) == 0)
+    }
+
     @Test func aWorkspaceForgetsAnotherChainsColours() throws {
         let warm = try Self.chain([("warmth", 1)]), cool = try Self.chain([("warmth", -1)])
         let input = Self.picture(pixels: 64 * 64, palette: 16, seed: 9)

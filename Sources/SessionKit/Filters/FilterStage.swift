@@ -61,10 +61,15 @@ public protocol PixelOperation: Sendable {
     /// True when the result depends on where the pixel is, not only on its colour: the
     /// engine then cannot remember results by colour (docs/filters.md, "How the engine runs a chain").
     var dependsOnPosition: Bool { get }
+    /// True for a few multiplies and adds a pixel, with no table, branch or transcendental:
+    /// cheaper to run than to look up in the engine's colour memo, which a chain of only
+    /// such stages then goes without (docs/filters.md, "How the engine runs a chain").
+    var isLight: Bool { get }
 }
 
 extension PixelOperation {
     public var dependsOnPosition: Bool { false }
+    public var isLight: Bool { false }
 }
 
 public protocol ChannelOperation: PixelOperation {

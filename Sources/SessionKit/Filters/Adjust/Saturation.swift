@@ -7,6 +7,7 @@ public enum Saturation {
 
     public struct Operation: PixelOperation {
         public let amount: Float
+        public var isLight: Bool { true }
         public func apply(_ row: PixelRow) {
             let a = amount
             for x in 0..<row.count {
