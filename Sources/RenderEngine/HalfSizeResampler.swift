@@ -18,8 +18,9 @@ final class HalfSizeResampler {
     private let chromaRow: ScratchBuffer<Int32>
     private static let pad = 4
 
-    /// Weights in 1/`one`: a luma half-scale's four distinct taps (nearest first; each
-    /// used on both sides), and a quarter-sample shift's four (at −1, 0, +1, +2 samples).
+    /// Weights in 1/2^`bits` (1/1024): a luma half-scale's four distinct taps (nearest
+    /// first; each used on both sides, so the eight add up to 1024), and a quarter-sample
+    /// shift's four (at −1, 0, +1, +2 samples).
     static let bits = 10
     static let halving = bicubic(at: [0.25, 0.75, 1.25, 1.75], total: 1 << (bits - 1))
     static let quarterShift = bicubic(at: [1.25, 0.25, 0.75, 1.75], total: 1 << bits)
