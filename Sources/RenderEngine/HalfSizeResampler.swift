@@ -77,11 +77,9 @@ final class HalfSizeResampler {
         // Two passes of weights in 1/2^bits: the result carries 2·bits extra bits.
         let shift = 2 * Self.bits + sourceDepth - outputDepth
         let rounding = Int32(1) << Int32(shift - 1), top = Int32(1) << Int32(outputDepth) - 1
-        let sourceRows = 2 * height
+        let luma = Rows<In>(base: source.y, stride: source.yStride, count: 2 * height)
         for row in 0..<height {
-            let rows = (-3...4).map { min(max(2 * row + $0, 0), sourceRows - 1) }
-            let lines = rows.map { (source.y + $0 * source.yStride).assumingMemoryBound(to: In.self) }
-            halveRow(lines, into: (output.y + row * output.yStride).assumingMemoryBound(to: Out.self),
+            halveRow(luma, around: 2 * row, into: (output.y + row * output.yStride).assumingMemoryBound(to: Out.self),
                      shift: Int32(shift), rounding: rounding, top: top)
         }
         // Left and center chroma lie midway between rows 2k and 2k+1, on the output's row k;
@@ -89,22 +87,31 @@ final class HalfSizeResampler {
         // chroma lie on column 2k, a quarter of a sample left of the output's column k.
         let shiftDown = siting == .topLeft, shiftAcross = siting != .center
         for (plane, out) in [(source.cb, output.cb), (source.cr, output.cr)] {
+            let chroma = Rows<In>(base: plane, stride: source.chromaStride, count: height)
             for row in 0..<height {
-                let taps = shiftDown ? [-1, 0, 1, 2] : [0]
-                let lines = taps.map { (plane + min(max(row + $0, 0), height - 1) * source.chromaStride).assumingMemoryBound(to: In.self) }
-                chromaRow(lines, across: shiftAcross, into: (out + row * output.chromaStride).assumingMemoryBound(to: Out.self),
+                chromaRow(chroma, row, down: shiftDown, across: shiftAcross,
+                          into: (out + row * output.chromaStride).assumingMemoryBound(to: Out.self),
                           shift: Int32(shift), rounding: rounding, top: top)
             }
         }
     }
 
-    /// One output luma row from the eight source rows around it.
+    /// A plane's rows, the ones past its edges read as its first or last.
+    private struct Rows<Sample> {
+        let base: UnsafeRawPointer, stride: Int, count: Int
+        subscript(_ row: Int) -> UnsafePointer<Sample> {
+            (base + min(max(row, 0), count - 1) * stride).assumingMemoryBound(to: Sample.self)
+        }
+    }
+
+    /// One output luma row from the eight source rows around the gap below row `first`.
     @inline(__always)
     private func halveRow<In: FixedWidthInteger & UnsignedInteger, Out: FixedWidthInteger & UnsignedInteger>(
-        _ lines: [UnsafePointer<In>], into out: UnsafeMutablePointer<Out>, shift: Int32, rounding: Int32, top: Int32) {
+        _ rows: Rows<In>, around first: Int, into out: UnsafeMutablePointer<Out>, shift: Int32, rounding: Int32, top: Int32) {
         let w = Self.halving
         let (w0, w1, w2, w3) = (w[0], w[1], w[2], w[3])
-        let (r0, r1, r2, r3, r4, r5, r6, r7) = (lines[0], lines[1], lines[2], lines[3], lines[4], lines[5], lines[6], lines[7])
+        let (r0, r1, r2, r3) = (rows[first - 3], rows[first - 2], rows[first - 1], rows[first])
+        let (r4, r5, r6, r7) = (rows[first + 1], rows[first + 2], rows[first + 3], rows[first + 4])
         let t = lumaRow.pointer + Self.pad
         let count = 2 * width
         // Rows 3 and 4 are the nearest (the output's centre lies between them).
@@ -126,18 +133,19 @@ final class HalfSizeResampler {
         }
     }
 
-    /// One output chroma row: `lines` are the rows at −1, 0, +1, +2 for a shift down, or
-    /// the row itself; shifted across a quarter of a sample when `across`. `shift` is for
-    /// two passes of weights; a row shifted across only is one pass, straight from the source.
+    /// Output chroma row `row`: shifted down a quarter of a sample from rows −1 … +2 when
+    /// `down`, else row `row` itself; shifted across a quarter of a sample when `across`.
+    /// `shift` is for two passes of weights; a row shifted across only is one pass, straight
+    /// from the source.
     @inline(__always)
     private func chromaRow<In: FixedWidthInteger & UnsignedInteger, Out: FixedWidthInteger & UnsignedInteger>(
-        _ lines: [UnsafePointer<In>], across: Bool, into out: UnsafeMutablePointer<Out>,
+        _ rows: Rows<In>, _ row: Int, down: Bool, across: Bool, into out: UnsafeMutablePointer<Out>,
         shift: Int32, rounding: Int32, top: Int32) {
         let w = Self.quarterShift
         let (w0, w1, w2, w3) = (w[0], w[1], w[2], w[3])
         let one = Int32(1) << Int32(Self.bits)
-        guard lines.count == 4 else {
-            let a = lines[0], last = width - 1
+        guard down else {
+            let a = rows[row], last = width - 1
             let oneShift = shift - Int32(Self.bits), oneRounding = Int32(1) << (oneShift - 1)
             @inline(__always) func store(_ x: Int, _ sum: Int32, _ s: Int32, _ r: Int32) {
                 out[x] = Out(truncatingIfNeeded: min(max((sum &+ r) &>> s, 0), top))
@@ -159,7 +167,7 @@ final class HalfSizeResampler {
             return
         }
         let t = chromaRow.pointer + Self.pad
-        let (a, b, c, d) = (lines[0], lines[1], lines[2], lines[3])
+        let (a, b, c, d) = (rows[row - 1], rows[row], rows[row + 1], rows[row + 2])
         for x in 0..<width {
             t[x] = w0 &* Int32(a[x]) &+ w1 &* Int32(b[x]) &+ w2 &* Int32(c[x]) &+ w3 &* Int32(d[x])
         }

@@ -45,7 +45,7 @@ final class YCbCrResampler {
         if Self.sameLayout(sourceLayout, targetLayout), crop.width == width, crop.height == height,
            let y = sourcePlanes[0], let cb = sourcePlanes[1], let cr = sourcePlanes[2], strides[1] == strides[2] {
             return Picture(y: y, yStride: Int(strides[0]), cb: cb, cr: cr, chromaStride: Int(strides[1]), siting: siting,
-                           bitDepth: Int(sourceLayout.pointee.comp.0.depth), fullChroma: Self.isFull(sourceLayout))
+                           bitDepth: Int(sourceLayout.pointee.comp.0.depth), fullChroma: Self.shape(sourceLayout).chroma == .full)
         }
         if frame == nil { frame = try Frame(videoFormat: format, width: width, height: height) }
         guard let frame else { return nil }
@@ -66,7 +66,7 @@ final class YCbCrResampler {
                           destinationStrides: [t.linesize.0, t.linesize.1, t.linesize.2, t.linesize.3])
         guard let y = t.data.0, let cb = t.data.1, let cr = t.data.2, t.linesize.1 == t.linesize.2 else { return nil }
         return Picture(y: y, yStride: Int(t.linesize.0), cb: cb, cr: cr, chromaStride: Int(t.linesize.1), siting: siting,
-                       bitDepth: Int(targetLayout.pointee.comp.0.depth), fullChroma: Self.isFull(targetLayout))
+                       bitDepth: Int(targetLayout.pointee.comp.0.depth), fullChroma: Self.shape(targetLayout).chroma == .full)
     }
 
     /// A 4:2:0 crop at twice the size, by `HalfSizeResampler` into `frame` (4:4:4, so its
@@ -88,7 +88,7 @@ final class YCbCrResampler {
         HalfSizeResampler.Planes(y: y, cb: cb, cr: cr, yStride: Int(strides[0]), chromaStride: Int(strides[1]))
     }
 
-    /// A planar, native-endian Y′CbCr layout's subsampling and depth, as `HalfSizeResampler` reads it.
+    /// A planar, native-endian Y′CbCr layout's subsampling and depth (`.full`: 4:4:4).
     private static func shape(_ layout: UnsafePointer<AVPixFmtDescriptor>) -> HalfSizeResampler.Layout {
         let d = layout.pointee
         let planar = d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0 && d.flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0
@@ -99,10 +99,6 @@ final class YCbCrResampler {
             : d.log2_chroma_w == 1 && d.log2_chroma_h == 1 ? .half
             : d.log2_chroma_w == 0 && d.log2_chroma_h == 0 ? .full : .other
         return HalfSizeResampler.Layout(chroma: chroma, depth: depth)
-    }
-
-    private static func isFull(_ layout: UnsafePointer<AVPixFmtDescriptor>) -> Bool {
-        layout.pointee.log2_chroma_w == 0 && layout.pointee.log2_chroma_h == 0
     }
 
     /// Same subsampling, native-endian samples of the same size: readable as the target
